@@ -1,0 +1,106 @@
+"""JSON in and out: Decimal-preserving parsing, the response envelope, millisecond UTC times."""
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import IO, Any
+
+import orjson
+from django.http import HttpResponse
+from rest_framework.exceptions import ParseError
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.parsers import BaseParser
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
+
+from config.api.context import current_request_id
+
+JSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
+
+
+def iso_ms(moment: datetime) -> str:
+    """UTC ISO 8601 with milliseconds and ``Z``, the one time format of the API."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        # Emitted verbatim, so 1.10 stays 1.10 and no float rounding ever touches money.
+        return orjson.Fragment(str(value))
+    if isinstance(value, datetime):
+        return iso_ms(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def dumps(payload: Any) -> bytes:
+    return orjson.dumps(payload, default=_default, option=JSON_OPTIONS)
+
+
+def envelope(payload: Any, *, success: bool) -> dict[str, Any]:
+    body_key = "data" if success else "error"
+    return {"requestId": current_request_id(), "success": success, body_key: payload}
+
+
+class EnvelopeRenderer(BaseRenderer):
+    media_type = "application/json"
+    format = "json"
+    charset = None
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        response = (renderer_context or {}).get("response")
+        success = response is None or response.status_code < 400
+        return dumps(envelope(data, success=success))
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a valid JSON number")
+
+
+class DecimalJSONParser(BaseParser):
+    """Numbers with a fraction become Decimal at the edge, so money never passes through float."""
+
+    media_type = "application/json"
+
+    def parse(
+        self,
+        stream: IO[bytes],
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> Any:
+        try:
+            return json.loads(
+                stream.read(), parse_float=Decimal, parse_constant=_reject_constant
+            )
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ParseError(str(exc)) from exc
+
+
+class JSONOnlyNegotiation(DefaultContentNegotiation):
+    """Every API response is JSON whatever the Accept header says; no 406 surprises."""
+
+    def select_renderer(
+        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderer = renderers[0]
+        return renderer, renderer.media_type
+
+
+def envelope_response(
+    error_body: Mapping[str, Any], status: int, headers: Mapping[str, str] | None = None
+) -> HttpResponse:
+    """The error envelope outside DRF views (middleware, URL-level 404, crashes)."""
+    response = HttpResponse(
+        dumps(envelope(error_body, success=False)),
+        status=status,
+        content_type="application/json",
+    )
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response

@@ -1,0 +1,74 @@
+"""Strict input parsing: JSON types are checked, not coerced, and unknown properties refused."""
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+UNKNOWN_FIELD = "Unknown field."
+
+
+class StrictSerializer(serializers.Serializer):
+    """Refuses properties it does not declare, at any depth it is nested."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        unknown = (
+            {key: [UNKNOWN_FIELD] for key in data if key not in self.fields}
+            if isinstance(data, Mapping)
+            else {}
+        )
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            if unknown and isinstance(exc.detail, dict):
+                raise serializers.ValidationError({**exc.detail, **unknown}) from exc
+            raise
+        if unknown:
+            raise serializers.ValidationError(unknown)
+        return value
+
+
+class StrictCharField(serializers.CharField):
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class StrictDecimalField(serializers.DecimalField):
+    """A JSON number (never a string), kept as Decimal."""
+
+    def to_internal_value(self, data: Any) -> Decimal:
+        if isinstance(data, bool) or not isinstance(data, (int, Decimal)):
+            self.fail("invalid")
+        return Decimal(super().to_internal_value(data))
+
+
+def parse(serializer_class: type[serializers.Serializer], data: Any, **kwargs: Any) -> Any:
+    """Validated data of a body or query, or VALIDATION_FAILED with dotted ``fields``."""
+    serializer = serializer_class(data=data, **kwargs)
+    if not serializer.is_valid():
+        raise serializers.ValidationError(serializer.errors)
+    return serializer.validated_data
+
+
+class StrictDateTimeField(serializers.DateTimeField):
+    def to_internal_value(self, value: Any) -> Any:
+        if not isinstance(value, str):
+            self.fail("invalid", format="ISO 8601 date-time string")
+        return super().to_internal_value(value)

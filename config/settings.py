@@ -1,0 +1,256 @@
+"""Settings read from the environment.
+
+With DATABASE_URL unset the service runs in quick-start mode: an SQLite file, a file cache and a
+file-system Celery broker under ``var/``, all shared by the web, worker and beat processes.
+"""
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value else default
+
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+REDIS_URL = os.environ.get("REDIS_URL", "")
+QUICKSTART = not DATABASE_URL
+SANDBOX = env_bool("SANDBOX", True)
+DEBUG = env_bool("DEBUG", False)
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+
+
+def _secret_key() -> str:
+    configured = os.environ.get("SECRET_KEY")
+    if configured:
+        return configured
+    if not QUICKSTART:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DATABASE_URL is set.")
+    # Quick start: one generated key kept beside the SQLite file, so sessions survive restarts.
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h.strip()]
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+# How many reverse proxies sit in front of the web workers; their X-Forwarded-For entries are
+# trusted to find the client address used by API key IP whitelists.
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "merchants",
+    "trading",
+    "wallet",
+    "crypto",
+    "ledger",
+]
+
+MIDDLEWARE = [
+    "config.api.middleware.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.api.middleware.MaintenanceMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+APPEND_SLASH = False
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _databases() -> dict[str, Any]:
+    if QUICKSTART:
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        return {
+            "default": {
+                "ENGINE": "django.db.backends.sqlite3",
+                "NAME": VAR_DIR / "trading.sqlite3",
+                "OPTIONS": {
+                    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                    "transaction_mode": "IMMEDIATE",
+                    "timeout": 20,
+                },
+            }
+        }
+    config = dj_database_url.parse(DATABASE_URL, conn_max_age=0)
+    if config["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_POOL", True):
+        config.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": env_int("DB_POOL_MIN_SIZE", 2),
+            "max_size": env_int("DB_POOL_MAX_SIZE", 20),
+            "timeout": env_int("DB_POOL_TIMEOUT", 10),
+        }
+    return {"default": config}
+
+
+DATABASES = _databases()
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+def _caches() -> dict[str, Any]:
+    if REDIS_URL:
+        return {
+            "default": {
+                "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "LOCATION": REDIS_URL,
+                "KEY_PREFIX": "ts",
+            }
+        }
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
+
+
+CACHES = _caches()
+
+# Celery: the broker is Redis when configured, else a folder shared by every local process.
+CELERY_BROKER_URL = REDIS_URL or "filesystem://"
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
+    {"visibility_timeout": 3600}
+    if REDIS_URL
+    else {
+        "data_folder_in": str(VAR_DIR / "broker"),
+        "data_folder_out": str(VAR_DIR / "broker"),
+        "processed_folder": str(VAR_DIR / "broker-processed"),
+        "store_processed": False,
+    }
+)
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = 60
+CELERY_TASK_SOFT_TIME_LIMIT = 45
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["config.api.rendering.EnvelopeRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["config.api.rendering.DecimalJSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.api.rendering.JSONOnlyNegotiation",
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": [],
+    "DEFAULT_THROTTLE_CLASSES": [],
+    "EXCEPTION_HANDLER": "config.api.exceptions.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "config.api.schema.EnvelopeAutoSchema",
+    "UNAUTHENTICATED_USER": None,
+    "NUM_PROXIES": NUM_PROXIES,
+    "COERCE_DECIMAL_TO_STRING": False,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Trading Service API",
+    "DESCRIPTION": (
+        "Merchant-facing API for trading game items. Every response is an envelope "
+        "`{requestId, success, data}` or `{requestId, success: false, error}`."
+    ),
+    "VERSION": "0.8.3",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {},
+    "APPEND_COMPONENTS": {},
+    "POSTPROCESSING_HOOKS": ["config.api.schema.add_security_schemes"],
+}
+
+# Where trade URLs point; the platform id is PLATFORM_ID_BASE + partner.
+TRADE_URL_HOST = os.environ.get("TRADE_URL_HOST", "steamcommunity.com")
+PLATFORM_ID_BASE = 76561197960265728
+CLIENT_TOKEN_TTL_SECONDS = 24 * 3600
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "config.api.middleware.RequestIdLogFilter"}},
+    "formatters": {
+        "line": {
+            "format": "%(asctime)s %(levelname)s %(name)s requestId=%(request_id)s %(message)s",
+        }
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "line",
+            "filters": ["request_id"],
+        }
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django.request": {"level": "ERROR"},
+        "django.server": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,124 @@
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
+from merchants.services import api_key_create, api_key_revoke, api_secret_rotate
+
+
+@admin.register(Merchant)
+class MerchantAdmin(admin.ModelAdmin):
+    list_display = ["name", "id", "status", "is_verified", "instant_deposits_enabled", "created_at"]
+    list_filter = ["status", "is_verified", "instant_deposits_enabled"]
+    search_fields = ["name", "id"]
+    exclude = ["webhook_secret"]
+    actions = ["rotate_api_secret"]
+
+    @admin.action(description="Rotate the API secret (old tokens stay valid for 24 hours)")
+    def rotate_api_secret(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
+        for merchant in queryset:
+            api_secret_rotate(merchant=merchant)
+            self.log_change(request, merchant, "Rotated the API secret.")
+        self.message_user(request, f"Rotated {queryset.count()} API secret(s).")
+
+
+class ApiKeyForm(forms.ModelForm):
+    scopes = forms.MultipleChoiceField(
+        choices=Scope.choices, widget=forms.CheckboxSelectMultiple, initial=[Scope.CORE_ACCESS]
+    )
+    ip_whitelist = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One CIDR per line; empty allows every address.",
+    )
+
+    class Meta:
+        model = ApiKey
+        fields = ["merchant", "name", "is_admin", "scopes", "ip_whitelist"]
+
+    def clean_ip_whitelist(self) -> list[str]:
+        import ipaddress
+
+        cidrs = [line.strip() for line in self.cleaned_data["ip_whitelist"].split() if line.strip()]
+        for cidr in cidrs:
+            try:
+                ipaddress.ip_network(cidr, strict=False)
+            except ValueError as exc:
+                raise forms.ValidationError(f"{cidr}: {exc}") from exc
+        return cidrs
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    form = ApiKeyForm
+    list_display = [
+        "prefix", "merchant", "name", "is_admin", "scopes", "created_at", "last_used_at",
+        "revoked_at",
+    ]
+    list_filter = ["is_admin", "revoked_at"]
+    search_fields = ["prefix", "merchant__name", "name"]
+    actions = ["revoke"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+        if obj is None:
+            return []
+        return ["merchant", "prefix", "is_admin", "scopes", "ip_whitelist", "created_at",
+                "last_used_at", "revoked_at"]
+
+    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+        if obj is None:
+            return ["merchant", "name", "is_admin", "scopes", "ip_whitelist"]
+        return ["name", *self.get_readonly_fields(request, obj)]
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        if obj is not None:
+            kwargs["form"] = forms.ModelForm
+        return super().get_form(request, obj, change, **kwargs)
+
+    def save_model(self, request: HttpRequest, obj: ApiKey, form: forms.ModelForm, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        key, raw_key = api_key_create(
+            merchant=form.cleaned_data["merchant"],
+            scopes=form.cleaned_data["scopes"],
+            ip_whitelist=form.cleaned_data["ip_whitelist"],
+            is_admin=form.cleaned_data["is_admin"],
+            name=form.cleaned_data["name"],
+        )
+        obj.pk = key.pk
+        obj.prefix = key.prefix
+        messages.warning(
+            request, f"New API key (shown once, copy it now): {raw_key}"
+        )
+
+    @admin.action(description="Revoke selected keys (takes effect at once)")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        for key in queryset:
+            api_key_revoke(api_key=key)
+            self.log_change(request, key, "Revoked.")
+        self.message_user(request, f"Revoked {queryset.count()} key(s).")
+
+
+@admin.register(ApiSecret)
+class ApiSecretAdmin(admin.ModelAdmin):
+    list_display = ["id", "merchant", "created_at", "expires_at"]
+    readonly_fields = ["merchant", "created_at"]
+    exclude = ["secret"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(Client)
+class ClientAdmin(admin.ModelAdmin):
+    list_display = ["platform_id", "merchant", "client_id", "kyc_level", "updated_at"]
+    search_fields = ["platform_id", "client_id", "kyc_hash"]
+    list_filter = ["kyc_level"]
+    readonly_fields = [f.name for f in Client._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

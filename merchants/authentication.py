@@ -1,0 +1,111 @@
+"""Who is calling: a merchant by its ``api-key`` header, or a client by its token."""
+
+import ipaddress
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
+
+from config import clock
+from config.api.exceptions import APIError
+from merchants.models import ApiKey, Merchant
+from merchants.selectors import api_key_find, api_secrets_for_verification
+from merchants.services import api_key_touch
+from merchants.tokens import InvalidClientToken, client_token_decode, client_token_merchant_id
+
+
+@dataclass(frozen=True)
+class MerchantCaller:
+    merchant: Merchant
+    api_key: ApiKey
+    is_authenticated: bool = True
+
+
+@dataclass(frozen=True)
+class ClientCaller:
+    merchant: Merchant
+    platform_id: str
+    trade_url: str
+    client_id: str | None
+    client_data: dict[str, Any]
+    is_authenticated: bool = True
+
+
+def request_ip(request: Request) -> str:
+    """The caller's address; NUM_PROXIES says how many X-Forwarded-For hops to trust."""
+    return str(BaseThrottle().get_ident(request))
+
+
+def _ip_allowed(address: str, whitelist: list[str]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in ipaddress.ip_network(cidr, strict=False) for cidr in whitelist)
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    def authenticate(self, request: Request) -> tuple[MerchantCaller, ApiKey]:
+        raw_key = request.headers.get("api-key")
+        if not raw_key:
+            # 1100 when nothing identifies the caller, 1900 when a bearer came without the key.
+            raise APIError("MISSING_API_KEY" if request.headers.get("Authorization") else "UNAUTHORIZED")
+        key = api_key_find(raw_key=raw_key)
+        if key is None or key.is_revoked:
+            raise APIError("INVALID_API_KEY")
+        if not key.merchant.is_active:
+            raise APIError("ACCOUNT_DISABLED")
+        if key.ip_whitelist and not _ip_allowed(request_ip(request), key.ip_whitelist):
+            raise APIError("API_KEY_IP_DENIED")
+        api_key_touch(api_key=key)
+        return MerchantCaller(merchant=key.merchant, api_key=key), key
+
+    def authenticate_header(self, request: Request) -> str:
+        return "api-key"
+
+
+class ClientTokenAuthentication(BaseAuthentication):
+    def authenticate(self, request: Request) -> tuple[ClientCaller, dict[str, Any]]:
+        header = request.headers.get("Authorization", "").strip()
+        if not header:
+            raise APIError("MISSING_BEARER")
+        scheme, _, rest = header.partition(" ")
+        token = rest.strip() if scheme.lower() == "bearer" else header
+        try:
+            claims, merchant = _verify(token)
+        except InvalidClientToken as exc:
+            raise APIError("INVALID_TOKEN") from exc
+        client = claims.get("client")
+        if not isinstance(client, dict) or not isinstance(client.get("platformID"), str):
+            raise APIError("INVALID_TOKEN")
+        caller = ClientCaller(
+            merchant=merchant,
+            platform_id=client["platformID"],
+            trade_url=str(client.get("tradeUrl") or ""),
+            client_id=client.get("clientId"),
+            client_data=client.get("clientData") or {},
+        )
+        return caller, claims
+
+    def authenticate_header(self, request: Request) -> str:
+        return "Bearer"
+
+
+def _verify(token: str) -> tuple[dict[str, Any], Merchant]:
+    merchant_id = client_token_merchant_id(token)
+    try:
+        uuid.UUID(merchant_id)
+    except ValueError as exc:
+        raise InvalidClientToken("merchant id is not a uuid") from exc
+    now = clock.now()
+    secrets = api_secrets_for_verification(merchant_id=merchant_id, now=now)
+    if not secrets:
+        raise InvalidClientToken("no secret for merchant")
+    claims = client_token_decode(token, secrets=[s.secret for s in secrets], now=now)
+    merchant = secrets[0].merchant
+    if not merchant.is_active:
+        raise InvalidClientToken("merchant disabled")
+    return claims, merchant

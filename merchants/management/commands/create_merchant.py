@@ -1,0 +1,73 @@
+import json
+from argparse import ArgumentParser, ArgumentTypeError
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from merchants.models import Scope
+from merchants.services import api_key_create, merchant_create
+from wallet.services import wallet_admin_credit
+
+
+def _usd(value: str) -> Decimal:
+    try:
+        amount = Decimal(value)
+    except InvalidOperation as exc:
+        raise ArgumentTypeError(f"not an amount: {value}") from exc
+    if amount <= 0 or amount != amount.quantize(Decimal("0.01")):
+        raise ArgumentTypeError("the balance must be a positive amount in whole cents")
+    return amount
+
+
+def _scopes(value: str) -> list[str]:
+    scopes = [s.strip() for s in value.split(",") if s.strip()]
+    unknown = set(scopes) - set(Scope.values)
+    if unknown or not scopes:
+        raise ArgumentTypeError(f"scopes are {', '.join(Scope.values)}")
+    return scopes
+
+
+class Command(BaseCommand):
+    help = "Create a merchant with an API key; prints {merchantId, apiKey, webhookSecret}."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--verified", action="store_true")
+        parser.add_argument("--callback-url", default="")
+        parser.add_argument("--balance", type=_usd, help="USD credited to the wallet")
+        parser.add_argument("--instant-deposits", action="store_true")
+        parser.add_argument(
+            "--scopes", type=_scopes, default=[Scope.CORE_ACCESS, Scope.LEDGER_READ],
+            help="comma-separated; default CORE_ACCESS,LEDGER_READ",
+        )
+        parser.add_argument("--ip", nargs="*", default=[], metavar="CIDR")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            with transaction.atomic():
+                merchant = merchant_create(
+                    name=options["name"],
+                    is_verified=options["verified"],
+                    callback_url=options["callback_url"],
+                    instant_deposits_enabled=options["instant_deposits"],
+                )
+                _, raw_key = api_key_create(
+                    merchant=merchant, scopes=options["scopes"], ip_whitelist=options["ip"]
+                )
+                if options["balance"]:
+                    wallet_admin_credit(
+                        merchant=merchant, amount=options["balance"], reason="create_merchant"
+                    )
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(
+            json.dumps(
+                {
+                    "merchantId": str(merchant.pk),
+                    "apiKey": raw_key,
+                    "webhookSecret": merchant.webhook_secret,
+                }
+            )
+        )

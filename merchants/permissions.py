@@ -1,0 +1,25 @@
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from config.api.exceptions import APIError
+from merchants.authentication import MerchantCaller
+from merchants.models import Scope
+
+
+class KeyScopePermission(BasePermission):
+    """The view's ``required_scope``; the ledger scope also refuses admin keys (1300)."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        caller = request.user
+        assert isinstance(caller, MerchantCaller)
+        scope = getattr(view, "required_scope", Scope.CORE_ACCESS)
+        key = caller.api_key
+        if scope == Scope.LEDGER_READ:
+            if key.is_admin:
+                raise APIError("MERCHANT_API_KEY_REQUIRED")
+            if Scope.LEDGER_READ not in key.scopes:
+                raise APIError("INSUFFICIENT_SCOPE")
+        elif scope not in key.scopes:
+            raise APIError("API_KEY_SCOPE_DENIED")
+        return True

@@ -1,0 +1,38 @@
+import hashlib
+import hmac
+from datetime import datetime
+
+from django.db.models import Q
+
+from merchants.models import ApiKey, ApiSecret, Merchant
+
+
+def api_key_hash(raw_key: str) -> str:
+    return hashlib.sha256(raw_key.encode()).hexdigest()
+
+
+def api_key_find(*, raw_key: str) -> ApiKey | None:
+    """The live key behind a raw key, found by its visible prefix and compared in constant time."""
+    prefix = raw_key[: ApiKey.PREFIX_LENGTH]
+    key = ApiKey.objects.select_related("merchant").filter(prefix=prefix).first()
+    if key is None or not hmac.compare_digest(key.key_hash, api_key_hash(raw_key)):
+        return None
+    return key
+
+
+def api_secret_for_signing(*, merchant: Merchant) -> ApiSecret | None:
+    return (
+        ApiSecret.objects.filter(merchant=merchant, expires_at__isnull=True)
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def api_secrets_for_verification(*, merchant_id: str, now: datetime) -> list[ApiSecret]:
+    """Secrets that still verify tokens, newest first, each with its merchant loaded."""
+    return list(
+        ApiSecret.objects.select_related("merchant")
+        .filter(merchant_id=merchant_id)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .order_by("-created_at")
+    )

@@ -1,0 +1,190 @@
+import base64
+import ipaddress
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from config import clock
+from config.api.exceptions import APIError
+from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
+from merchants.selectors import api_key_hash, api_secret_for_signing
+from merchants.tokens import client_token_encode
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+SECRET_ROTATION_GRACE = timedelta(hours=24)
+
+
+def _webhook_secret() -> str:
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def merchant_create(
+    *,
+    name: str,
+    is_verified: bool = False,
+    callback_url: str = "",
+    instant_deposits_enabled: bool = False,
+) -> Merchant:
+    """A merchant with its webhook secret and a first API secret for client tokens."""
+    with transaction.atomic():
+        merchant = Merchant.objects.create(
+            name=name,
+            is_verified=is_verified,
+            callback_url=callback_url,
+            instant_deposits_enabled=instant_deposits_enabled,
+            webhook_secret=_webhook_secret(),
+        )
+        ApiSecret.objects.create(merchant=merchant, secret=secrets.token_urlsafe(48))
+    return merchant
+
+
+def api_key_create(
+    *,
+    merchant: Merchant,
+    scopes: Sequence[str],
+    ip_whitelist: Sequence[str] = (),
+    is_admin: bool = False,
+    name: str = "",
+) -> tuple[ApiKey, str]:
+    """A new key and its raw value, which is never stored and cannot be shown again."""
+    unknown = set(scopes) - set(Scope.values)
+    if unknown:
+        raise ValueError(f"unknown scopes: {', '.join(sorted(unknown))}")
+    networks = [str(ipaddress.ip_network(cidr, strict=False)) for cidr in ip_whitelist]
+    kind = ApiKey.ADMIN_PREFIX if is_admin else ApiKey.MERCHANT_PREFIX
+    for _ in range(5):
+        prefix = kind + secrets.token_hex((ApiKey.PREFIX_LENGTH - len(kind)) // 2)
+        raw_key = f"{prefix}_{secrets.token_urlsafe(32)}"
+        try:
+            with transaction.atomic():
+                key = ApiKey.objects.create(
+                    merchant=merchant,
+                    name=name,
+                    is_admin=is_admin,
+                    prefix=prefix,
+                    key_hash=api_key_hash(raw_key),
+                    scopes=sorted(set(scopes)),
+                    ip_whitelist=networks,
+                )
+            return key, raw_key
+        except IntegrityError:
+            continue  # prefix collision: draw again
+    raise RuntimeError("could not draw a unique API key prefix")
+
+
+def api_key_revoke(*, api_key: ApiKey) -> None:
+    ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=clock.now())
+
+
+def api_key_touch(*, api_key: ApiKey) -> None:
+    """Record last use, at most once a minute per key (compare-and-set, no read-modify-write)."""
+    now = clock.now()
+    if api_key.last_used_at is not None and now - api_key.last_used_at < LAST_USED_RESOLUTION:
+        return
+    ApiKey.objects.filter(pk=api_key.pk).filter(
+        Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
+    ).update(last_used_at=now)
+
+
+def api_secret_rotate(
+    *, merchant: Merchant, grace: timedelta = SECRET_ROTATION_GRACE
+) -> ApiSecret:
+    """A new signing secret; tokens signed by the old one keep verifying for ``grace``."""
+    with transaction.atomic():
+        Merchant.objects.select_for_update().get(pk=merchant.pk)
+        ApiSecret.objects.filter(merchant=merchant, expires_at__isnull=True).update(
+            expires_at=clock.now() + grace
+        )
+        return ApiSecret.objects.create(merchant=merchant, secret=secrets.token_urlsafe(48))
+
+
+def api_secrets_revoke(*, merchant: Merchant) -> int:
+    """Stop every secret of a merchant at once; issuing then fails with 1915."""
+    now = clock.now()
+    return ApiSecret.objects.filter(merchant=merchant).filter(
+        Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    ).update(expires_at=now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClientData:
+    total_wager: Decimal = Decimal("0.00")
+    kyc_level: int = 0
+    fiat_deposits: bool = False
+    crypto_deposits: bool = False
+    registration_date: datetime | None = None
+    kyc_hash: str | None = None
+
+    def as_claims(self) -> dict[str, object]:
+        return {
+            "totalWager": self.total_wager,
+            "kycLevel": self.kyc_level,
+            "fiatDeposits": self.fiat_deposits,
+            "cryptoDeposits": self.crypto_deposits,
+            "registrationDate": (
+                self.registration_date.isoformat() if self.registration_date else None
+            ),
+            "kycHash": self.kyc_hash,
+        }
+
+
+def client_authenticate(
+    *,
+    merchant: Merchant,
+    platform_id: str,
+    trade_url: str,
+    client_id: str | None,
+    client_data: ClientData,
+) -> str:
+    """Store the client's latest data (replacing what was there) and issue its 24-hour token."""
+    secret = api_secret_for_signing(merchant=merchant)
+    if secret is None:
+        raise APIError("NO_API_SECRET_CONFIGURED")
+    Client.objects.bulk_create(
+        [
+            Client(
+                merchant=merchant,
+                platform_id=platform_id,
+                trade_url=trade_url,
+                client_id=client_id or "",
+                total_wager=client_data.total_wager,
+                kyc_level=client_data.kyc_level,
+                fiat_deposits=client_data.fiat_deposits,
+                crypto_deposits=client_data.crypto_deposits,
+                registration_date=client_data.registration_date,
+                kyc_hash=client_data.kyc_hash or "",
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["merchant", "platform_id"],
+        update_fields=[
+            "trade_url",
+            "client_id",
+            "total_wager",
+            "kyc_level",
+            "fiat_deposits",
+            "crypto_deposits",
+            "registration_date",
+            "kyc_hash",
+            "updated_at",
+        ],
+    )
+    merchant_id = str(merchant.pk)
+    return client_token_encode(
+        merchant_id=merchant_id,
+        secret=secret.secret,
+        client={
+            "platformID": platform_id,
+            "tradeUrl": trade_url,
+            "clientId": client_id,
+            "clientData": client_data.as_claims(),
+        },
+        issued_at=clock.now(),
+        ttl=settings.CLIENT_TOKEN_TTL_SECONDS,
+    )

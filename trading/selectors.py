@@ -1,0 +1,19 @@
+from django.core.cache import cache
+
+from trading.models import ServiceSettings
+
+SETTINGS_CACHE_KEY = "service-settings"
+
+
+def service_settings_get() -> ServiceSettings:
+    """The switches, read through the shared cache; saving them refreshes it."""
+    cached = cache.get(SETTINGS_CACHE_KEY)
+    if isinstance(cached, ServiceSettings):
+        return cached
+    row, _ = ServiceSettings.objects.get_or_create(id=ServiceSettings.SINGLETON_ID)
+    cache.set(SETTINGS_CACHE_KEY, row, timeout=None)
+    return row
+
+
+def maintenance_is_on() -> bool:
+    return service_settings_get().maintenance

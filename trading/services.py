@@ -1,0 +1,22 @@
+from django.core.cache import cache
+from django.db import transaction
+
+from trading.models import ServiceSettings
+from trading.selectors import SETTINGS_CACHE_KEY
+
+
+def service_settings_update(*, maintenance: bool | None = None) -> ServiceSettings:
+    with transaction.atomic():
+        row, _ = ServiceSettings.objects.select_for_update().get_or_create(
+            id=ServiceSettings.SINGLETON_ID
+        )
+        if maintenance is not None:
+            row.maintenance = maintenance
+        row.save()
+    service_settings_cache_clear()
+    return row
+
+
+def service_settings_cache_clear() -> None:
+    """Drop the cached switches once the change is committed, so no reader re-caches old ones."""
+    transaction.on_commit(lambda: cache.delete(SETTINGS_CACHE_KEY))

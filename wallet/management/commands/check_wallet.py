@@ -1,0 +1,22 @@
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from wallet.selectors import wallet_invariants_check
+
+
+class Command(BaseCommand):
+    help = "Check the wallet invariants; exits non-zero when one is broken."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        report = wallet_invariants_check()
+        for title, problems in (
+            ("unbalanced transfers", report.unbalanced_transfers),
+            ("accounts whose balance differs from their postings", report.drifted_accounts),
+            ("held accounts below zero", report.negative_held_accounts),
+        ):
+            for problem in problems:
+                self.stderr.write(f"{title}: {problem}")
+        if not report.clean:
+            raise CommandError("wallet invariants broken")
+        self.stdout.write("wallet invariants hold")

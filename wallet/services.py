@@ -1,0 +1,90 @@
+"""Writes to the wallet. Every call runs inside the caller's transaction (or its own)."""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import F
+
+from config import clock
+from merchants.models import Merchant
+from wallet.models import Account, Posting, Transfer
+
+CENT = Decimal("0.01")
+
+
+class InsufficientFunds(Exception):
+    """A move would take a merchant account below zero."""
+
+
+@dataclass(frozen=True)
+class Move:
+    source: Account
+    target: Account
+    amount: Decimal
+    #: Only a clawback may push a merchant's available balance below zero.
+    may_overdraw: bool = False
+
+
+def account_get(*, merchant: Merchant | None, kind: str) -> Account:
+    account, _ = Account.objects.get_or_create(merchant=merchant, kind=kind)
+    return account
+
+
+def transfer_post(
+    *, kind: str, cause_type: str, cause_id: str, moves: Sequence[Move], memo: str = ""
+) -> Transfer:
+    """One balanced transfer. Raises InsufficientFunds, changing nothing, if a guarded debit
+    would overdraw. Accounts are updated in id order so concurrent transfers cannot deadlock."""
+    net: dict[int, Decimal] = defaultdict(Decimal)
+    guarded: set[int] = set()
+    accounts: dict[int, Account] = {}
+    for move in moves:
+        amount = move.amount.quantize(CENT)
+        if amount <= 0 or amount != move.amount:
+            raise ValueError(f"a move needs a positive cent amount, got {move.amount}")
+        net[move.source.pk] -= amount
+        net[move.target.pk] += amount
+        accounts[move.source.pk] = move.source
+        accounts[move.target.pk] = move.target
+        if move.source.merchant_id is not None and not move.may_overdraw:
+            guarded.add(move.source.pk)
+    with transaction.atomic():
+        transfer = Transfer.objects.create(
+            kind=kind, cause_type=cause_type, cause_id=cause_id, memo=memo,
+            created_at=clock.now(),
+        )
+        for account_id in sorted(net):
+            delta = net[account_id]
+            if delta == 0:
+                continue
+            rows = Account.objects.filter(pk=account_id)
+            if delta < 0 and account_id in guarded:
+                rows = rows.filter(balance__gte=-delta)
+            if rows.update(balance=F("balance") + delta) != 1:
+                raise InsufficientFunds(str(accounts[account_id]))
+        Posting.objects.bulk_create(
+            Posting(transfer=transfer, account_id=account_id, amount=delta)
+            for account_id, delta in net.items()
+            if delta != 0
+        )
+    return transfer
+
+
+def wallet_admin_credit(*, merchant: Merchant, amount: Decimal, reason: str) -> Transfer:
+    """Money from outside (a staff credit) into the merchant's spendable balance."""
+    return transfer_post(
+        kind="ADMIN_CREDIT",
+        cause_type="admin",
+        cause_id=str(merchant.pk),
+        memo=reason,
+        moves=[
+            Move(
+                source=account_get(merchant=None, kind=Account.Kind.WORLD),
+                target=account_get(merchant=merchant, kind=Account.Kind.AVAILABLE),
+                amount=amount,
+            )
+        ],
+    )
