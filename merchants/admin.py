@@ -55,30 +55,50 @@ class ApiKeyForm(forms.ModelForm):
 class ApiKeyAdmin(admin.ModelAdmin):
     form = ApiKeyForm
     list_display = [
-        "prefix", "merchant", "name", "is_admin", "scopes", "created_at", "last_used_at",
+        "prefix",
+        "merchant",
+        "name",
+        "is_admin",
+        "scopes",
+        "created_at",
+        "last_used_at",
         "revoked_at",
     ]
     list_filter = ["is_admin", "revoked_at"]
     search_fields = ["prefix", "merchant__name", "name"]
     actions = ["revoke"]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: ApiKey | None = None
+    ) -> tuple[str, ...]:
         if obj is None:
-            return []
-        return ["merchant", "prefix", "is_admin", "scopes", "ip_whitelist", "created_at",
-                "last_used_at", "revoked_at"]
+            return ()
+        return (
+            "merchant",
+            "prefix",
+            "is_admin",
+            "scopes",
+            "ip_whitelist",
+            "created_at",
+            "last_used_at",
+            "revoked_at",
+        )
 
-    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple[str, ...]:
         if obj is None:
-            return ["merchant", "name", "is_admin", "scopes", "ip_whitelist"]
-        return ["name", *self.get_readonly_fields(request, obj)]
+            return ("merchant", "name", "is_admin", "scopes", "ip_whitelist")
+        return ("name", *self.get_readonly_fields(request, obj))
 
-    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
         if obj is not None:
             kwargs["form"] = forms.ModelForm
         return super().get_form(request, obj, change, **kwargs)
 
-    def save_model(self, request: HttpRequest, obj: ApiKey, form: forms.ModelForm, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: ApiKey, form: forms.ModelForm, change: bool
+    ) -> None:
         if change:
             super().save_model(request, obj, form, change)
             return
@@ -91,9 +111,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         )
         obj.pk = key.pk
         obj.prefix = key.prefix
-        messages.warning(
-            request, f"New API key (shown once, copy it now): {raw_key}"
-        )
+        messages.warning(request, f"New API key (shown once, copy it now): {raw_key}")
 
     @admin.action(description="Revoke selected keys (takes effect at once)")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:

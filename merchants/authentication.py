@@ -14,7 +14,7 @@ from config.api.exceptions import APIError
 from merchants.models import ApiKey, Merchant
 from merchants.selectors import api_key_find, api_secrets_for_verification
 from merchants.services import api_key_touch
-from merchants.tokens import InvalidClientToken, client_token_decode, client_token_merchant_id
+from merchants.tokens import InvalidClientTokenError, client_token_decode, client_token_merchant_id
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,9 @@ class ApiKeyAuthentication(BaseAuthentication):
         raw_key = request.headers.get("api-key")
         if not raw_key:
             # 1100 when nothing identifies the caller, 1900 when a bearer came without the key.
-            raise APIError("MISSING_API_KEY" if request.headers.get("Authorization") else "UNAUTHORIZED")
+            raise APIError(
+                "MISSING_API_KEY" if request.headers.get("Authorization") else "UNAUTHORIZED"
+            )
         key = api_key_find(raw_key=raw_key)
         if key is None or key.is_revoked:
             raise APIError("INVALID_API_KEY")
@@ -76,7 +78,7 @@ class ClientTokenAuthentication(BaseAuthentication):
         token = rest.strip() if scheme.lower() == "bearer" else header
         try:
             claims, merchant = _verify(token)
-        except InvalidClientToken as exc:
+        except InvalidClientTokenError as exc:
             raise APIError("INVALID_TOKEN") from exc
         client = claims.get("client")
         if not isinstance(client, dict) or not isinstance(client.get("platformID"), str):
@@ -99,13 +101,13 @@ def _verify(token: str) -> tuple[dict[str, Any], Merchant]:
     try:
         uuid.UUID(merchant_id)
     except ValueError as exc:
-        raise InvalidClientToken("merchant id is not a uuid") from exc
+        raise InvalidClientTokenError("merchant id is not a uuid") from exc
     now = clock.now()
     secrets = api_secrets_for_verification(merchant_id=merchant_id, now=now)
     if not secrets:
-        raise InvalidClientToken("no secret for merchant")
+        raise InvalidClientTokenError("no secret for merchant")
     claims = client_token_decode(token, secrets=[s.secret for s in secrets], now=now)
     merchant = secrets[0].merchant
     if not merchant.is_active:
-        raise InvalidClientToken("merchant disabled")
+        raise InvalidClientTokenError("merchant disabled")
     return claims, merchant

@@ -154,3 +154,6 @@ class RateLimitWindow(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["key", "slot"], name="ratelimit_window")]
         indexes = [models.Index(fields=["expires_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.key}@{self.slot}: {self.hits}"

@@ -20,7 +20,10 @@ CENT = Decimal("0.01")
 
 class ClientDataIn(StrictSerializer):
     totalWager = StrictDecimalField(
-        max_digits=None, decimal_places=None, min_value=Decimal(0), max_value=Decimal(10**13),
+        max_digits=None,
+        decimal_places=None,
+        min_value=Decimal(0),
+        max_value=Decimal(10**13),
         required=False,
     )
     kycLevel = StrictIntegerField(min_value=0, max_value=3, required=False)
@@ -38,7 +41,7 @@ class AuthenticateClientIn(StrictSerializer):
     clientId = StrictCharField(max_length=128, required=False, allow_null=True)
     clientData = ClientDataIn(required=False, allow_null=True)
 
-    def validate_clientTradeUrl(self, value: str) -> str:  # noqa: N802 (DRF names it by field)
+    def validate_clientTradeUrl(self, value: str) -> str:
         if trade_url_platform_id(value) is None:
             raise serializers.ValidationError("Not a trade URL of the configured platform.")
         return value

@@ -92,9 +92,7 @@ def api_key_touch(*, api_key: ApiKey) -> None:
     ).update(last_used_at=now)
 
 
-def api_secret_rotate(
-    *, merchant: Merchant, grace: timedelta = SECRET_ROTATION_GRACE
-) -> ApiSecret:
+def api_secret_rotate(*, merchant: Merchant, grace: timedelta = SECRET_ROTATION_GRACE) -> ApiSecret:
     """A new signing secret; tokens signed by the old one keep verifying for ``grace``."""
     with transaction.atomic():
         Merchant.objects.select_for_update().get(pk=merchant.pk)
@@ -107,9 +105,11 @@ def api_secret_rotate(
 def api_secrets_revoke(*, merchant: Merchant) -> int:
     """Stop every secret of a merchant at once; issuing then fails with 1915."""
     now = clock.now()
-    return ApiSecret.objects.filter(merchant=merchant).filter(
-        Q(expires_at__isnull=True) | Q(expires_at__gt=now)
-    ).update(expires_at=now)
+    return (
+        ApiSecret.objects.filter(merchant=merchant)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .update(expires_at=now)
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -18,7 +18,7 @@ ALGORITHM = "HS256"
 ISSUED_AT_LEEWAY_SECONDS = 60
 
 
-class InvalidClientToken(Exception):
+class InvalidClientTokenError(Exception):
     pass
 
 
@@ -50,15 +50,15 @@ def client_token_merchant_id(token: str) -> str:
         header = jwt.get_unverified_header(token)
         claims = jwt.decode(token, options={"verify_signature": False})
     except jwt.PyJWTError as exc:
-        raise InvalidClientToken("malformed token") from exc
+        raise InvalidClientTokenError("malformed token") from exc
     if header.get("alg") != ALGORITHM:
-        raise InvalidClientToken("algorithm not allowed")
+        raise InvalidClientTokenError("algorithm not allowed")
     header_id, claim_id = header.get("userId"), claims.get("merchantId")
     if header_id is not None and claim_id is not None and header_id != claim_id:
-        raise InvalidClientToken("userId and merchantId disagree")
+        raise InvalidClientTokenError("userId and merchantId disagree")
     merchant_id = claim_id if claim_id is not None else header_id
     if not isinstance(merchant_id, str) or not merchant_id:
-        raise InvalidClientToken("no merchant named")
+        raise InvalidClientTokenError("no merchant named")
     return merchant_id
 
 
@@ -75,18 +75,18 @@ def client_token_decode(token: str, *, secrets: Iterable[str], now: datetime) ->
         except jwt.InvalidSignatureError:
             continue
         except jwt.PyJWTError as exc:
-            raise InvalidClientToken(str(exc)) from exc
+            raise InvalidClientTokenError(str(exc)) from exc
         _check_times(claims, now)
         return claims
-    raise InvalidClientToken("signature does not verify")
+    raise InvalidClientTokenError("signature does not verify")
 
 
 def _check_times(claims: Mapping[str, Any], now: datetime) -> None:
     exp, iat = claims["exp"], claims["iat"]
     if not all(isinstance(value, int) and not isinstance(value, bool) for value in (exp, iat)):
-        raise InvalidClientToken("exp and iat must be integers")
+        raise InvalidClientTokenError("exp and iat must be integers")
     moment = now.timestamp()
     if exp <= moment:
-        raise InvalidClientToken("expired")
+        raise InvalidClientTokenError("expired")
     if iat > moment + ISSUED_AT_LEEWAY_SECONDS:
-        raise InvalidClientToken("issued in the future")
+        raise InvalidClientTokenError("issued in the future")

@@ -11,7 +11,9 @@ PLATFORM_ID_PATTERN = re.compile(r"^76561\d{12}$")
 @cache
 def trade_url_pattern() -> re.Pattern[str]:
     host = re.escape(settings.TRADE_URL_HOST)
-    return re.compile(rf"^https://{host}/tradeoffer/new/\?partner=(\d{{1,10}})&token=[A-Za-z0-9_-]{{8}}$")
+    return re.compile(
+        rf"^https://{host}/tradeoffer/new/\?partner=(\d{{1,10}})&token=[A-Za-z0-9_-]{{8}}$"
+    )
 
 
 def trade_url_platform_id(url: str) -> str | None:

@@ -29,7 +29,10 @@ class Account(models.Model):
     MERCHANT_KINDS = (Kind.AVAILABLE, Kind.LOCKED, Kind.ESCROW, Kind.COLLATERAL)
 
     merchant = models.ForeignKey(
-        "merchants.Merchant", null=True, blank=True, on_delete=models.PROTECT,
+        "merchants.Merchant",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
         related_name="accounts",
     )
     kind = models.CharField(max_length=32, choices=Kind.choices)
@@ -40,7 +43,8 @@ class Account(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["merchant", "kind"], name="account_per_merchant_kind",
+                fields=["merchant", "kind"],
+                name="account_per_merchant_kind",
                 condition=Q(merchant__isnull=False),
             ),
             models.UniqueConstraint(

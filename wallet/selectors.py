@@ -9,7 +9,7 @@ from wallet.models import Account, Posting
 
 def wallet_balances(*, merchant: Merchant) -> dict[str, Decimal]:
     rows = Account.objects.filter(merchant=merchant).values_list("kind", "balance")
-    balances = {kind: Decimal("0.00") for kind in Account.MERCHANT_KINDS}
+    balances: dict[str, Decimal] = {str(kind): Decimal("0.00") for kind in Account.MERCHANT_KINDS}
     balances.update(dict(rows))
     return balances
 

@@ -15,7 +15,7 @@ from wallet.models import Account, Posting, Transfer
 CENT = Decimal("0.01")
 
 
-class InsufficientFunds(Exception):
+class InsufficientFundsError(Exception):
     """A move would take a merchant account below zero."""
 
 
@@ -36,7 +36,7 @@ def account_get(*, merchant: Merchant | None, kind: str) -> Account:
 def transfer_post(
     *, kind: str, cause_type: str, cause_id: str, moves: Sequence[Move], memo: str = ""
 ) -> Transfer:
-    """One balanced transfer. Raises InsufficientFunds, changing nothing, if a guarded debit
+    """One balanced transfer. Raises InsufficientFundsError, changing nothing, if a guarded debit
     would overdraw. Accounts are updated in id order so concurrent transfers cannot deadlock."""
     net: dict[int, Decimal] = defaultdict(Decimal)
     guarded: set[int] = set()
@@ -53,7 +53,10 @@ def transfer_post(
             guarded.add(move.source.pk)
     with transaction.atomic():
         transfer = Transfer.objects.create(
-            kind=kind, cause_type=cause_type, cause_id=cause_id, memo=memo,
+            kind=kind,
+            cause_type=cause_type,
+            cause_id=cause_id,
+            memo=memo,
             created_at=clock.now(),
         )
         for account_id in sorted(net):
@@ -64,7 +67,7 @@ def transfer_post(
             if delta < 0 and account_id in guarded:
                 rows = rows.filter(balance__gte=-delta)
             if rows.update(balance=F("balance") + delta) != 1:
-                raise InsufficientFunds(str(accounts[account_id]))
+                raise InsufficientFundsError(str(accounts[account_id]))
         Posting.objects.bulk_create(
             Posting(transfer=transfer, account_id=account_id, amount=delta)
             for account_id, delta in net.items()

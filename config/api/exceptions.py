@@ -98,9 +98,6 @@ def _as_api_error(exc: Exception) -> APIError:
         return APIError("UNAUTHORIZED")
     if isinstance(exc, (drf.PermissionDenied, PermissionDenied)):
         return APIError("FORBIDDEN", "Permission denied.")
-    if isinstance(exc, drf.Throttled):
-        wait = int(exc.wait or 1)
-        return APIError("RATE_LIMITED", headers={"Retry-After": str(wait)})
     if isinstance(exc, (OperationalError, InterfaceError)):
         logger.warning("database unavailable: %s", exc)
         return APIError("SERVICE_UNAVAILABLE", headers={"Retry-After": "5"})

@@ -1,7 +1,7 @@
 """JSON in and out: Decimal-preserving parsing, the response envelope, millisecond UTC times."""
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import IO, Any
@@ -75,9 +75,7 @@ class DecimalJSONParser(BaseParser):
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
         try:
-            return json.loads(
-                stream.read(), parse_float=Decimal, parse_constant=_reject_constant
-            )
+            return json.loads(stream.read(), parse_float=Decimal, parse_constant=_reject_constant)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ParseError(str(exc)) from exc
 
@@ -86,9 +84,9 @@ class JSONOnlyNegotiation(DefaultContentNegotiation):
     """Every API response is JSON whatever the Accept header says; no 406 surprises."""
 
     def select_renderer(
-        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
     ) -> tuple[BaseRenderer, str]:
-        renderer = renderers[0]
+        renderer = next(iter(renderers))
         return renderer, renderer.media_type
 
 

@@ -1,7 +1,7 @@
 """OpenAPI generation: every body in its envelope, and every error each endpoint can give."""
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, Literal
 
 from drf_spectacular.openapi import AutoSchema
 
@@ -91,7 +91,9 @@ class EnvelopeAutoSchema(AutoSchema):
         keys += getattr(view, "errors", ())
         return list(dict.fromkeys(keys))
 
-    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:  # type: ignore[override]
+    def _get_response_bodies(
+        self, direction: Literal["request", "response"] = "response"
+    ) -> dict[str, Any]:
         responses: dict[str, Any] = super()._get_response_bodies(direction)
         for response in responses.values():
             for media in response.get("content", {}).values():

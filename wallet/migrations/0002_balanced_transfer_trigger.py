@@ -41,7 +41,7 @@ DROP FUNCTION IF EXISTS wallet_transfer_must_balance();
 def _on_postgresql(sql: str):  # type: ignore[no-untyped-def]
     def run(apps, schema_editor):  # type: ignore[no-untyped-def]
         if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql)
+            schema_editor.execute(sql, params=None)
 
     return run
 

@@ -39,7 +39,9 @@ class Command(BaseCommand):
         parser.add_argument("--balance", type=_usd, help="USD credited to the wallet")
         parser.add_argument("--instant-deposits", action="store_true")
         parser.add_argument(
-            "--scopes", type=_scopes, default=[Scope.CORE_ACCESS, Scope.LEDGER_READ],
+            "--scopes",
+            type=_scopes,
+            default=[Scope.CORE_ACCESS, Scope.LEDGER_READ],
             help="comma-separated; default CORE_ACCESS,LEDGER_READ",
         )
         parser.add_argument("--ip", nargs="*", default=[], metavar="CIDR")

@@ -1,0 +1,56 @@
+"""Factories for the rows tests start from. Keys and secrets go through the services, so tests
+see them exactly as merchants get them."""
+
+import secrets
+from dataclasses import dataclass
+
+import factory
+from factory.django import DjangoModelFactory
+
+from merchants.models import ApiSecret, Merchant, Scope
+from merchants.services import api_key_create
+
+TRADE_URL_TEMPLATE = "https://steamcommunity.com/tradeoffer/new/?partner={partner}&token=Ab3_x-Z9"
+PLATFORM_ID_BASE = 76561197960265728
+
+
+class MerchantFactory(DjangoModelFactory):
+    class Meta:
+        model = Merchant
+
+    name = factory.Sequence(lambda n: f"Merchant {n}")
+    is_verified = True
+    webhook_secret = factory.LazyFunction(lambda: "whsec_" + secrets.token_urlsafe(24))
+
+    @factory.post_generation
+    def api_secret(self, create: bool, extracted: bool | None, **kwargs: object) -> None:
+        if create and extracted is not False:
+            ApiSecret.objects.create(merchant=self, secret=secrets.token_urlsafe(48))
+
+
+@dataclass
+class Actor:
+    """A merchant as the API sees it: the row and a raw API key."""
+
+    merchant: Merchant
+    api_key: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"api-key": self.api_key}
+
+
+def make_actor(
+    *, scopes: tuple[str, ...] = (Scope.CORE_ACCESS, Scope.LEDGER_READ), **merchant_fields: object
+) -> Actor:
+    merchant = MerchantFactory(**merchant_fields)
+    _, raw_key = api_key_create(merchant=merchant, scopes=scopes)
+    return Actor(merchant=merchant, api_key=raw_key)
+
+
+def trade_url(partner: int) -> str:
+    return TRADE_URL_TEMPLATE.format(partner=partner)
+
+
+def platform_id(partner: int) -> str:
+    return str(PLATFORM_ID_BASE + partner)
