@@ -254,3 +254,9 @@ LOGGING = {
         "django.server": {"level": "WARNING"},
     },
 }
+
+# The outside systems, each behind an interface with a sandbox implementation.
+GAME_PLATFORM = os.environ.get("GAME_PLATFORM", "trading.platform.sandbox.SandboxPlatform")
+MARKETPLACE = os.environ.get("MARKETPLACE", "trading.marketplace.sandbox.SandboxMarketplace")
+INVENTORY_CACHE_SECONDS = 15 * 60
+TRADE_URL_CHECK_CACHE_SECONDS = 3600

@@ -10,6 +10,7 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("admin/", admin.site.urls),
     path("", include("merchants.urls")),
+    path("", include("trading.urls")),
 ]
 
 handler400 = "config.api.middleware.bad_request"

@@ -32,6 +32,11 @@ class Merchant(models.Model):
         help_text="Kept on deposits: deposit price = reference x (1 - margin).",
     )
     instant_deposits_enabled = models.BooleanField(default=False)
+    risk_policy = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Overrides of the client collateral model, e.g. {"cap_kyc3": 8000}.',
+    )
     callback_url = models.URLField(max_length=500, blank=True)
     webhook_secret = models.CharField(max_length=64, help_text="whsec_..., signs webhooks.")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from config import clock
 from config.api.exceptions import APIError
+from config.api.rendering import iso_ms
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.selectors import api_key_hash, api_secret_for_signing
 from merchants.tokens import client_token_encode
@@ -128,7 +129,7 @@ class ClientData:
             "fiatDeposits": self.fiat_deposits,
             "cryptoDeposits": self.crypto_deposits,
             "registrationDate": (
-                self.registration_date.isoformat() if self.registration_date else None
+                iso_ms(self.registration_date) if self.registration_date else None
             ),
             "kycHash": self.kyc_hash,
         }

@@ -1,9 +1,11 @@
 """Request ids, maintenance mode, and the envelope for responses made outside DRF views."""
 
 import logging
+import sys
 from collections.abc import Callable
 
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 
 from config.api.context import current_request_id, start_request
@@ -54,6 +56,10 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    # Django calls this while handling the exception: a database lost outside a DRF view (in a
+    # middleware) is the same retryable 503 as inside one.
+    if isinstance(sys.exc_info()[1], (OperationalError, InterfaceError)):
+        return _render(APIError("SERVICE_UNAVAILABLE", headers={"Retry-After": "5"}))
     return _render(APIError("INTERNAL_ERROR"))
 
 

@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import IO, Any
 
 import orjson
+from django.conf import settings
 from django.http import HttpResponse
 from rest_framework.exceptions import ParseError
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -27,8 +28,11 @@ def iso_ms(moment: datetime) -> str:
 
 def _default(value: Any) -> Any:
     if isinstance(value, Decimal):
-        # Emitted verbatim, so 1.10 stays 1.10 and no float rounding ever touches money.
-        return orjson.Fragment(str(value))
+        # Emitted verbatim, so 1.10 stays 1.10 and no float rounding ever touches money; in
+        # positional notation ("f"), as str() would print 0.00000001 as 1E-8 and 0.00000000 as 0E-8.
+        if not value.is_finite():
+            raise TypeError(f"{value} is not a JSON number")
+        return orjson.Fragment(format(value, "f"))
     if isinstance(value, datetime):
         return iso_ms(value)
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
@@ -74,8 +78,15 @@ class DecimalJSONParser(BaseParser):
         media_type: str | None = None,
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
+        # DRF reads the request stream itself, past Django's DATA_UPLOAD_MAX_MEMORY_SIZE check.
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        raw = stream.read() if limit is None else stream.read(limit + 1)
+        if limit is not None and len(raw) > limit:
+            from config.api.exceptions import validation_error  # it imports DRF, which imports us
+
+            raise validation_error({"body": "The body is too large."})
         try:
-            return json.loads(stream.read(), parse_float=Decimal, parse_constant=_reject_constant)
+            return json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ParseError(str(exc)) from exc
 

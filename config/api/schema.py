@@ -111,8 +111,15 @@ class EnvelopeAutoSchema(AutoSchema):
 
 
 def add_security_schemes(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """The contract declares a merchant/admin JWT bearer scheme the service does not issue."""
+    """The contract's three schemes, whether or not a generated operation uses them yet.
+
+    drf-spectacular declares only the schemes some operation uses; the contract (section 5) also
+    declares a merchant/admin JWT bearer scheme the service does not issue.
+    """
+    from merchants.schema import CLIENT_TOKEN_SECURITY
+
     schemes = result.setdefault("components", {}).setdefault("securitySchemes", {})
+    schemes.setdefault("clientToken", dict(CLIENT_TOKEN_SECURITY))
     schemes.setdefault(
         "merchantJwt",
         {

@@ -72,3 +72,13 @@ class StrictDateTimeField(serializers.DateTimeField):
         if not isinstance(value, str):
             self.fail("invalid", format="ISO 8601 date-time string")
         return super().to_internal_value(value)
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    """A choice given as the JSON type of the choices themselves (``5``, not ``"5"``)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        kinds = {type(choice) for choice in self.choices}
+        if isinstance(data, bool) or type(data) not in kinds:
+            self.fail("invalid_choice", input=data)
+        return super().to_internal_value(data)

@@ -3,6 +3,8 @@ transfer whose postings do not sum to zero, and postings can never be changed or
 
 from django.db import migrations
 
+from config.db import on_postgresql
+
 CREATE = """
 CREATE OR REPLACE FUNCTION wallet_transfer_must_balance() RETURNS trigger AS $$
 DECLARE total numeric;
@@ -38,15 +40,8 @@ DROP FUNCTION IF EXISTS wallet_transfer_must_balance();
 """
 
 
-def _on_postgresql(sql: str):  # type: ignore[no-untyped-def]
-    def run(apps, schema_editor):  # type: ignore[no-untyped-def]
-        if schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(sql, params=None)
-
-    return run
-
 
 class Migration(migrations.Migration):
     dependencies = [("wallet", "0001_initial")]
 
-    operations = [migrations.RunPython(_on_postgresql(CREATE), _on_postgresql(DROP))]
+    operations = [migrations.RunPython(on_postgresql(CREATE), on_postgresql(DROP))]

@@ -10,14 +10,18 @@ from merchants.models import Scope
 from merchants.services import api_key_create, merchant_create
 from wallet.services import wallet_admin_credit
 
+MAX_BALANCE = Decimal(10) ** 16  # wallet balances are 18 digits, 2 of them cents
+
 
 def _usd(value: str) -> Decimal:
     try:
         amount = Decimal(value)
+        # NaN and Infinity are Decimals too; quantize refuses amounts beyond the precision.
+        whole_cents = amount.is_finite() and amount == amount.quantize(Decimal("0.01"))
     except InvalidOperation as exc:
         raise ArgumentTypeError(f"not an amount: {value}") from exc
-    if amount <= 0 or amount != amount.quantize(Decimal("0.01")):
-        raise ArgumentTypeError("the balance must be a positive amount in whole cents")
+    if not whole_cents or amount <= 0 or amount >= MAX_BALANCE:
+        raise ArgumentTypeError("the balance must be a positive amount in whole cents, below 10^16")
     return amount
 
 

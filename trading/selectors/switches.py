@@ -1,6 +1,6 @@
 from django.core.cache import cache
 
-from trading.models import ServiceSettings
+from trading.models import GameSettings, ServiceSettings
 
 SETTINGS_CACHE_KEY = "service-settings"
 
@@ -17,3 +17,9 @@ def service_settings_get() -> ServiceSettings:
 
 def maintenance_is_on() -> bool:
     return service_settings_get().maintenance
+
+
+def game_settings_get(*, game: int) -> GameSettings:
+    """Deposit pauses and hold days of a game (staff edit them; cheap enough to read each time)."""
+    row, _ = GameSettings.objects.get_or_create(game=game)
+    return row

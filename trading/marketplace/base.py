@@ -1,0 +1,82 @@
+"""The supplier marketplace: listings to buy (``standard``, from suppliers; ``instant``, the
+service's own stock held by bots), their floors for the price book, and own-stock counts."""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any, Protocol
+
+from trading.platform.base import BotInfo
+
+
+class MarketSort(StrEnum):
+    RELEVANCE = "relevance"
+    PRICE_ASC = "priceAsc"
+    PRICE_DESC = "priceDesc"
+    NAME_ASC = "nameAsc"
+    NAME_DESC = "nameDesc"
+
+
+class Delivery(StrEnum):
+    STANDARD = "standard"
+    INSTANT = "instant"
+
+
+@dataclass(frozen=True)
+class Listing:
+    id: str
+    catalog_id: str
+    game: int
+    price: Decimal  # sourcing price, before the merchant's fee
+    delivery: str
+    phase: str = ""
+    paint_index: int | None = None
+    wear: Decimal | None = None
+    paint_seed: int | None = None
+    stickers: list[dict[str, Any]] = field(default_factory=list)
+    charm: dict[str, Any] | None = None
+    prop_id: str = ""
+    preview_token: str = ""
+    bot: BotInfo | None = None
+    amount: int = 1
+
+
+@dataclass(frozen=True)
+class MarketQuery:
+    game: int
+    search: str
+    sort: MarketSort
+    min_price: Decimal | None  # sourcing-price bounds, inclusive
+    max_price: Decimal | None
+    offset: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class ItemListingsQuery:
+    catalog_id: str
+    phase: str
+    float_min: Decimal | None
+    float_max: Decimal | None
+    offset: int
+    limit: int
+
+
+# (catalog id, phase or "", delivery) -> cheapest sourcing price
+PriceFloors = dict[tuple[str, str, str], Decimal]
+
+
+class Marketplace(Protocol):
+    def search(self, query: MarketQuery) -> tuple[list[Listing], int]:
+        """A page of listings and the number of all that match."""
+
+    def item_listings(self, query: ItemListingsQuery) -> list[Listing]:
+        """Listings of one catalog item, cheapest first."""
+
+    def price_floors(self, game: int) -> PriceFloors: ...
+
+    def own_stock(self, catalog_ids: list[str]) -> dict[str, int]:
+        """How many of each item the service's bots hold."""
+
+    def price_version(self) -> str:
+        """Changes whenever a listing appears, goes or changes price."""

@@ -1,0 +1,89 @@
+"""The simulated outside world: marketplace listings, the bot fleet and platform users."""
+
+from django.db import models
+
+
+class SandboxBot(models.Model):
+    class Status(models.TextChoices):
+        ONLINE = "online"
+        DEGRADED = "degraded"
+        OFFLINE = "offline"
+
+    name = models.CharField(max_length=64)
+    avatar = models.URLField(max_length=300)
+    platform_id = models.CharField(max_length=17, unique=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ONLINE)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"
+
+
+class SandboxListing(models.Model):
+    """A listing of the supplier marketplace (``standard``) or of the bots' own stock
+    (``instant``). ``price`` is the sourcing price, before the merchant's fee."""
+
+    class Delivery(models.TextChoices):
+        STANDARD = "standard"
+        INSTANT = "instant"
+
+    id = models.CharField(primary_key=True, max_length=80)
+    # Lookups by item use the (item, price, id) index below.
+    item = models.ForeignKey(
+        "trading.CatalogItem", on_delete=models.CASCADE, related_name="listings", db_index=False
+    )
+    game = models.PositiveIntegerField()
+    # Copied from the catalog item, so the marketplace sorts without joining it.
+    market_hash_name = models.CharField(max_length=200)
+    popularity = models.PositiveIntegerField(default=0)
+    price = models.DecimalField(max_digits=12, decimal_places=2)
+    delivery = models.CharField(max_length=8, choices=Delivery.choices)
+    phase = models.CharField(max_length=16, blank=True)
+    paint_index = models.PositiveIntegerField(null=True, blank=True)
+    wear = models.DecimalField(max_digits=12, decimal_places=10, null=True, blank=True)
+    paint_seed = models.PositiveIntegerField(null=True, blank=True)
+    stickers = models.JSONField(default=list, blank=True)
+    charm = models.JSONField(null=True, blank=True)
+    prop_id = models.CharField(max_length=32, blank=True)
+    preview_token = models.CharField(max_length=32, blank=True)
+    bot = models.ForeignKey(
+        SandboxBot, null=True, blank=True, on_delete=models.SET_NULL, db_index=False
+    )
+    amount = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["game", "price", "id"]),
+            models.Index(fields=["game", "-popularity", "price", "id"]),
+            models.Index(fields=["game", "market_hash_name", "price", "id"]),
+            models.Index(fields=["item", "price", "id"]),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(price__gt=0), name="listing_price_positive")
+        ]
+
+    def __str__(self) -> str:
+        return self.id
+
+
+class SandboxPlatformUser(models.Model):
+    """A configured platform user; everyone else has a generated inventory and state 1."""
+
+    class Fault(models.TextChoices):
+        NONE = "", "none"
+        UNAVAILABLE = "unavailable"
+        RATE_LIMITED = "rate_limited"
+        ERROR = "error"
+
+    platform_id = models.CharField(primary_key=True, max_length=17)
+    trade_url_state = models.PositiveSmallIntegerField(null=True, blank=True)
+    anti_cheat_banned = models.BooleanField(default=False)
+    game_bans = models.PositiveIntegerField(default=0)
+    economy_ban = models.CharField(max_length=16, default="none")
+    escrow_days = models.PositiveIntegerField(default=0)
+    inventory_private = models.BooleanField(default=False)
+    inventory = models.JSONField(null=True, blank=True, help_text="Replaces the generated one.")
+    fault = models.CharField(max_length=16, choices=Fault.choices, default="", blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.platform_id

@@ -1,0 +1,118 @@
+"""The game platform: users, inventories, trade URL states and the bot fleet."""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from enum import IntEnum
+from typing import Any, Protocol
+
+
+class PlatformError(Exception):
+    """The platform could not answer; ``error_key`` is the catalog error to give the caller."""
+
+    error_key = "INVENTORY_FETCH_FAILED"
+
+
+class PlatformUnavailableError(PlatformError):
+    error_key = "PLATFORM_UNAVAILABLE"
+
+
+class PlatformRateLimitedError(PlatformError):
+    error_key = "PLATFORM_RATE_LIMITED"
+
+
+class TradeUrlState(IntEnum):
+    NORMAL = 1
+    GAME_730_BANNED = 2
+    GAME_252490_BANNED = 3
+    BANNED = 4
+    INVENTORY_PRIVATE = 5
+    TRADE_URL_INVALID = 6
+    USER_NOT_FOUND = 7
+    UNKNOWN_ERROR = 8
+    USER_NOT_TRADEABLE = 9
+    PLATFORM_UNAVAILABLE = 10
+
+
+STATE_MESSAGES = {
+    TradeUrlState.NORMAL: "Normal: the account can trade.",
+    TradeUrlState.GAME_730_BANNED: "Game730Banned: anti-cheat ban; no deposits of game 730.",
+    TradeUrlState.GAME_252490_BANNED: "Game252490Banned: game ban on game 252490.",
+    TradeUrlState.BANNED: "Banned: the account is trade banned.",
+    TradeUrlState.INVENTORY_PRIVATE: "InventoryPrivate: the inventory is private.",
+    TradeUrlState.TRADE_URL_INVALID: "TradeUrlInvalid: the trade URL token is not valid.",
+    TradeUrlState.USER_NOT_FOUND: "UserNotFound: no platform user behind this trade URL.",
+    TradeUrlState.UNKNOWN_ERROR: "UnknownError: the platform gave an unexpected answer.",
+    TradeUrlState.USER_NOT_TRADEABLE: "UserNotTradeable: the account cannot trade.",
+    TradeUrlState.PLATFORM_UNAVAILABLE: "PlatformUnavailable: the platform is down; retry.",
+}
+# States that can trade at all: game bans block one game's deposits, nothing else.
+TRADEABLE_STATES = frozenset(
+    {TradeUrlState.NORMAL, TradeUrlState.GAME_730_BANNED, TradeUrlState.GAME_252490_BANNED}
+)
+# States that say something about the platform, not the user: never cached.
+TRANSIENT_STATES = frozenset({TradeUrlState.UNKNOWN_ERROR, TradeUrlState.PLATFORM_UNAVAILABLE})
+
+
+@dataclass(frozen=True)
+class PlatformUser:
+    platform_id: str
+    state: TradeUrlState
+    anti_cheat_banned: bool = False
+    game_bans: int = 0
+    economy_ban: str = "none"
+    escrow_days: int = 0
+
+    @property
+    def can_trade(self) -> bool:
+        return self.state in TRADEABLE_STATES
+
+    def bans(self) -> dict[str, Any]:
+        return {
+            "antiCheatBanned": self.anti_cheat_banned,
+            "gameBans": self.game_bans,
+            "economyBan": self.economy_ban,
+        }
+
+
+@dataclass(frozen=True)
+class InventoryAsset:
+    asset_id: str
+    game: int
+    market_hash_name: str
+    amount: int = 1
+    tradable: bool = True
+    wear: Decimal | None = None
+    paint_seed: int | None = None
+    phase: str = ""
+    paint_index: int | None = None
+    stickers: list[dict[str, Any]] = field(default_factory=list)
+    charm: dict[str, Any] | None = None
+    prop_id: str = ""
+    preview_token: str = ""
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    name: str
+    avatar: str
+    platform_id: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"name": self.name, "avatar": self.avatar, "platformId": self.platform_id}
+
+
+class FleetStatus:
+    ONLINE = "online"
+    DEGRADED = "degraded"
+    OFFLINE = "offline"
+
+
+class GamePlatform(Protocol):
+    def user(self, platform_id: str) -> PlatformUser:
+        """The user's trade state. Raises PlatformError when the platform cannot answer."""
+
+    def inventory(self, platform_id: str, game: int) -> list[InventoryAsset]:
+        """Raises PlatformError; the caller checks the user's state first."""
+
+    def fleet_status(self) -> str:
+        """online, degraded or offline: the best state any bot is in."""

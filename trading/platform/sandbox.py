@@ -1,0 +1,148 @@
+"""The sandbox game platform: deterministic users and inventories, configurable by the
+``/sandbox/platform/users`` helper, with the platform's failures (down, rate limiting)."""
+
+from decimal import Decimal
+from random import Random
+from typing import Any
+
+from trading.models import SandboxBot, SandboxPlatformUser
+from trading.platform.base import (
+    FleetStatus,
+    InventoryAsset,
+    PlatformError,
+    PlatformRateLimitedError,
+    PlatformUnavailableError,
+    PlatformUser,
+    TradeUrlState,
+)
+from trading.sandbox.names import (
+    CS_GAME,
+    EXTERIORS,
+    catalog_entry,
+    charm,
+    stickers,
+)
+
+# Generated inventories draw from the first entries of the catalog, which every seed contains.
+INVENTORY_NAME_SPACE = 500
+FAULTS: dict[str, type[PlatformError]] = {
+    SandboxPlatformUser.Fault.UNAVAILABLE: PlatformUnavailableError,
+    SandboxPlatformUser.Fault.RATE_LIMITED: PlatformRateLimitedError,
+    SandboxPlatformUser.Fault.ERROR: PlatformError,
+}
+
+
+def _configured(platform_id: str) -> SandboxPlatformUser | None:
+    return SandboxPlatformUser.objects.filter(platform_id=platform_id).first()
+
+
+def _raise_fault(config: SandboxPlatformUser | None) -> None:
+    if config is not None and config.fault:
+        raise FAULTS[config.fault](f"sandbox fault {config.fault} for {config.platform_id}")
+
+
+def _state(config: SandboxPlatformUser) -> TradeUrlState:
+    if config.trade_url_state:
+        return TradeUrlState(config.trade_url_state)
+    if config.economy_ban == "banned":
+        return TradeUrlState.BANNED
+    if config.inventory_private:
+        return TradeUrlState.INVENTORY_PRIVATE
+    if config.anti_cheat_banned:
+        return TradeUrlState.GAME_730_BANNED
+    return TradeUrlState.NORMAL
+
+
+class SandboxPlatform:
+    def user(self, platform_id: str) -> PlatformUser:
+        config = _configured(platform_id)
+        _raise_fault(config)
+        if config is None:
+            return PlatformUser(platform_id=platform_id, state=TradeUrlState.NORMAL)
+        return PlatformUser(
+            platform_id=platform_id,
+            state=_state(config),
+            anti_cheat_banned=config.anti_cheat_banned,
+            game_bans=config.game_bans,
+            economy_ban=config.economy_ban,
+            escrow_days=config.escrow_days,
+        )
+
+    def inventory(self, platform_id: str, game: int) -> list[InventoryAsset]:
+        config = _configured(platform_id)
+        _raise_fault(config)
+        if config is not None and config.trade_url_state == TradeUrlState.PLATFORM_UNAVAILABLE:
+            raise PlatformUnavailableError("platform unavailable")
+        if config is not None and config.inventory is not None:
+            return [
+                _configured_asset(platform_id, game, n, raw)
+                for n, raw in enumerate(config.inventory)
+                if raw.get("game", CS_GAME) == game
+            ]
+        return generated_inventory(platform_id, game)
+
+    def fleet_status(self) -> str:
+        statuses = set(SandboxBot.objects.values_list("status", flat=True))
+        for status in (FleetStatus.ONLINE, FleetStatus.DEGRADED):
+            if status in statuses:
+                return status
+        return FleetStatus.OFFLINE
+
+
+def _asset_id(platform_id: str, game: int, position: int) -> str:
+    return str(
+        10_000_000_000 + (int(platform_id) * 7919 + game * 31 + position * 104_729) % 89_999_999_999
+    )
+
+
+def _configured_asset(
+    platform_id: str, game: int, position: int, raw: dict[str, Any]
+) -> InventoryAsset:
+    wear = raw.get("wear")
+    return InventoryAsset(
+        asset_id=str(raw.get("assetId") or _asset_id(platform_id, game, position)),
+        game=game,
+        market_hash_name=raw["marketHashName"],
+        amount=int(raw.get("amount", 1)),
+        tradable=bool(raw.get("tradable", True)),
+        wear=Decimal(str(wear)) if wear is not None else None,
+        phase=raw.get("phase", ""),
+    )
+
+
+def generated_inventory(platform_id: str, game: int) -> list[InventoryAsset]:
+    """The same items for the same platform id, every time."""
+    rng = Random(f"inventory:{platform_id}:{game}")  # noqa: S311 (sandbox data, not security)
+    size = rng.randint(8, 40) if game == CS_GAME else rng.randint(5, 30)
+    return [_generated_asset(rng, platform_id, game, position) for position in range(size)]
+
+
+def _generated_asset(rng: Random, platform_id: str, game: int, position: int) -> InventoryAsset:
+    entry = catalog_entry(game, rng.randrange(INVENTORY_NAME_SPACE))
+    asset_id = _asset_id(platform_id, game, position)
+    if game != CS_GAME:
+        amount = rng.randint(2, 500) if entry.stackable else 1
+        return InventoryAsset(
+            asset_id=asset_id,
+            game=game,
+            market_hash_name=entry.market_hash_name,
+            amount=amount,
+            tradable=rng.random() < 0.95,
+        )
+    _, low, high, _ = next(e for e in EXTERIORS if e[0] == entry.exterior)
+    wear = (low + (high - low) * Decimal(rng.random())).quantize(Decimal("0.0000000001"))
+    phase, paint_index = rng.choice(entry.phases) if entry.phases else ("", None)
+    return InventoryAsset(
+        asset_id=asset_id,
+        game=game,
+        market_hash_name=entry.market_hash_name,
+        tradable=rng.random() < 0.95,
+        wear=wear,
+        paint_seed=rng.randint(0, 1000),
+        phase=phase,
+        paint_index=paint_index,
+        stickers=stickers(rng),
+        charm=charm(rng) if rng.random() < 0.1 else None,
+        prop_id=str(rng.randint(10**9, 10**10)) if rng.random() < 0.5 else "",
+        preview_token=f"{rng.getrandbits(32):08x}" if rng.random() < 0.5 else "",
+    )

@@ -1,0 +1,132 @@
+"""How items look in API responses (contract 2.3). Optional fields are left out, not null."""
+
+from decimal import Decimal
+from typing import Any
+
+from trading.marketplace.base import Listing
+from trading.models import CatalogItem
+from trading.platform.base import InventoryAsset
+from trading.pricing import fee_inclusive
+from trading.sandbox.names import CS_GAME
+
+
+def _catalog_fields(item: CatalogItem) -> dict[str, Any]:
+    return {
+        "name": item.name,
+        "marketHashName": item.market_hash_name,
+        "type": item.item_type,
+        "iconUrl": item.icon_url,
+        "appid": item.game,
+        "rarity": item.rarity,
+        "color": item.rarity_color,
+    }
+
+
+def _first_game_details(
+    *,
+    exterior: str,
+    wear: Decimal | None,
+    paint_seed: int | None,
+    phase: str,
+    paint_index: int | None,
+    stickers: list[dict[str, Any]],
+    charm: dict[str, Any] | None,
+    prop_id: str,
+    preview_token: str,
+) -> dict[str, Any]:
+    details: dict[str, Any] = {"stickers": stickers}
+    if exterior:
+        details["exterior"] = exterior
+    if wear is not None:
+        details["wear"] = f"{wear:.10f}".rstrip("0").rstrip(".") if wear else "0"
+    if paint_seed is not None:
+        details["paintSeed"] = paint_seed
+    if phase and paint_index is not None:
+        details["doppler"] = {"name": phase, "paintIndex": paint_index}
+    if charm:
+        details["charm"] = charm
+    if prop_id:
+        details["propId"] = prop_id
+    if preview_token:
+        details["previewToken"] = preview_token
+    return details
+
+
+def listing_json(listing: Listing, item: CatalogItem, *, fee_rate: Decimal) -> dict[str, Any]:
+    price = fee_inclusive(listing.price, fee_rate)
+    body = {
+        "id": listing.id,
+        **_catalog_fields(item),
+        "tradable": True,
+        "amount": listing.amount,
+        "marketPrice": item.reference_price if item.game == CS_GAME else price,
+        "offer": {"price": price, "reference": item.id, "delivery": listing.delivery},
+    }
+    if item.game == CS_GAME:
+        body |= _first_game_details(
+            exterior=item.exterior,
+            wear=listing.wear,
+            paint_seed=listing.paint_seed,
+            phase=listing.phase,
+            paint_index=listing.paint_index,
+            stickers=listing.stickers,
+            charm=listing.charm,
+            prop_id=listing.prop_id,
+            preview_token=listing.preview_token,
+        )
+    if listing.bot is not None:
+        body["botInfo"] = listing.bot.as_json()
+    return body
+
+
+def inventory_item_json(
+    asset: InventoryAsset,
+    item: CatalogItem | None,
+    *,
+    offer_price: Decimal,
+    accepted: bool,
+) -> dict[str, Any]:
+    offer: dict[str, Any] = {"price": offer_price, "accepted": accepted}
+    if asset.game != CS_GAME:
+        # Stacks of the second game go at most one unit per deposit.
+        offer["maxAmount"] = 1 if accepted else 0
+    body: dict[str, Any] = {
+        "id": f"{asset.game}_{asset.asset_id}",
+        "assetId": asset.asset_id,
+        **(
+            _catalog_fields(item)
+            if item is not None
+            else {
+                "name": asset.market_hash_name,
+                "marketHashName": asset.market_hash_name,
+                "appid": asset.game,
+            }
+        ),
+        "tradable": asset.tradable,
+        "amount": asset.amount,
+        "marketPrice": _inventory_market_price(asset, item, offer_price),
+        "offer": offer,
+    }
+    if asset.game == CS_GAME:
+        body |= _first_game_details(
+            exterior=item.exterior if item else "",
+            wear=asset.wear,
+            paint_seed=asset.paint_seed,
+            phase=asset.phase,
+            paint_index=asset.paint_index,
+            stickers=asset.stickers,
+            charm=asset.charm,
+            prop_id=asset.prop_id,
+            preview_token=asset.preview_token,
+        )
+    return body
+
+
+def _inventory_market_price(
+    asset: InventoryAsset, item: CatalogItem | None, offer_price: Decimal
+) -> Decimal:
+    """First game: the market reference quote. Second game: the offer price rounded up (it is
+    already in whole cents)."""
+    if asset.game != CS_GAME:
+        return offer_price
+    return item.reference_price if item is not None else Decimal("0.00")

@@ -1,0 +1,172 @@
+"""A user's inventory with the merchant's deposit offers (contract 4.13): platform data cached
+15 minutes of service-clock time per platform id and game; prices applied on every read."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+from config import clock
+from config.api.exceptions import APIError
+from merchants.models import Client, Merchant
+from trading.marketplace import get_marketplace
+from trading.marketplace.base import MarketSort
+from trading.models import CatalogItem, CatalogPhase
+from trading.platform import get_platform
+from trading.platform.base import FleetStatus, InventoryAsset, PlatformError, TradeUrlState
+from trading.pricing import ZERO, deposit_price
+from trading.risk import RiskPolicy, client_collateral_limit
+from trading.sandbox.names import CS_GAME, GAMES
+from trading.selectors.switches import game_settings_get
+
+USER_STATE_ERRORS = {
+    TradeUrlState.BANNED: "USER_NOT_TRADEABLE",
+    TradeUrlState.USER_NOT_TRADEABLE: "USER_NOT_TRADEABLE",
+    TradeUrlState.INVENTORY_PRIVATE: "INVENTORY_PRIVATE",
+    TradeUrlState.USER_NOT_FOUND: "USER_NOT_FOUND",
+    TradeUrlState.PLATFORM_UNAVAILABLE: "PLATFORM_UNAVAILABLE",
+    TradeUrlState.UNKNOWN_ERROR: "INVENTORY_FETCH_FAILED",
+}
+
+
+@dataclass(frozen=True)
+class InventoryQuery:
+    game: int
+    refresh: bool
+    accepted_only: bool
+    search: str
+    sort: MarketSort | None
+    min_price: Decimal | None
+    max_price: Decimal | None
+    page: int
+    limit: int  # -1: everything
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    assets: list[InventoryAsset]
+    fetched_at: datetime
+
+
+def deposits_open_check(*, game: int) -> None:
+    """1014 when staff paused the game's deposits or first-game pricing is unavailable."""
+    if game_settings_get(game=game).deposits_paused:
+        raise APIError("DEPOSITS_PAUSED")
+    if (
+        game == CS_GAME
+        and not CatalogItem.objects.filter(game=CS_GAME, reference_price__gt=0).exists()
+    ):
+        raise APIError("DEPOSITS_PAUSED", "Deposit pricing for game 730 is unavailable.")
+
+
+def fleet_check() -> None:
+    status = get_platform().fleet_status()
+    if status == FleetStatus.OFFLINE:
+        raise APIError("NO_BOTS_AVAILABLE")
+    if status == FleetStatus.DEGRADED:
+        raise APIError("FLEET_DEGRADED", headers={"Retry-After": "30"})
+
+
+def _cache_key(platform_id: str, game: int) -> str:
+    return f"inventory:{platform_id}:{game}"
+
+
+def inventory_cache_forget(*, platform_id: str) -> None:
+    """The sandbox helper changed this user: the next read fetches afresh."""
+    cache.delete_many([_cache_key(platform_id, game) for game in GAMES])
+
+
+def _snapshot(platform_id: str, game: int, refresh: bool) -> _Snapshot:
+    key = _cache_key(platform_id, game)
+    now = clock.now()
+    cached = None if refresh else cache.get(key)
+    max_age = timedelta(seconds=settings.INVENTORY_CACHE_SECONDS)
+    if isinstance(cached, _Snapshot) and now - cached.fetched_at < max_age:
+        return cached
+    platform = get_platform()
+    try:
+        user = platform.user(platform_id)
+        if user.state in USER_STATE_ERRORS:
+            raise APIError(USER_STATE_ERRORS[user.state])
+        snapshot = _Snapshot(assets=platform.inventory(platform_id, game), fetched_at=now)
+    except PlatformError as exc:
+        raise APIError(exc.error_key) from exc
+    cache.set(key, snapshot, timeout=settings.INVENTORY_CACHE_SECONDS)
+    return snapshot
+
+
+def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list[dict[str, Any]]:
+    from trading.representations import inventory_item_json
+
+    names = {asset.market_hash_name for asset in assets}
+    catalog = {
+        item.market_hash_name: item
+        for item in CatalogItem.objects.filter(game=game, market_hash_name__in=names)
+    }
+    phase_refs = {
+        (item_id, phase): reference
+        for item_id, phase, reference in CatalogPhase.objects.filter(
+            item_id__in=[item.id for item in catalog.values()]
+        ).values_list("item_id", "phase", "reference_price")
+    }
+    stock = get_marketplace().own_stock([item.id for item in catalog.values()])
+    rows = []
+    for asset in assets:
+        item = catalog.get(asset.market_hash_name)
+        price = ZERO
+        if item is not None and asset.tradable and stock.get(item.id, 0) < item.stock_limit:
+            reference = phase_refs.get((item.id, asset.phase), item.reference_price)
+            price = deposit_price(reference, merchant.deposit_margin_rate)
+        rows.append(inventory_item_json(asset, item, offer_price=price, accepted=price > 0))
+    return rows
+
+
+_SORTS: dict[MarketSort, tuple[Callable[[dict[str, Any]], Any], bool]] = {
+    MarketSort.RELEVANCE: (lambda r: (r["offer"]["accepted"], r["offer"]["price"]), True),
+    MarketSort.PRICE_ASC: (lambda r: r["offer"]["price"], False),
+    MarketSort.PRICE_DESC: (lambda r: r["offer"]["price"], True),
+    MarketSort.NAME_ASC: (lambda r: r["marketHashName"].lower(), False),
+    MarketSort.NAME_DESC: (lambda r: r["marketHashName"].lower(), True),
+}
+
+
+def inventory_get(
+    *, merchant: Merchant, platform_id: str, query: InventoryQuery, client: Client | None
+) -> dict[str, Any]:
+    deposits_open_check(game=query.game)
+    fleet_check()
+    snapshot = _snapshot(platform_id, query.game, query.refresh)
+    rows = _priced(snapshot.assets, merchant, query.game)
+    if query.accepted_only:
+        rows = [r for r in rows if r["offer"]["accepted"]]
+    if query.search:
+        needle = query.search.lower()
+        rows = [r for r in rows if needle in r["marketHashName"].lower()]
+    if query.min_price is not None:
+        rows = [r for r in rows if r["offer"]["price"] >= query.min_price]
+    if query.max_price is not None:
+        rows = [r for r in rows if r["offer"]["price"] <= query.max_price]
+    if query.sort is not None:
+        key, reverse = _SORTS[query.sort]
+        rows.sort(key=key, reverse=reverse)
+    count = len(rows)
+    if query.limit != -1:
+        start = (query.page - 1) * query.limit
+        rows = rows[start : start + query.limit]
+    collateral = (
+        client_collateral_limit(
+            client=client, policy=RiskPolicy.for_merchant(merchant.risk_policy), now=clock.now()
+        )
+        if client is not None
+        else ZERO
+    )
+    return {
+        "inventory": rows,
+        "count": count,
+        "updatedAt": snapshot.fetched_at,
+        "collateral": collateral,
+    }

@@ -1,0 +1,116 @@
+"""Market browsing: listings with the merchant's fee applied, one item's listings, suggestions."""
+
+from decimal import Decimal
+from typing import Any
+
+from django.db.models import Case, IntegerField, Value, When
+
+from merchants.models import Merchant
+from trading.marketplace import get_marketplace
+from trading.marketplace.base import ItemListingsQuery, Listing, MarketQuery, MarketSort
+from trading.models import CatalogItem
+from trading.pricing import sourcing_ceiling, sourcing_floor
+from trading.representations import listing_json
+
+SUGGESTIONS_LIMIT = 20
+
+
+def _render(listings: list[Listing], merchant: Merchant) -> list[dict[str, Any]]:
+    catalog = CatalogItem.objects.in_bulk({listing.catalog_id for listing in listings})
+    fee = merchant.withdraw_fee_rate
+    return [
+        listing_json(listing, catalog[listing.catalog_id], fee_rate=fee) for listing in listings
+    ]
+
+
+def market_search(
+    *,
+    merchant: Merchant,
+    game: int,
+    search: str,
+    sort: MarketSort,
+    min_price: Decimal | None,
+    max_price: Decimal | None,
+    page: int,
+    per_page: int,
+) -> dict[str, Any]:
+    """Price bounds are on the fee-inclusive price the merchant sees; they are turned into the
+    exact sourcing-price bounds, so the marketplace filters on its own indexed column."""
+    fee = merchant.withdraw_fee_rate
+    query = MarketQuery(
+        game=game,
+        search=search,
+        sort=sort,
+        min_price=sourcing_floor(min_price, fee) if min_price is not None else None,
+        max_price=sourcing_ceiling(max_price, fee) if max_price is not None else None,
+        offset=(page - 1) * per_page,
+        limit=per_page,
+    )
+    listings, count = get_marketplace().search(query)
+    return {"items": _render(listings, merchant), "count": count}
+
+
+def catalog_item_resolve(
+    *, item_id: str | None, market_hash_name: str | None
+) -> CatalogItem | None:
+    """``itemId`` wins; ``marketHashName`` is an exact name."""
+    if item_id:
+        return CatalogItem.objects.filter(pk=item_id).first()
+    if market_hash_name:
+        return CatalogItem.objects.filter(market_hash_name=market_hash_name).first()
+    return None
+
+
+def market_item_listings(
+    *,
+    merchant: Merchant,
+    item: CatalogItem | None,
+    delivery: str,
+    phase: str,
+    float_min: Decimal | None,
+    float_max: Decimal | None,
+    page: int,
+    per_page: int,
+) -> list[dict[str, Any]]:
+    """Listings of one item, cheapest first. As in the contract, ``delivery`` filters the page
+    after it is fetched, so a page may hold fewer than ``perPage`` listings."""
+    if item is None:
+        return []
+    listings = get_marketplace().item_listings(
+        ItemListingsQuery(
+            catalog_id=item.id,
+            phase=phase,
+            float_min=float_min,
+            float_max=float_max,
+            offset=(page - 1) * per_page,
+            limit=per_page,
+        )
+    )
+    if delivery != "any":
+        listings = [listing for listing in listings if listing.delivery == delivery]
+    return _render(listings, merchant)
+
+
+def market_suggestions(*, game: int, q: str) -> list[dict[str, Any]]:
+    rank = Case(
+        When(market_hash_name__iexact=q, then=Value(0)),
+        When(market_hash_name__istartswith=q, then=Value(1)),
+        default=Value(2),
+        output_field=IntegerField(),
+    )
+    items = (
+        CatalogItem.objects.filter(game=game, market_hash_name__icontains=q)
+        .annotate(rank=rank)
+        .order_by("rank", "-popularity", "market_hash_name")[:SUGGESTIONS_LIMIT]
+    )
+    return [
+        {
+            "id": item.id,
+            "marketHashName": item.market_hash_name,
+            "iconUrl": item.icon_url,
+            "rarity": item.rarity,
+            "rarityColor": item.rarity_color,
+            "itemType": item.item_type,
+        }
+        for item in items
+    ]

@@ -1,0 +1,57 @@
+"""Trade URL checks (contract 4.2): cached an hour of service-clock time per URL."""
+
+import hashlib
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+from config import clock
+from trading.platform import get_platform
+from trading.platform.base import (
+    STATE_MESSAGES,
+    TRANSIENT_STATES,
+    PlatformError,
+    PlatformRateLimitedError,
+    PlatformUnavailableError,
+    PlatformUser,
+    TradeUrlState,
+)
+from trading.tradeurls import trade_url_platform_id
+
+
+def _key(url: str) -> str:
+    return "tradeurl:" + hashlib.sha256(url.encode()).hexdigest()
+
+
+def _result(user: PlatformUser) -> dict[str, Any]:
+    return {
+        "state": int(user.state),
+        "platformid": user.platform_id,
+        "message": STATE_MESSAGES[user.state],
+        "canTrade": user.can_trade,
+        "reason": {"escrowDays": user.escrow_days, "probation": user.economy_ban == "probation"},
+        "bans": user.bans(),
+    }
+
+
+def trade_url_check(*, url: str, force_refresh: bool) -> dict[str, Any]:
+    """The URL must already match the trade URL pattern."""
+    now = clock.now()
+    cached: tuple[datetime, dict[str, Any]] | None = None if force_refresh else cache.get(_key(url))
+    max_age = timedelta(seconds=settings.TRADE_URL_CHECK_CACHE_SECONDS)
+    if cached is not None and now - cached[0] < max_age:
+        return cached[1]
+    platform_id = trade_url_platform_id(url)
+    assert platform_id is not None
+    try:
+        user = get_platform().user(platform_id)
+    except (PlatformUnavailableError, PlatformRateLimitedError):
+        user = PlatformUser(platform_id=platform_id, state=TradeUrlState.PLATFORM_UNAVAILABLE)
+    except PlatformError:
+        user = PlatformUser(platform_id=platform_id, state=TradeUrlState.UNKNOWN_ERROR)
+    result = _result(user)
+    if user.state not in TRANSIENT_STATES:
+        cache.set(_key(url), (now, result), timeout=settings.TRADE_URL_CHECK_CACHE_SECONDS)
+    return result

@@ -1,0 +1,191 @@
+"""Query and body parsing for the catalog, market, inventory and trade URL endpoints."""
+
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+from config.api.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictDecimalField,
+    StrictIntegerField,
+    StrictSerializer,
+)
+from trading.marketplace.base import MarketSort
+from trading.platform.base import TradeUrlState
+from trading.sandbox.names import GAMES, PHASES
+from trading.tradeurls import PLATFORM_ID_PATTERN, trade_url_platform_id
+
+GAME_CHOICES = [str(game) for game in GAMES]
+MAX_USD = Decimal(100_000_000)
+
+
+def _game(required: bool = False) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=GAME_CHOICES, default="730", required=required)
+
+
+def _usd() -> serializers.DecimalField:
+    return serializers.DecimalField(
+        max_digits=None,
+        decimal_places=2,
+        min_value=Decimal(0),
+        max_value=MAX_USD,
+        required=False,
+        allow_null=True,
+    )
+
+
+class TrueFalseField(serializers.ChoiceField):
+    """Exactly ``true`` or ``false`` in a query string."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=["true", "false"], **kwargs)
+
+    def to_internal_value(self, data: Any) -> bool:  # type: ignore[override]
+        return bool(super().to_internal_value(data) == "true")
+
+
+class PricesQuery(serializers.Serializer):
+    game = serializers.IntegerField(min_value=1, max_value=2**31 - 1, default=730)
+
+
+class MarketQueryIn(serializers.Serializer):
+    game = _game()
+    search = serializers.CharField(max_length=100, required=False, default="", allow_blank=True)
+    sort = serializers.ChoiceField(
+        choices=[s.value for s in MarketSort], default=MarketSort.RELEVANCE.value
+    )
+    minPrice = _usd()
+    maxPrice = _usd()
+    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
+    perPage = serializers.IntegerField(min_value=1, max_value=1000, default=50)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        low, high = attrs.get("minPrice"), attrs.get("maxPrice")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"minPrice": "Must not be above maxPrice."})
+        return attrs
+
+
+class MarketItemQueryIn(serializers.Serializer):
+    itemId = serializers.CharField(min_length=5, max_length=256, required=False)
+    marketHashName = serializers.CharField(max_length=200, required=False)
+    delivery = serializers.ChoiceField(choices=["any", "standard", "instant"], default="any")
+    phase = serializers.ChoiceField(choices=list(PHASES), required=False, default="")
+    floatMin = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=None,
+        min_value=Decimal(0),
+        max_value=Decimal(1),
+        required=False,
+    )
+    floatMax = serializers.DecimalField(
+        max_digits=None,
+        decimal_places=None,
+        min_value=Decimal(0),
+        max_value=Decimal(1),
+        required=False,
+    )
+    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
+    perPage = serializers.IntegerField(min_value=1, max_value=100, default=50)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs.get("itemId") and not attrs.get("marketHashName"):
+            raise serializers.ValidationError({"itemId": "Give itemId or marketHashName."})
+        low, high = attrs.get("floatMin"), attrs.get("floatMax")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"floatMin": "Must not be above floatMax."})
+        return attrs
+
+
+class SuggestionsQueryIn(serializers.Serializer):
+    q = serializers.CharField(min_length=1, max_length=100)
+    game = _game()
+
+
+class InventoryQueryIn(serializers.Serializer):
+    game = _game()
+    refresh = TrueFalseField(default="false")
+    acceptedOnly = TrueFalseField(default="false")
+    search = serializers.CharField(max_length=100, required=False, default="", allow_blank=True)
+    sort = serializers.CharField(max_length=32, required=False, default="")
+    minPrice = _usd()
+    maxPrice = _usd()
+    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
+    limit = serializers.IntegerField(min_value=-1, max_value=1000, default=50)
+
+    def validate_limit(self, value: int) -> int:
+        if value == 0:
+            raise serializers.ValidationError("Use -1 for no pagination, or 1 to 1000.")
+        return value
+
+    def validate_sort(self, value: str) -> MarketSort | None:
+        """Unknown sorts are ignored, as the contract says."""
+        return MarketSort(value) if value in MarketSort._value2member_map_ else None
+
+
+class SecureInventoryQueryIn(InventoryQueryIn):
+    tradeUrl = serializers.CharField(max_length=200)
+
+    def validate_tradeUrl(self, value: str) -> str:
+        if trade_url_platform_id(value) is None:
+            raise serializers.ValidationError("Not a valid trade URL.")
+        return value
+
+
+class TradeUrlField(StrictCharField):
+    def to_internal_value(self, data: Any) -> str:
+        value = super().to_internal_value(data)
+        if trade_url_platform_id(value) is None:
+            raise serializers.ValidationError("Not a valid trade URL.")
+        return value
+
+
+class CheckTradeUrlIn(StrictSerializer):
+    tradeurl = TradeUrlField(max_length=200)
+    forceRefresh = StrictBooleanField(required=False, default=False)
+
+
+class SandboxInventoryItemIn(StrictSerializer):
+    marketHashName = StrictCharField(max_length=200)
+    game = StrictChoiceField(choices=list(GAMES), required=False, default=730)
+    amount = StrictIntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
+    tradable = StrictBooleanField(required=False, default=True)
+    wear = StrictDecimalField(
+        max_digits=None,
+        decimal_places=None,
+        min_value=Decimal(0),
+        max_value=Decimal(1),
+        required=False,
+    )
+    phase = StrictChoiceField(choices=list(PHASES), required=False, default="")
+    assetId = StrictCharField(max_length=32, required=False)
+
+
+class SandboxPlatformUserIn(StrictSerializer):
+    platformId = StrictCharField(max_length=17)
+    tradeUrlState = StrictChoiceField(
+        choices=[int(s) for s in TradeUrlState], required=False, allow_null=True
+    )
+    antiCheatBanned = StrictBooleanField(required=False, default=False)
+    gameBans = StrictIntegerField(min_value=0, max_value=100, required=False, default=0)
+    economyBan = StrictChoiceField(
+        choices=["none", "probation", "banned"], required=False, default="none"
+    )
+    escrowDays = StrictIntegerField(min_value=0, max_value=30, required=False, default=0)
+    inventoryPrivate = StrictBooleanField(required=False, default=False)
+    inventory = SandboxInventoryItemIn(many=True, required=False, allow_null=True, default=None)
+    fault = StrictChoiceField(
+        choices=["none", "unavailable", "rate_limited", "error"], required=False, default="none"
+    )
+
+    def validate_platformId(self, value: str) -> str:
+        if not PLATFORM_ID_PATTERN.match(value):
+            raise serializers.ValidationError("Must be 76561 followed by 12 digits.")
+        return value
+
+
+class SandboxBotsIn(StrictSerializer):
+    status = StrictChoiceField(choices=["online", "degraded", "offline"])

@@ -1,0 +1,31 @@
+from django.conf import settings
+from django.urls import path
+
+from trading.apis.catalog import (
+    ClientMarketApi,
+    ClientMarketItemApi,
+    ClientSuggestionsApi,
+    PricesApi,
+    SecureMarketApi,
+    SecureMarketItemApi,
+)
+from trading.apis.inventory import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
+from trading.apis.sandbox import SandboxBotsApi, SandboxPlatformUserApi
+
+urlpatterns = [
+    path("secure/prices", PricesApi.as_view()),
+    path("secure/market", SecureMarketApi.as_view()),
+    path("secure/market/item", SecureMarketItemApi.as_view()),
+    path("secure/check-tradeurl", CheckTradeUrlApi.as_view()),
+    path("secure/inventory", SecureInventoryApi.as_view()),
+    path("client/market", ClientMarketApi.as_view()),
+    path("client/market/item", ClientMarketItemApi.as_view()),
+    path("client/market/suggestions", ClientSuggestionsApi.as_view()),
+    path("client/inventory", ClientInventoryApi.as_view()),
+]
+
+if settings.SANDBOX:
+    urlpatterns += [
+        path("sandbox/platform/users", SandboxPlatformUserApi.as_view()),
+        path("sandbox/bots", SandboxBotsApi.as_view()),
+    ]
