@@ -1,9 +1,16 @@
-"""The sandbox marketplace: listings in the service's own database, searched like the real one."""
+"""The sandbox marketplace: listings in the service's own database, searched like the real one.
 
+A search first finds the matching catalog items (trigram index). Few matches: each item's
+cheapest listings come from its own index and are merged (a LATERAL top-N per item). Many
+matches: the global sort index is walked and filtered by item. Counts are cached briefly.
+"""
+
+import hashlib
 import uuid
 
 from django.core.cache import cache
-from django.db.models import Case, Count, IntegerField, Min, QuerySet, Value, When
+from django.db import connection
+from django.db.models import Count, Min, QuerySet
 
 from trading.marketplace.base import (
     ItemListingsQuery,
@@ -16,13 +23,27 @@ from trading.models import CatalogItem, SandboxListing
 from trading.platform.base import BotInfo
 
 VERSION_KEY = "sandbox-market-version"
+COUNT_TTL_SECONDS = 10
+# Above this many matching items, walking the global sort index beats merging per-item lists.
+LATERAL_MAX_ITEMS = 500
 
 ORDERINGS: dict[MarketSort, tuple[str, ...]] = {
     MarketSort.RELEVANCE: ("-popularity", "price", "id"),
     MarketSort.PRICE_ASC: ("price", "id"),
     MarketSort.PRICE_DESC: ("-price", "-id"),
     MarketSort.NAME_ASC: ("market_hash_name", "price", "id"),
-    MarketSort.NAME_DESC: ("-market_hash_name", "price", "id"),
+    MarketSort.NAME_DESC: ("-market_hash_name", "-price", "-id"),
+}
+# (order of each item's own listings, order of the merged page) for the LATERAL plan.
+LATERAL_ORDERS: dict[MarketSort, tuple[str, str]] = {
+    MarketSort.RELEVANCE: ("s.price, s.id", "c.popularity DESC, l.price, l.id"),
+    MarketSort.PRICE_ASC: ("s.price, s.id", "l.price, l.id"),
+    MarketSort.PRICE_DESC: ("s.price DESC, s.id DESC", "l.price DESC, l.id DESC"),
+    MarketSort.NAME_ASC: ("s.price, s.id", "c.market_hash_name, l.price, l.id"),
+    MarketSort.NAME_DESC: (
+        "s.price DESC, s.id DESC",
+        "c.market_hash_name DESC, l.price DESC, l.id DESC",
+    ),
 }
 
 
@@ -51,36 +72,76 @@ def market_version_bump() -> None:
     cache.set(VERSION_KEY, uuid.uuid4().hex, timeout=None)
 
 
+def _price_bounds(rows: QuerySet[SandboxListing], query: MarketQuery) -> QuerySet[SandboxListing]:
+    if query.min_price is not None:
+        rows = rows.filter(price__gte=query.min_price)
+    if query.max_price is not None:
+        rows = rows.filter(price__lte=query.max_price)
+    return rows
+
+
+def _lateral_page(item_ids: list[str], query: MarketQuery) -> list[str]:
+    inner, outer = LATERAL_ORDERS[query.sort]
+    bounds, params = (
+        "",
+        {
+            "ids": item_ids,
+            "window": query.offset + query.limit,
+            "limit": query.limit,
+            "offset": query.offset,
+        },
+    )
+    if query.min_price is not None:
+        bounds += " AND s.price >= %(min)s"
+        params["min"] = query.min_price
+    if query.max_price is not None:
+        bounds += " AND s.price <= %(max)s"
+        params["max"] = query.max_price
+    sql = (
+        "SELECT l.id FROM trading_catalogitem c CROSS JOIN LATERAL ("
+        f" SELECT s.id, s.price FROM trading_sandboxlisting s WHERE s.item_id = c.id{bounds}"
+        f" ORDER BY {inner} LIMIT %(window)s) l"
+        f" WHERE c.id = ANY(%(ids)s) ORDER BY {outer} LIMIT %(limit)s OFFSET %(offset)s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
 class SandboxMarketplace:
     def search(self, query: MarketQuery) -> tuple[list[Listing], int]:
-        rows = SandboxListing.objects.filter(game=query.game)
+        rows = _price_bounds(SandboxListing.objects.filter(game=query.game), query)
+        page_ids: list[str] | None = None
         if query.search:
-            # The trigram index of the (small) catalog finds the names; listings follow by item.
-            matching = CatalogItem.objects.filter(
-                game=query.game, market_hash_name__icontains=query.search
-            ).values("id")
-            rows = rows.filter(item_id__in=matching)
-        if query.min_price is not None:
-            rows = rows.filter(price__gte=query.min_price)
-        if query.max_price is not None:
-            rows = rows.filter(price__lte=query.max_price)
-        ordered = self._ordered(rows, query)
-        page = ordered.select_related("bot")[query.offset : query.offset + query.limit]
-        return [_listing(row) for row in page], rows.count()
-
-    @staticmethod
-    def _ordered(rows: QuerySet[SandboxListing], query: MarketQuery) -> QuerySet[SandboxListing]:
-        ordering = ORDERINGS[query.sort]
-        if query.sort is MarketSort.RELEVANCE and query.search:
-            # Exact names first, then names starting with the search, then the rest.
-            rank = Case(
-                When(market_hash_name__iexact=query.search, then=Value(0)),
-                When(market_hash_name__istartswith=query.search, then=Value(1)),
-                default=Value(2),
-                output_field=IntegerField(),
+            item_ids = list(
+                CatalogItem.objects.filter(
+                    game=query.game, market_hash_name__icontains=query.search
+                ).values_list("id", flat=True)[: LATERAL_MAX_ITEMS + 1]
             )
-            return rows.annotate(rank=rank).order_by("rank", *ordering)
-        return rows.order_by(*ordering)
+            if len(item_ids) <= LATERAL_MAX_ITEMS and connection.vendor == "postgresql":
+                page_ids = _lateral_page(item_ids, query)
+                rows = _price_bounds(SandboxListing.objects.filter(item_id__in=item_ids), query)
+            else:
+                matching = CatalogItem.objects.filter(
+                    game=query.game, market_hash_name__icontains=query.search
+                ).values("id")
+                rows = rows.filter(item_id__in=matching)
+        if page_ids is None:
+            ordered = rows.order_by(*ORDERINGS[query.sort])
+            page_ids = list(
+                ordered.values_list("id", flat=True)[query.offset : query.offset + query.limit]
+            )
+        found = SandboxListing.objects.select_related("bot").in_bulk(page_ids)
+        return [_listing(found[i]) for i in page_ids if i in found], self._count(rows, query)
+
+    def _count(self, rows: QuerySet[SandboxListing], query: MarketQuery) -> int:
+        """Cached for a few seconds: counting a million rows on every page turn is not worth it."""
+        shape = f"{query.game}|{query.search.upper()}|{query.min_price}|{query.max_price}"
+        key = (
+            f"sandbox-market-count:{self.price_version()}:"
+            + hashlib.sha256(shape.encode()).hexdigest()
+        )
+        return int(cache.get_or_set(key, rows.count, timeout=COUNT_TTL_SECONDS))
 
     def item_listings(self, query: ItemListingsQuery) -> list[Listing]:
         rows = SandboxListing.objects.filter(item_id=query.catalog_id)

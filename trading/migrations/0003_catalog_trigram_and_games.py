@@ -1,4 +1,5 @@
-"""Case-insensitive substring search on item names uses a trigram index on PostgreSQL; the two
+"""Case-insensitive substring search on item names (Django's ``icontains`` is
+``UPPER(name) LIKE UPPER(...)``) uses a trigram index on ``UPPER(name)`` on PostgreSQL; the two
 games get their settings rows."""
 
 from django.db import migrations
@@ -7,10 +8,10 @@ from config.db import on_postgresql
 
 CREATE = """
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
-CREATE INDEX IF NOT EXISTS catalog_name_trgm
-    ON trading_catalogitem USING gin (market_hash_name gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS catalog_upper_name_trgm
+    ON trading_catalogitem USING gin (UPPER(market_hash_name) gin_trgm_ops);
 """
-DROP = "DROP INDEX IF EXISTS catalog_name_trgm;"
+DROP = "DROP INDEX IF EXISTS catalog_upper_name_trgm;"
 
 
 def _games(apps, schema_editor):  # type: ignore[no-untyped-def]

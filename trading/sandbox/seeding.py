@@ -259,9 +259,11 @@ def sandbox_seed(*, items: int, listings: int, seed: int = 730) -> SeedReport:
                 if entries[game] and count:
                     _write_listings(_listing_rows(rng, game, entries[game], count, bot_ids))
         _update_popularity()
-    if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        # Fresh rows: set the visibility map (index-only scans) and the planner's statistics.
         with connection.cursor() as cursor:
-            cursor.execute("ANALYZE trading_sandboxlisting; ANALYZE trading_catalogitem")
+            cursor.execute("VACUUM ANALYZE trading_sandboxlisting")
+            cursor.execute("VACUUM ANALYZE trading_catalogitem")
     transaction.on_commit(market_version_bump)
     return SeedReport(
         items=CatalogItem.objects.filter(game__in=GAMES).count(),
