@@ -7,6 +7,7 @@ matches: the global sort index is walked and filtered by item. Counts are cached
 
 import hashlib
 import uuid
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connection
@@ -82,23 +83,23 @@ def _price_bounds(rows: QuerySet[SandboxListing], query: MarketQuery) -> QuerySe
 
 def _lateral_page(item_ids: list[str], query: MarketQuery) -> list[str]:
     inner, outer = LATERAL_ORDERS[query.sort]
-    bounds, params = (
-        "",
-        {
-            "ids": item_ids,
-            "window": query.offset + query.limit,
-            "limit": query.limit,
-            "offset": query.offset,
-        },
-    )
+    bounds = ""
+    params: dict[str, Any] = {
+        "ids": item_ids,
+        "window": query.offset + query.limit,
+        "limit": query.limit,
+        "offset": query.offset,
+    }
     if query.min_price is not None:
         bounds += " AND s.price >= %(min)s"
         params["min"] = query.min_price
     if query.max_price is not None:
         bounds += " AND s.price <= %(max)s"
         params["max"] = query.max_price
+    # Only the fixed fragments of LATERAL_ORDERS and the bounds above are spliced in; every
+    # value is a parameter.
     sql = (
-        "SELECT l.id FROM trading_catalogitem c CROSS JOIN LATERAL ("
+        "SELECT l.id FROM trading_catalogitem c CROSS JOIN LATERAL ("  # noqa: S608
         f" SELECT s.id, s.price FROM trading_sandboxlisting s WHERE s.item_id = c.id{bounds}"
         f" ORDER BY {inner} LIMIT %(window)s) l"
         f" WHERE c.id = ANY(%(ids)s) ORDER BY {outer} LIMIT %(limit)s OFFSET %(offset)s"
@@ -141,7 +142,7 @@ class SandboxMarketplace:
             f"sandbox-market-count:{self.price_version()}:"
             + hashlib.sha256(shape.encode()).hexdigest()
         )
-        return int(cache.get_or_set(key, rows.count, timeout=COUNT_TTL_SECONDS))
+        return int(cache.get_or_set(key, rows.count, timeout=COUNT_TTL_SECONDS) or 0)
 
     def item_listings(self, query: ItemListingsQuery) -> list[Listing]:
         rows = SandboxListing.objects.filter(item_id=query.catalog_id)
