@@ -12,6 +12,9 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 app.conf.beat_schedule = {
+    "sweep-webhooks": {"task": "webhooks.sweep", "schedule": 10.0},
+    "sweep-purchases": {"task": "trading.sweep_purchases", "schedule": 30.0},
+    "sweep-holds": {"task": "trading.sweep_holds", "schedule": 60.0},
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),

@@ -6,4 +6,5 @@ class MerchantsConfig(AppConfig):
     verbose_name = "Merchants and API access"
 
     def ready(self) -> None:
-        from merchants import schema  # noqa: F401  (registers the OpenAPI auth extensions)
+        # Registers the OpenAPI auth extensions, and the outbox's hand-off to Celery.
+        from merchants import schema, tasks  # noqa: F401

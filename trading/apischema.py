@@ -9,9 +9,13 @@ from trading.marketplace.base import MarketSort
 from trading.sandbox.names import PHASES
 
 
-def _usd(*, allow_null: bool = False) -> serializers.DecimalField:
+def _usd(*, allow_null: bool = False, required: bool = True) -> serializers.DecimalField:
     return serializers.DecimalField(
-        max_digits=14, decimal_places=2, coerce_to_string=False, allow_null=allow_null
+        max_digits=14,
+        decimal_places=2,
+        coerce_to_string=False,
+        allow_null=allow_null,
+        required=required,
     )
 
 
@@ -197,4 +201,75 @@ INVENTORY_PARAMETERS = [
     OpenApiParameter("maxPrice", OpenApiTypes.NUMBER),
     PAGE,
     OpenApiParameter("limit", int, description="default 50; -1 disables pagination"),
+]
+
+
+class TradeItemOfferOut(serializers.Serializer):
+    price = _usd()
+    delivery = serializers.ChoiceField(choices=["standard", "instant"], required=False)
+
+
+class TradeItemOut(serializers.Serializer):
+    id = serializers.CharField()
+    externalId = serializers.CharField(required=False)
+    name = serializers.CharField(required=False)
+    marketHashName = serializers.CharField(required=False)
+    type = serializers.CharField(required=False)
+    iconUrl = serializers.CharField(required=False)
+    appid = serializers.IntegerField()
+    tradable = serializers.BooleanField()
+    amount = serializers.IntegerField()
+    status = serializers.CharField()
+    offer = TradeItemOfferOut()
+    phase = serializers.CharField(required=False)
+    error = serializers.CharField(required=False)
+    offerID = serializers.CharField(required=False)
+    holdEndDate = serializers.DateTimeField(required=False)
+
+
+class CollateralOut(serializers.Serializer):
+    merchant = _usd()
+    provider = _usd()
+
+
+class TradeOut(serializers.Serializer):
+    id = serializers.UUIDField()
+    type = serializers.ChoiceField(choices=["deposit", "withdraw"])
+    # The field is named as in the API; DRF takes it off the class, mypy sees Field.source.
+    source = serializers.ChoiceField(choices=["client", "self"])  # type: ignore[assignment]
+    status = serializers.CharField()
+    game = serializers.ChoiceField(choices=["730", "252490"])
+    externalId = serializers.CharField(required=False)
+    merchantId = serializers.CharField()
+    clientUserId = serializers.CharField(required=False)
+    externalClientUserId = serializers.CharField(required=False)
+    clientPlatformID = serializers.CharField()
+    clientTradeUrl = serializers.CharField()
+    items = TradeItemOut(many=True)
+    totalPrice = _usd()
+    preCredit = _usd(required=False)
+    pendingCredit = _usd(required=False)
+    isInstant = serializers.BooleanField(required=False)
+    collateral = CollateralOut(required=False)
+    holdEndDate = serializers.DateTimeField(required=False)
+    offerID = serializers.CharField(required=False)
+    botInfo = BotInfoOut(required=False)
+    error = serializers.CharField(required=False)
+    revertedBy = serializers.CharField(required=False)
+    activeAt = serializers.DateTimeField(required=False)
+    autoCancelAt = serializers.DateTimeField(required=False)
+    createdAt = serializers.DateTimeField()
+    updatedAt = serializers.DateTimeField()
+
+
+class TradePageOut(serializers.Serializer):
+    items = TradeOut(many=True)
+    nextCursor = serializers.CharField(allow_null=True)
+
+
+TRADES_PARAMETERS = [
+    OpenApiParameter("cursor", str, description="nextCursor of the previous page"),
+    OpenApiParameter("limit", int, description="1-100, default 20"),
+    OpenApiParameter("type", str, enum=["deposit", "withdraw"]),
+    GAME,
 ]

@@ -4,7 +4,7 @@ from decimal import Decimal
 from typing import Any
 
 from trading.marketplace.base import Listing
-from trading.models import CatalogItem
+from trading.models import CatalogItem, Trade, TradeItem
 from trading.platform.base import InventoryAsset
 from trading.pricing import fee_inclusive
 from trading.sandbox.names import CS_GAME
@@ -19,6 +19,18 @@ def _catalog_fields(item: CatalogItem) -> dict[str, Any]:
         "appid": item.game,
         "rarity": item.rarity,
         "color": item.rarity_color,
+    }
+
+
+def catalog_details(item: CatalogItem | None) -> dict[str, Any]:
+    """What a trade item shows once resolved against the catalog."""
+    if item is None:
+        return {}
+    return {
+        "name": item.name,
+        "marketHashName": item.market_hash_name,
+        "type": item.item_type,
+        "iconUrl": item.icon_url,
     }
 
 
@@ -130,3 +142,77 @@ def _inventory_market_price(
     if asset.game != CS_GAME:
         return offer_price
     return item.reference_price if item is not None else Decimal("0.00")
+
+
+def trade_item_json(item: TradeItem) -> dict[str, Any]:
+    """Only what is known: a fresh withdrawal item shows what was submitted; catalog details
+    (name, marketHashName, type, iconUrl) appear once resolved."""
+    body: dict[str, Any] = {"id": item.public_id}
+    if item.external_id:
+        body["externalId"] = item.external_id
+    body |= item.details
+    offer: dict[str, Any] = {"price": item.price}
+    if item.delivery:
+        offer["delivery"] = item.delivery
+    body |= {
+        "appid": item.appid,
+        "tradable": item.tradable,
+        "amount": item.amount,
+        "status": item.status,
+        "offer": offer,
+    }
+    if item.phase:
+        body["phase"] = item.phase
+    if item.error:
+        body["error"] = item.error
+    if item.offer_id:
+        body["offerID"] = item.offer_id
+    if item.hold_end_date:
+        body["holdEndDate"] = item.hold_end_date
+    return body
+
+
+def trade_json(trade: Trade, items: list[TradeItem] | None = None) -> dict[str, Any]:
+    items = items if items is not None else list(trade.items.all())
+    body: dict[str, Any] = {
+        "id": str(trade.id),
+        "type": trade.type,
+        "source": trade.source,
+        "status": trade.status,
+        "game": str(trade.game),
+    }
+    if trade.external_id:
+        body["externalId"] = trade.external_id
+    body["merchantId"] = str(trade.merchant_id)
+    if trade.source == Trade.Source.CLIENT and trade.client_id is not None:
+        body["clientUserId"] = str(trade.client_id)
+    if trade.external_client_user_id:
+        body["externalClientUserId"] = trade.external_client_user_id
+    body |= {
+        "clientPlatformID": trade.client_platform_id,
+        "clientTradeUrl": trade.client_trade_url,
+        "items": [trade_item_json(item) for item in items],
+        "totalPrice": trade.total_price,
+    }
+    if trade.type == Trade.Type.DEPOSIT:
+        body |= {
+            "preCredit": trade.pre_credit,
+            "pendingCredit": trade.pending_credit,
+            "isInstant": trade.is_instant,
+            "collateral": {
+                "merchant": trade.collateral_merchant,
+                "provider": trade.collateral_provider,
+            },
+        }
+    optional = {
+        "holdEndDate": trade.hold_end_date,
+        "offerID": trade.offer_id,
+        "botInfo": trade.bot_info,
+        "error": trade.error,
+        "revertedBy": trade.reverted_by,
+        "activeAt": trade.active_at,
+        "autoCancelAt": trade.auto_cancel_at,
+    }
+    body |= {key: value for key, value in optional.items() if value}
+    body |= {"createdAt": trade.created_at, "updatedAt": trade.updated_at}
+    return body

@@ -6,6 +6,7 @@ from typing import Any
 from rest_framework import serializers
 
 from config.api.serializers import (
+    GameField,
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
@@ -15,11 +16,12 @@ from config.api.serializers import (
 )
 from trading.marketplace.base import MarketSort
 from trading.platform.base import TradeUrlState
-from trading.sandbox.names import GAMES, PHASES
+from trading.sandbox.names import CS_GAME, GAMES, PHASES
 from trading.tradeurls import PLATFORM_ID_PATTERN, trade_url_platform_id
 
 GAME_CHOICES = [str(game) for game in GAMES]
 MAX_USD = Decimal(100_000_000)
+MAX_ITEM_PRICE = Decimal(100_000)
 
 
 def _game(required: bool = False) -> serializers.ChoiceField:
@@ -110,7 +112,8 @@ class InventoryQueryIn(serializers.Serializer):
     refresh = TrueFalseField(default="false")
     acceptedOnly = TrueFalseField(default="false")
     search = serializers.CharField(max_length=100, required=False, default="", allow_blank=True)
-    sort = serializers.CharField(max_length=32, required=False, default="")
+    # Any value, empty or long ones too, that is not one of the five sorts is ignored (4.13).
+    sort = serializers.CharField(required=False, default="", allow_blank=True)
     minPrice = _usd()
     maxPrice = _usd()
     page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
@@ -189,3 +192,75 @@ class SandboxPlatformUserIn(StrictSerializer):
 
 class SandboxBotsIn(StrictSerializer):
     status = StrictChoiceField(choices=["online", "degraded", "offline"])
+
+
+def _game_body(games: tuple[int, ...] = GAMES) -> GameField:
+    return GameField(games=games, required=False, default=730)
+
+
+class WithdrawItemIn(StrictSerializer):
+    itemId = StrictCharField(min_length=5, max_length=256)
+    price = StrictDecimalField(max_digits=None, decimal_places=None, max_value=MAX_ITEM_PRICE)
+    externalId = StrictCharField(min_length=1, max_length=128, required=False)
+
+
+def _unique_item_ids(items: list[dict[str, Any]]) -> None:
+    seen: set[str] = set()
+    for index, item in enumerate(items):
+        if item["itemId"] in seen:
+            raise serializers.ValidationError({f"items.{index}.itemId": "Listed twice."})
+        seen.add(item["itemId"])
+
+
+class ClientWithdrawIn(StrictSerializer):
+    items = WithdrawItemIn(many=True)
+    game = _game_body()
+    autoCancel = StrictIntegerField(min_value=30, max_value=720, required=False)
+    externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "autoCancel" in attrs and attrs["game"] != CS_GAME:
+            raise serializers.ValidationError({"autoCancel": "Only for game 730."})
+        _unique_item_ids(attrs["items"])
+        return attrs
+
+
+class SecureBuyIn(StrictSerializer):
+    tradeUrl = StrictCharField(max_length=300)
+    items = WithdrawItemIn(many=True)
+    game = _game_body()
+    externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        _unique_item_ids(attrs["items"])
+        return attrs
+
+
+class TradesQueryIn(serializers.Serializer):
+    cursor = serializers.CharField(max_length=200, required=False)
+    limit = serializers.IntegerField(min_value=1, max_value=100, default=20)
+    type = serializers.ChoiceField(choices=["deposit", "withdraw"], required=False)
+    game = _game()
+
+
+class SandboxTradeEventIn(StrictSerializer):
+    event = StrictChoiceField(
+        choices=[
+            "offer_created",
+            "offer_sent",
+            "accepted",
+            "declined",
+            "hold_ended",
+            "reversed",
+            "failed",
+            "purchased",
+            "purchase_failed",
+        ]
+    )
+    itemIds = serializers.ListField(
+        child=StrictCharField(min_length=1, max_length=256), required=False, max_length=250
+    )
+
+
+class ClockAdvanceIn(StrictSerializer):
+    minutes = StrictIntegerField(min_value=1, max_value=60 * 24 * 366)

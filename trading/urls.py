@@ -10,7 +10,16 @@ from trading.apis.catalog import (
     SecureMarketItemApi,
 )
 from trading.apis.inventory import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
-from trading.apis.sandbox import SandboxBotsApi, SandboxPlatformUserApi
+from trading.apis.sandbox import (
+    SandboxBotsApi,
+    SandboxClockAdvanceApi,
+    SandboxClockApi,
+    SandboxDemoCallbackApi,
+    SandboxPlatformUserApi,
+    SandboxTradeEventApi,
+)
+from trading.apis.trades import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
+from trading.apis.withdrawals import ClientWithdrawApi, SecureBuyApi
 
 urlpatterns = [
     path("secure/prices", PricesApi.as_view()),
@@ -22,10 +31,20 @@ urlpatterns = [
     path("client/market/item", ClientMarketItemApi.as_view()),
     path("client/market/suggestions", ClientSuggestionsApi.as_view()),
     path("client/inventory", ClientInventoryApi.as_view()),
+    path("secure/buy", SecureBuyApi.as_view()),
+    path("client/trading/withdraw", ClientWithdrawApi.as_view()),
+    path("secure/trades", SecureTradesApi.as_view()),
+    path("secure/trades/<str:tradeId>", SecureTradeApi.as_view()),
+    path("client/trades", ClientTradesApi.as_view()),
+    path("client/trades/<str:id>", ClientTradeApi.as_view()),
 ]
 
 if settings.SANDBOX:
     urlpatterns += [
         path("sandbox/platform/users", SandboxPlatformUserApi.as_view()),
         path("sandbox/bots", SandboxBotsApi.as_view()),
+        path("sandbox/trades/<str:tradeId>/events", SandboxTradeEventApi.as_view()),
+        path("sandbox/clock", SandboxClockApi.as_view()),
+        path("sandbox/clock/advance", SandboxClockAdvanceApi.as_view()),
+        path("sandbox/demo-callback", SandboxDemoCallbackApi.as_view()),
     ]

@@ -91,3 +91,64 @@ def wallet_admin_credit(*, merchant: Merchant, amount: Decimal, reason: str) -> 
             )
         ],
     )
+
+
+def _merchant_account(merchant: Merchant, kind: str) -> Account:
+    return account_get(merchant=merchant, kind=kind)
+
+
+def wallet_lock(*, merchant: Merchant, amount: Decimal, cause_type: str, cause_id: str) -> Transfer:
+    """Spendable money set aside for a withdrawal or cashout. InsufficientFundsError if short."""
+    return transfer_post(
+        kind="LOCK",
+        cause_type=cause_type,
+        cause_id=cause_id,
+        moves=[
+            Move(
+                source=_merchant_account(merchant, Account.Kind.AVAILABLE),
+                target=_merchant_account(merchant, Account.Kind.LOCKED),
+                amount=amount,
+            )
+        ],
+    )
+
+
+def wallet_release(
+    *, merchant: Merchant, amount: Decimal, cause_type: str, cause_id: str, kind: str = "REFUND"
+) -> Transfer:
+    """Locked money back to spendable: a refund, or the unused part of a lock."""
+    return transfer_post(
+        kind=kind,
+        cause_type=cause_type,
+        cause_id=cause_id,
+        moves=[
+            Move(
+                source=_merchant_account(merchant, Account.Kind.LOCKED),
+                target=_merchant_account(merchant, Account.Kind.AVAILABLE),
+                amount=amount,
+            )
+        ],
+    )
+
+
+def wallet_settle_purchase(
+    *, merchant: Merchant, gross: Decimal, sourcing: Decimal, cause_type: str, cause_id: str
+) -> Transfer:
+    """A delivered withdrawal item: the sourcing price to the supplier, the rest is revenue."""
+    locked = _merchant_account(merchant, Account.Kind.LOCKED)
+    moves = [
+        Move(
+            source=locked,
+            target=account_get(merchant=None, kind=Account.Kind.SUPPLIER),
+            amount=sourcing,
+        )
+    ]
+    if gross > sourcing:
+        moves.append(
+            Move(
+                source=locked,
+                target=account_get(merchant=None, kind=Account.Kind.REVENUE),
+                amount=gross - sourcing,
+            )
+        )
+    return transfer_post(kind="SETTLE", cause_type=cause_type, cause_id=cause_id, moves=moves)

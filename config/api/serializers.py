@@ -1,7 +1,7 @@
 """Strict input parsing: JSON types are checked, not coerced, and unknown properties refused."""
 
 from collections.abc import Mapping
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from rest_framework import serializers
@@ -56,7 +56,11 @@ class StrictDecimalField(serializers.DecimalField):
     def to_internal_value(self, data: Any) -> Decimal:
         if isinstance(data, bool) or not isinstance(data, (int, Decimal)):
             self.fail("invalid")
-        return Decimal(super().to_internal_value(data))
+        try:
+            return Decimal(super().to_internal_value(data))
+        except InvalidOperation:
+            # DRF rounds to decimal_places within the context precision: 1e30 in cents overflows.
+            self.fail("invalid")
 
 
 def parse(serializer_class: type[serializers.Serializer], data: Any, **kwargs: Any) -> Any:
@@ -82,3 +86,25 @@ class StrictChoiceField(serializers.ChoiceField):
         if isinstance(data, bool) or type(data) not in kinds:
             self.fail("invalid_choice", input=data)
         return super().to_internal_value(data)
+
+
+class GameField(serializers.Field):
+    """``"730"`` or ``"252490"``; the number form is accepted too, as merchants send both."""
+
+    def __init__(self, *, games: tuple[int, ...], **kwargs: Any) -> None:
+        self.games = games
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> int:
+        if (
+            isinstance(data, bool)
+            or not isinstance(data, (str, int))
+            or str(data) not in {str(game) for game in self.games}
+        ):
+            raise serializers.ValidationError(
+                f"Must be one of {', '.join(str(g) for g in self.games)}."
+            )
+        return int(data)
+
+    def to_representation(self, value: Any) -> str:
+        return str(value)

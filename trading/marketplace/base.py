@@ -62,6 +62,18 @@ class ItemListingsQuery:
     limit: int
 
 
+@dataclass(frozen=True)
+class PurchaseResult:
+    """``ok``: the marketplace took the order (delivery follows later). Otherwise ``reason`` is
+    LISTING_UNAVAILABLE or PRICE_CHANGED."""
+
+    ok: bool
+    ref: str = ""
+    price: Decimal | None = None
+    reason: str = ""
+    listing: Listing | None = None
+
+
 # (catalog id, phase or "", delivery) -> cheapest sourcing price
 PriceFloors = dict[tuple[str, str, str], Decimal]
 
@@ -80,3 +92,21 @@ class Marketplace(Protocol):
 
     def price_version(self) -> str:
         """Changes whenever a listing appears, goes or changes price."""
+
+    def listing_id_valid(self, *, game: int, listing_id: str) -> bool:
+        """Whether the id has the shape of a listing id of the game."""
+
+    def listings_lookup(self, listing_ids: list[str]) -> dict[str, Listing | None]:
+        """Each known id: its listing, or None when it was sold. Unknown ids are left out."""
+
+    def purchase(self, *, listing_id: str, max_price: Decimal, key: str) -> PurchaseResult:
+        """Buy one listing at no more than ``max_price`` (sourcing). The same ``key`` always
+        gives the same answer, so a retried purchase never buys twice."""
+
+    def cheapest(
+        self, *, catalog_id: str, phase: str, delivery: str, ceiling: Decimal, limit: int
+    ) -> list[Listing]:
+        """The cheapest listings of an item at or below ``ceiling`` (sourcing), cheapest first."""
+
+    def cancel(self, *, ref: str) -> bool:
+        """Ask the supplier to cancel an undelivered purchase; True when it accepts."""

@@ -6,24 +6,31 @@ matches: the global sort index is walked and filtered by item. Counts are cached
 """
 
 import hashlib
+import re
 import uuid
+from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connection
-from django.db.models import Count, Min, QuerySet
+from django.db import connection, transaction
+from django.db.models import Case, Count, IntegerField, Min, QuerySet, Value, When
 
+from config import clock
 from trading.marketplace.base import (
     ItemListingsQuery,
     Listing,
     MarketQuery,
     MarketSort,
     PriceFloors,
+    PurchaseResult,
 )
-from trading.models import CatalogItem, SandboxListing
+from trading.models import CatalogItem, SandboxListing, SandboxPurchase
 from trading.platform.base import BotInfo
+from trading.sandbox.names import CS_GAME
 
 VERSION_KEY = "sandbox-market-version"
+# First-game listings are UUIDs; second-game ones are compound: <catalog id>-<sequence>.
+RUST_LISTING_ID = re.compile(r"^\d+-\d{6}-\d{8}$")
 COUNT_TTL_SECONDS = 10
 # Above this many matching items, walking the global sort index beats merging per-item lists.
 LATERAL_MAX_ITEMS = 500
@@ -46,6 +53,11 @@ LATERAL_ORDERS: dict[MarketSort, tuple[str, str]] = {
         "c.market_hash_name DESC, l.price DESC, l.id DESC",
     ),
 }
+# Relevance with a search: exact names first, then names starting with it, then the rest.
+LATERAL_RELEVANCE_RANK = (
+    "CASE WHEN UPPER(c.market_hash_name) = UPPER(%(search)s) THEN 0"
+    " WHEN STARTS_WITH(UPPER(c.market_hash_name), UPPER(%(search)s)) THEN 1 ELSE 2 END"
+)
 
 
 def _listing(row: SandboxListing) -> Listing:
@@ -90,6 +102,9 @@ def _lateral_page(item_ids: list[str], query: MarketQuery) -> list[str]:
         "limit": query.limit,
         "offset": query.offset,
     }
+    if query.sort is MarketSort.RELEVANCE:
+        outer = f"{LATERAL_RELEVANCE_RANK}, {outer}"
+        params["search"] = query.search
     if query.min_price is not None:
         bounds += " AND s.price >= %(min)s"
         params["min"] = query.min_price
@@ -107,6 +122,20 @@ def _lateral_page(item_ids: list[str], query: MarketQuery) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
+
+
+def _ordered(rows: QuerySet[SandboxListing], query: MarketQuery) -> QuerySet[SandboxListing]:
+    ordering = ORDERINGS[query.sort]
+    if query.sort is MarketSort.RELEVANCE and query.search:
+        # Exact names first, then names starting with the search, then the rest.
+        rank = Case(
+            When(market_hash_name__iexact=query.search, then=Value(0)),
+            When(market_hash_name__istartswith=query.search, then=Value(1)),
+            default=Value(2),
+            output_field=IntegerField(),
+        )
+        return rows.annotate(rank=rank).order_by("rank", *ordering)
+    return rows.order_by(*ordering)
 
 
 class SandboxMarketplace:
@@ -128,7 +157,7 @@ class SandboxMarketplace:
                 ).values("id")
                 rows = rows.filter(item_id__in=matching)
         if page_ids is None:
-            ordered = rows.order_by(*ORDERINGS[query.sort])
+            ordered = _ordered(rows, query)
             page_ids = list(
                 ordered.values_list("id", flat=True)[query.offset : query.offset + query.limit]
             )
@@ -175,3 +204,108 @@ class SandboxMarketplace:
 
     def price_version(self) -> str:
         return str(cache.get_or_set(VERSION_KEY, lambda: uuid.uuid4().hex, timeout=None))
+
+    def listing_id_valid(self, *, game: int, listing_id: str) -> bool:
+        if game == CS_GAME:
+            try:
+                return str(uuid.UUID(listing_id)) == listing_id.lower()
+            except ValueError:
+                return False
+        return bool(RUST_LISTING_ID.match(listing_id)) and listing_id.startswith(f"{game}-")
+
+    def listings_lookup(self, listing_ids: list[str]) -> dict[str, Listing | None]:
+        found: dict[str, Listing | None] = {
+            row.id: _listing(row)
+            for row in SandboxListing.objects.select_related("bot").filter(id__in=listing_ids)
+        }
+        sold = SandboxPurchase.objects.filter(listing_id__in=listing_ids).values_list(
+            "listing_id", flat=True
+        )
+        found.update(dict.fromkeys(sold))
+        return found
+
+    def purchase(self, *, listing_id: str, max_price: Decimal, key: str) -> PurchaseResult:
+        with transaction.atomic():
+            earlier = SandboxPurchase.objects.filter(key=key).first()
+            if earlier is not None:
+                return _purchase_result(earlier)
+            row = (
+                SandboxListing.objects.select_for_update(of=("self",))
+                .select_related("bot")
+                .filter(pk=listing_id)
+                .first()
+            )
+            if row is None:
+                return PurchaseResult(ok=False, reason="LISTING_UNAVAILABLE")
+            if row.price > max_price:
+                return PurchaseResult(ok=False, reason="PRICE_CHANGED", price=row.price)
+            was_floor = not SandboxListing.objects.filter(
+                item_id=row.item_id, delivery=row.delivery, price__lt=row.price
+            ).exists()
+            purchase = SandboxPurchase.objects.create(
+                key=key,
+                listing_id=row.id,
+                item_id=row.item_id,
+                listing=_listing_snapshot(row),
+                price=row.price,
+                created_at=clock.now(),
+            )
+            row.delete()
+            if was_floor or row.delivery == "instant":
+                transaction.on_commit(market_version_bump)
+        return _purchase_result(purchase)
+
+    def cheapest(
+        self, *, catalog_id: str, phase: str, delivery: str, ceiling: Decimal, limit: int
+    ) -> list[Listing]:
+        rows = SandboxListing.objects.filter(
+            item_id=catalog_id, delivery=delivery, price__lte=ceiling
+        )
+        if phase:
+            rows = rows.filter(phase=phase)
+        return [_listing(row) for row in rows.select_related("bot").order_by("price", "id")[:limit]]
+
+    def cancel(self, *, ref: str) -> bool:
+        return bool(
+            SandboxPurchase.objects.filter(key=ref, status=SandboxPurchase.Status.ACCEPTED).update(
+                status=SandboxPurchase.Status.CANCELED
+            )
+        )
+
+
+def _listing_snapshot(row: SandboxListing) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "item_id": row.item_id,
+        "game": row.game,
+        "market_hash_name": row.market_hash_name,
+        "popularity": row.popularity,
+        "price": str(row.price),
+        "delivery": row.delivery,
+        "phase": row.phase,
+        "paint_index": row.paint_index,
+        "wear": str(row.wear) if row.wear is not None else None,
+        "paint_seed": row.paint_seed,
+        "stickers": row.stickers,
+        "charm": row.charm,
+        "prop_id": row.prop_id,
+        "preview_token": row.preview_token,
+        "bot_id": row.bot_id,
+        "amount": row.amount,
+    }
+
+
+def _from_snapshot(snapshot: dict[str, Any]) -> SandboxListing:
+    fields = dict(snapshot)
+    fields["price"] = Decimal(fields["price"])
+    fields["wear"] = Decimal(fields["wear"]) if fields["wear"] is not None else None
+    return SandboxListing(**fields)
+
+
+def _purchase_result(purchase: SandboxPurchase) -> PurchaseResult:
+    return PurchaseResult(
+        ok=True,
+        ref=purchase.key,
+        price=purchase.price,
+        listing=_listing(_from_snapshot(purchase.listing)),
+    )

@@ -1,13 +1,35 @@
 from trading.models.catalog import CatalogItem, CatalogPhase
-from trading.models.sandbox import SandboxBot, SandboxListing, SandboxPlatformUser
+from trading.models.sandbox import (
+    SandboxBot,
+    SandboxListing,
+    SandboxPlatformUser,
+    SandboxPurchase,
+    SandboxReceivedWebhook,
+)
 from trading.models.switches import GameSettings, ServiceSettings
+from trading.models.trades import (
+    IN_FLIGHT,
+    TERMINAL_PRECEDENCE,
+    Status,
+    Trade,
+    TradeEvent,
+    TradeItem,
+)
 
 __all__ = [
+    "IN_FLIGHT",
+    "TERMINAL_PRECEDENCE",
     "CatalogItem",
     "CatalogPhase",
     "GameSettings",
     "SandboxBot",
     "SandboxListing",
     "SandboxPlatformUser",
+    "SandboxPurchase",
+    "SandboxReceivedWebhook",
     "ServiceSettings",
+    "Status",
+    "Trade",
+    "TradeEvent",
+    "TradeItem",
 ]

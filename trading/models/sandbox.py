@@ -87,3 +87,41 @@ class SandboxPlatformUser(models.Model):
 
     def __str__(self) -> str:
         return self.platform_id
+
+
+class SandboxPurchase(models.Model):
+    """A purchase the sandbox marketplace accepted: the listing it consumed, and its fate."""
+
+    class Status(models.TextChoices):
+        ACCEPTED = "accepted"
+        DELIVERED = "delivered"
+        CANCELED = "canceled"
+
+    key = models.CharField(max_length=80, unique=True, help_text="the buyer's idempotency key")
+    listing_id = models.CharField(max_length=80, unique=True)
+    item_id = models.CharField(max_length=64)
+    listing = models.JSONField(help_text="the listing as it was bought")
+    price = models.DecimalField(max_digits=12, decimal_places=2)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.ACCEPTED)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.key} -> {self.listing_id}"
+
+
+class SandboxReceivedWebhook(models.Model):
+    """What the sandbox's demo receiver (``/sandbox/demo-callback``) got, and whether it
+    verified."""
+
+    merchant = models.ForeignKey("merchants.Merchant", on_delete=models.CASCADE)
+    webhook_id = models.CharField(max_length=80)
+    type = models.CharField(max_length=64, blank=True)
+    payload = models.JSONField()
+    signature_valid = models.BooleanField()
+    received_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["merchant", "-received_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.type or 'test'} {self.webhook_id}"

@@ -5,7 +5,7 @@ from decimal import Decimal
 from random import Random
 from typing import Any
 
-from trading.models import SandboxBot, SandboxPlatformUser
+from trading.models import CatalogPhase, SandboxBot, SandboxPlatformUser
 from trading.platform.base import (
     FleetStatus,
     InventoryAsset,
@@ -99,6 +99,7 @@ def _configured_asset(
     platform_id: str, game: int, position: int, raw: dict[str, Any]
 ) -> InventoryAsset:
     wear = raw.get("wear")
+    phase = raw.get("phase", "")
     return InventoryAsset(
         asset_id=str(raw.get("assetId") or _asset_id(platform_id, game, position)),
         game=game,
@@ -106,8 +107,21 @@ def _configured_asset(
         amount=int(raw.get("amount", 1)),
         tradable=bool(raw.get("tradable", True)),
         wear=Decimal(str(wear)) if wear is not None else None,
-        phase=raw.get("phase", ""),
+        phase=phase,
+        paint_index=_paint_index(game, raw["marketHashName"], phase) if phase else None,
     )
+
+
+def _paint_index(game: int, market_hash_name: str, phase: str) -> int | None:
+    """A configured phased asset carries its phase's paint index, as the catalog knows it."""
+    index: int | None = (
+        CatalogPhase.objects.filter(
+            item__game=game, item__market_hash_name=market_hash_name, phase=phase
+        )
+        .values_list("paint_index", flat=True)
+        .first()
+    )
+    return index
 
 
 def generated_inventory(platform_id: str, game: int) -> list[InventoryAsset]:

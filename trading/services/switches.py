@@ -20,3 +20,15 @@ def service_settings_update(*, maintenance: bool | None = None) -> ServiceSettin
 def service_settings_cache_clear() -> None:
     """Drop the cached switches once the change is committed, so no reader re-caches old ones."""
     transaction.on_commit(lambda: cache.delete(SETTINGS_CACHE_KEY))
+
+
+def service_clock_advance(*, minutes: int) -> ServiceSettings:
+    """Sandbox only: move the service clock forward for every process."""
+    with transaction.atomic():
+        row, _ = ServiceSettings.objects.select_for_update().get_or_create(
+            id=ServiceSettings.SINGLETON_ID
+        )
+        row.clock_offset_seconds += minutes * 60
+        row.save()
+    service_settings_cache_clear()
+    return row

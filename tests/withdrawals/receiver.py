@@ -1,0 +1,62 @@
+"""A real HTTP server on loopback that plays the merchant's callback endpoint."""
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import orjson
+
+
+@dataclass
+class Received:
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def json(self) -> dict:
+        return orjson.loads(self.body)
+
+
+@dataclass
+class Receiver:
+    """Answers each POST with ``answer(received) -> (status, body)``; keeps what it got."""
+
+    url: str
+    received: list[Received] = field(default_factory=list)
+    answer: Callable[[Received], tuple[int, bytes]] = lambda _: (200, b"{}")
+
+    def of_type(self, event_type: str) -> list[Received]:
+        return [r for r in self.received if r.json.get("type") == event_type]
+
+
+@contextmanager
+def receiver() -> Iterator[Receiver]:
+    state = Receiver(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            length = int(self.headers.get("Content-Length", 0))
+            got = Received(headers={k.lower(): v for k, v in self.headers.items()},
+                           body=self.rfile.read(length))
+            state.received.append(got)
+            status, body = state.answer(got)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/hooks"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,110 @@
+"""Withdrawals: ``POST /secure/buy`` and ``POST /client/trading/withdraw``."""
+
+from decimal import Decimal
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from config.api.exceptions import APIError
+from config.api.serializers import parse
+from config.api.views import ClientApiView, MerchantApiView
+from merchants.models import Client
+from trading.apischema import TradeOut
+from trading.models import Trade
+from trading.representations import trade_json
+from trading.serializers import ClientWithdrawIn, SecureBuyIn
+from trading.services.withdrawals import Recipient, WithdrawItemIn, withdrawal_create
+
+MAX_WITHDRAW_ITEMS = 50
+WITHDRAW_ERRORS = (
+    "EXTERNAL_ID_EXISTS",
+    "MISSING_ITEMS",
+    "TOO_MANY_ITEMS",
+    "ITEMS_UNAVAILABLE",
+    "PRICE_CHANGED",
+    "MERCHANT_BALANCE_LOW",
+    "INVALID_TRADEURL",
+    "LISTING_NOT_FOUND",
+    "LISTING_PRICE_INVALID",
+    "INVALID_LISTING_ID",
+    "USER_NOT_FOUND",
+    "PLATFORM_UNAVAILABLE",
+    "INVALID_AMOUNT",
+    "MERCHANT_NO_CALLBACK_URL",
+)
+
+
+def withdraw_items(raw: list[dict[str, Any]]) -> list[WithdrawItemIn]:
+    """Counts and amounts with their own codes: 2, 8, 1601 and 15."""
+    if not raw:
+        raise APIError("MISSING_ITEMS")
+    if len(raw) > MAX_WITHDRAW_ITEMS:
+        raise APIError("TOO_MANY_ITEMS", f"At most {MAX_WITHDRAW_ITEMS} items.")
+    items = []
+    for entry in raw:
+        price: Decimal = entry["price"]
+        if price <= 0:
+            raise APIError("INVALID_AMOUNT", f"{entry['itemId']}: the price must be above 0.")
+        if price != price.quantize(Decimal("0.01")):
+            raise APIError("LISTING_PRICE_INVALID", f"{entry['itemId']}: whole cents only.")
+        items.append(
+            WithdrawItemIn(
+                item_id=entry["itemId"], price=price, external_id=entry.get("externalId", "")
+            )
+        )
+    return items
+
+
+class SecureBuyApi(MerchantApiView):
+    operation = "secure.buy"
+    errors = WITHDRAW_ERRORS
+
+    @extend_schema(
+        operation_id="secureBuy", tags=["withdrawals"], request=SecureBuyIn, responses=TradeOut
+    )
+    def post(self, request: Request) -> Response:
+        body = parse(SecureBuyIn, request.data)
+        trade = withdrawal_create(
+            merchant=self.merchant(request),
+            source=Trade.Source.SELF,
+            recipient=Recipient(trade_url=body["tradeUrl"]),
+            items=withdraw_items(body["items"]),
+            game=body["game"],
+            external_id=body.get("externalId", ""),
+        )
+        return Response(trade_json(trade))
+
+
+class ClientWithdrawApi(ClientApiView):
+    operation = "client.trading.withdraw"
+    errors = (*WITHDRAW_ERRORS, "WITHDRAW_IN_PROGRESS")
+
+    @extend_schema(
+        operation_id="clientWithdraw",
+        tags=["withdrawals"],
+        request=ClientWithdrawIn,
+        responses=TradeOut,
+    )
+    def post(self, request: Request) -> Response:
+        caller = self.caller(request)
+        body = parse(ClientWithdrawIn, request.data)
+        client = Client.objects.filter(
+            merchant=caller.merchant, platform_id=caller.platform_id
+        ).first()
+        game = body["game"]
+        trade = withdrawal_create(
+            merchant=caller.merchant,
+            source=Trade.Source.CLIENT,
+            recipient=Recipient(
+                trade_url=caller.trade_url,
+                client=client,
+                external_client_user_id=caller.client_id or "",
+            ),
+            items=withdraw_items(body["items"]),
+            game=game,
+            external_id=body.get("externalId", ""),
+            auto_cancel_minutes=body.get("autoCancel", 30) if game == 730 else None,
+        )
+        return Response(trade_json(trade))

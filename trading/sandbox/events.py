@@ -1,0 +1,93 @@
+"""``POST /sandbox/trades/{tradeId}/events``: the outside world's moves, on demand."""
+
+from collections.abc import Callable
+
+from django.db import transaction
+
+from config.api.exceptions import APIError
+from merchants.models import Merchant
+from trading.models import Status, Trade, TradeItem
+from trading.selectors.trades import trade_get
+from trading.services.trades import trade_lock
+from trading.services.withdrawals import (
+    withdrawal_items_accepted,
+    withdrawal_items_completed,
+    withdrawal_items_delivered,
+    withdrawal_items_ended,
+)
+
+Handler = Callable[[Trade, list[TradeItem], list[TradeItem], str], None]
+
+
+def _ended(to: str, kind: str, error: str = "", reverted_by: str = "") -> Handler:
+    def handle(trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str) -> None:
+        withdrawal_items_ended(
+            trade=trade,
+            items=items,
+            targets=targets,
+            to=to,
+            actor=actor,
+            kind=kind,
+            error=error,
+            reverted_by=reverted_by,
+        )
+
+    return handle
+
+
+def _delivered(trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str) -> None:
+    withdrawal_items_delivered(trade=trade, items=items, targets=targets, actor=actor)
+
+
+def _accepted(trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str) -> None:
+    withdrawal_items_accepted(trade=trade, items=items, targets=targets, actor=actor)
+
+
+def _completed(trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str) -> None:
+    withdrawal_items_completed(trade=trade, items=items, targets=targets, actor=actor)
+
+
+# event -> (the status items must be in, what happens to them)
+WITHDRAW_EVENTS: dict[str, tuple[str, Handler]] = {
+    "purchased": (Status.PENDING, _delivered),
+    "purchase_failed": (
+        Status.PENDING,
+        _ended(Status.FAILED, "purchase_failed", "PURCHASE_FAILED"),
+    ),
+    "accepted": (Status.ACTIVE, _accepted),
+    "declined": (Status.ACTIVE, _ended(Status.DECLINED, "declined", "OFFER_NOT_ACCEPTED")),
+    "hold_ended": (Status.HOLD, _completed),
+    "reversed": (Status.HOLD, _ended(Status.REVERTED, "reversed", reverted_by="user")),
+}
+
+
+def _eligible(event: str, item: TradeItem, source_status: str) -> bool:
+    # The supplier can only deliver what it was asked to buy.
+    return item.status == source_status and (event != "purchased" or bool(item.purchase_ref))
+
+
+def sandbox_trade_event(
+    *, merchant: Merchant, trade_ref: str, event: str, item_ids: list[str] | None, actor: str
+) -> Trade:
+    found = trade_get(scope=Trade.objects.filter(merchant=merchant), ref=trade_ref)
+    if found is None:
+        raise APIError("TRADE_NOT_FOUND")
+    events = WITHDRAW_EVENTS if found.type == Trade.Type.WITHDRAW else {}
+    if event not in events:
+        raise APIError("INVALID_TRANSITION", f"{event} does not apply to a {found.type}.")
+    source_status, handle = events[event]
+    with transaction.atomic():
+        trade, items = trade_lock(trade_id=str(found.id))
+        chosen = items
+        if item_ids:
+            known = {i.public_id for i in items} | {i.external_id for i in items if i.external_id}
+            missing = [ref for ref in item_ids if ref not in known]
+            if missing:
+                raise APIError("ITEM_NOT_FOUND", f"No item {', '.join(missing)} in this trade.")
+            chosen = [i for i in items if i.public_id in item_ids or i.external_id in item_ids]
+        targets = [i for i in chosen if _eligible(event, i, source_status)]
+        if not targets:
+            raise APIError("INVALID_TRANSITION", f"No item of this trade can take {event} now.")
+        handle(trade, items, targets, actor)
+    trade.refresh_from_db()
+    return trade

@@ -1,0 +1,89 @@
+"""Trade history: keyset pages (newest first) and lookups by id or externalId."""
+
+import base64
+import uuid
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from config.api.exceptions import validation_error
+from merchants.models import Merchant
+from trading.models import Trade, TradeItem
+from trading.representations import trade_json
+
+MAX_REFS = 100
+
+
+def _encode_cursor(trade: Trade) -> str:
+    raw = f"{trade.created_at.isoformat()}|{trade.id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        moment, trade_id = raw.split("|")
+        return datetime.fromisoformat(moment), uuid.UUID(trade_id)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise validation_error({"cursor": "Not a cursor this service gave."}) from exc
+
+
+def _with_items(rows: QuerySet[Trade]) -> QuerySet[Trade]:
+    return rows.select_related("merchant").prefetch_related(
+        Prefetch("items", queryset=TradeItem.objects.order_by("position"))
+    )
+
+
+def trades_page(*, rows: QuerySet[Trade], cursor: str | None, limit: int) -> dict[str, Any]:
+    if cursor:
+        created_at, trade_id = _decode_cursor(cursor)
+        rows = rows.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=trade_id))
+    page = list(_with_items(rows.order_by("-created_at", "-id"))[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    return {
+        "items": [trade_json(trade, list(trade.items.all())) for trade in page],
+        "nextCursor": _encode_cursor(page[-1]) if more and page else None,
+    }
+
+
+def merchant_self_trades(*, merchant: Merchant, game: int, type: str | None) -> QuerySet[Trade]:
+    rows = Trade.objects.filter(merchant=merchant, source=Trade.Source.SELF, game=game)
+    return rows.filter(type=type) if type else rows
+
+
+def client_trades(
+    *, merchant: Merchant, platform_id: str, game: int, type: str | None
+) -> QuerySet[Trade]:
+    rows = Trade.objects.filter(
+        merchant=merchant, source=Trade.Source.CLIENT, client_platform_id=platform_id, game=game
+    )
+    return rows.filter(type=type) if type else rows
+
+
+def _ref_filter(refs: list[str]) -> Q:
+    ids = []
+    for ref in refs:
+        try:
+            ids.append(uuid.UUID(ref))
+        except ValueError:
+            continue
+    return Q(id__in=ids) | Q(external_id__in=[ref for ref in refs if ref])
+
+
+def trades_by_refs(*, scope: QuerySet[Trade], refs: list[str]) -> list[Trade]:
+    """Trades of ``scope`` whose id or externalId is among ``refs``, in the order asked."""
+    if len(refs) > MAX_REFS:
+        raise validation_error({"tradeId": f"At most {MAX_REFS} refs."})
+    found = list(_with_items(scope.filter(_ref_filter(refs))))
+    order = {ref: n for n, ref in enumerate(refs)}
+    return sorted(
+        found,
+        key=lambda t: min(order.get(str(t.id), MAX_REFS), order.get(t.external_id, MAX_REFS)),
+    )
+
+
+def trade_get(*, scope: QuerySet[Trade], ref: str) -> Trade | None:
+    matches = trades_by_refs(scope=scope, refs=[ref])
+    return matches[0] if matches else None

@@ -1,0 +1,117 @@
+"""The trade state machine shared by withdrawals and deposits: legal item moves, the derived
+trade status, the audit trail and one webhook per change, all in the caller's transaction."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from config import clock
+from config.api.exceptions import APIError
+from merchants.webhooks import webhook_event_emit
+from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeEvent, TradeItem
+from trading.representations import trade_json
+
+WITHDRAW_MOVES: dict[str, frozenset[str]] = {
+    Status.INITIATED: frozenset({Status.PENDING, Status.FAILED}),
+    Status.PENDING: frozenset({Status.ACTIVE, Status.FAILED, Status.CANCELED}),
+    Status.ACTIVE: frozenset({Status.HOLD, Status.DECLINED, Status.CANCELED}),
+    Status.HOLD: frozenset({Status.COMPLETED, Status.REVERTED}),
+}
+DEPOSIT_MOVES: dict[str, frozenset[str]] = {
+    Status.INITIATED: frozenset({Status.PENDING, Status.CANCELED, Status.FAILED}),
+    Status.PENDING: frozenset({Status.ACTIVE, Status.CANCELED, Status.FAILED}),
+    Status.ACTIVE: frozenset({Status.HOLD, Status.DECLINED, Status.CANCELED, Status.FAILED}),
+    Status.HOLD: frozenset({Status.COMPLETED, Status.REVERTED}),
+}
+
+
+def derived_status(items: Iterable[TradeItem]) -> str:
+    """The least advanced in-flight status; once all are terminal, the first by precedence."""
+    statuses = {item.status for item in items}
+    for status in IN_FLIGHT:
+        if status in statuses:
+            return status
+    for status in TERMINAL_PRECEDENCE:
+        if status in statuses:
+            return status
+    return Status.FAILED
+
+
+def trade_lock(*, trade_id: str) -> tuple[Trade, list[TradeItem]]:
+    """The trade and its items, locked (trade row first, then items by position)."""
+    trade = Trade.objects.select_for_update().select_related("merchant").get(pk=trade_id)
+    items = list(TradeItem.objects.select_for_update().filter(trade=trade).order_by("position"))
+    return trade, items
+
+
+@dataclass
+class Move:
+    item: TradeItem
+    to: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+def can_move(trade: Trade, item: TradeItem, to: str) -> bool:
+    moves = WITHDRAW_MOVES if trade.type == Trade.Type.WITHDRAW else DEPOSIT_MOVES
+    return to in moves.get(item.status, frozenset())
+
+
+def trade_apply(
+    *,
+    trade: Trade,
+    items: list[TradeItem],
+    moves: list[Move],
+    actor: str,
+    kind: str,
+    trade_fields: dict[str, Any] | None = None,
+) -> None:
+    """Move items (each move must be legal, else 409 INVALID_TRANSITION), store the derived
+    status, record the events and emit one webhook: ``trade.<status>`` when the trade's status
+    changed, ``trade.updated`` otherwise. Call with the trade locked, inside a transaction."""
+    now = clock.now()
+    before = trade.status
+    for move in moves:
+        if not can_move(trade, move.item, move.to):
+            raise APIError(
+                "INVALID_TRANSITION",
+                f"Item {move.item.public_id} is {move.item.status}; it cannot become {move.to}.",
+            )
+        TradeEvent.objects.create(
+            trade=trade,
+            item=move.item,
+            kind=kind,
+            from_status=move.item.status,
+            to_status=move.to,
+            actor=actor,
+            detail={},
+            created_at=now,
+        )
+        move.item.status = move.to
+        for name, value in move.fields.items():
+            setattr(move.item, name, value)
+        move.item.updated_at = now
+        move.item.save()
+    for name, value in (trade_fields or {}).items():
+        setattr(trade, name, value)
+    trade.status = derived_status(items)
+    trade.updated_at = now
+    trade_emit(trade=trade, items=items, before=before)
+
+
+def trade_emit(
+    *, trade: Trade, items: list[TradeItem], before: str | None, is_approval: bool = False
+) -> None:
+    """Save the trade and emit its webhook with the next sequence number."""
+    sequence = trade.next_sequence
+    trade.next_sequence += 1
+    trade.save()
+    webhook_event_emit(
+        merchant=trade.merchant,
+        type=f"trade.{trade.status}" if trade.status != before else "trade.updated",
+        subject_type="trade",
+        subject_id=str(trade.id),
+        sequence=sequence,
+        body_key="trade",
+        body=trade_json(trade, items),
+        is_approval=is_approval,
+    )

@@ -1,0 +1,371 @@
+"""Withdrawals (client, quick, self buy): create with a lock, the approval callback's outcome,
+purchases through the marketplace, deliveries, holds, settlement and refunds."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+
+from config import clock
+from config.api.exceptions import APIError
+from merchants.models import Client, Merchant
+from merchants.webhooks import Approval
+from trading.marketplace import get_marketplace
+from trading.marketplace.base import Listing
+from trading.models import CatalogItem, Status, Trade, TradeItem
+from trading.platform.base import TradeUrlState
+from trading.pricing import fee_inclusive
+from trading.representations import catalog_details
+from trading.selectors.switches import game_settings_get
+from trading.selectors.tradeurls import trade_url_check
+from trading.services.trades import Move, trade_apply, trade_emit, trade_lock
+from trading.tradeurls import trade_url_platform_id
+from wallet.services import (
+    InsufficientFundsError,
+    wallet_lock,
+    wallet_release,
+    wallet_settle_purchase,
+)
+
+AUTO_CANCEL_DISABLED = 720
+REJECTED_STATES = {
+    TradeUrlState.BANNED,
+    TradeUrlState.TRADE_URL_INVALID,
+    TradeUrlState.USER_NOT_TRADEABLE,
+}
+
+
+@dataclass(frozen=True)
+class WithdrawItemIn:
+    item_id: str
+    price: Decimal
+    external_id: str = ""
+
+
+@dataclass(frozen=True)
+class Recipient:
+    trade_url: str
+    client: Client | None = None
+    external_client_user_id: str = ""
+
+
+def recipient_check(*, trade_url: str) -> str:
+    """The platform id of a trade URL that can receive items, or the documented refusal."""
+    platform_id = trade_url_platform_id(trade_url)
+    if platform_id is None:
+        raise APIError("INVALID_TRADEURL")
+    check = trade_url_check(url=trade_url, force_refresh=False)
+    state = check["state"]
+    if state == TradeUrlState.USER_NOT_FOUND:
+        raise APIError("USER_NOT_FOUND")
+    if state in (TradeUrlState.PLATFORM_UNAVAILABLE, TradeUrlState.UNKNOWN_ERROR):
+        raise APIError("PLATFORM_UNAVAILABLE")
+    if state in REJECTED_STATES:
+        raise APIError("INVALID_TRADEURL", check["message"])
+    return platform_id
+
+
+def _external_id_taken(merchant: Merchant, external_id: str) -> None:
+    if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
+        raise APIError("EXTERNAL_ID_EXISTS")
+
+
+def _priced_listings(
+    merchant: Merchant, game: int, items: list[WithdrawItemIn]
+) -> list[tuple[WithdrawItemIn, Listing]]:
+    market = get_marketplace()
+    for item in items:
+        if not market.listing_id_valid(game=game, listing_id=item.item_id):
+            raise APIError("INVALID_LISTING_ID", f"{item.item_id} is not a listing id of {game}.")
+    found = market.listings_lookup([item.item_id for item in items])
+    priced = []
+    for item in items:
+        if item.item_id not in found:
+            raise APIError("LISTING_NOT_FOUND", f"No listing {item.item_id}.")
+        listing = found[item.item_id]
+        if listing is None:
+            raise APIError("ITEMS_UNAVAILABLE", f"{item.item_id} is no longer on the market.")
+        if listing.game != game:
+            raise APIError("LISTING_NOT_FOUND", f"No listing {item.item_id} in game {game}.")
+        current = fee_inclusive(listing.price, merchant.withdraw_fee_rate)
+        if item.price != current:
+            raise APIError(
+                "PRICE_CHANGED",
+                f"{item.item_id} now costs {current}.",
+                details={"itemId": item.item_id, "price": current},
+            )
+        priced.append((item, listing))
+    return priced
+
+
+def _create(
+    *,
+    merchant: Merchant,
+    source: str,
+    recipient: Recipient,
+    platform_id: str,
+    game: int,
+    external_id: str,
+    rows: list[TradeItem],
+    auto_cancel_minutes: int | None = None,
+    quick: dict[str, object] | None = None,
+) -> Trade:
+    """Lock the total and store the trade with its ``trade.initiated`` approval callback."""
+    total = sum((row.price for row in rows), Decimal("0.00"))
+    if total <= 0:
+        raise APIError("INVALID_AMOUNT")
+    now = clock.now()
+    try:
+        with transaction.atomic():
+            if recipient.client is not None:
+                _claim_client(recipient.client)
+            trade = Trade.objects.create(
+                merchant=merchant,
+                client=recipient.client,
+                type=Trade.Type.WITHDRAW,
+                source=source,
+                game=game,
+                external_id=external_id,
+                client_platform_id=platform_id,
+                client_trade_url=recipient.trade_url,
+                external_client_user_id=recipient.external_client_user_id,
+                total_price=total,
+                auto_cancel_at=(
+                    now + timedelta(minutes=auto_cancel_minutes) if auto_cancel_minutes else None
+                ),
+                created_at=now,
+                updated_at=now,
+                **(quick or {}),
+            )
+            for position, row in enumerate(rows):
+                row.trade = trade
+                row.position = position
+                row.locked = row.price
+                row.updated_at = now
+            TradeItem.objects.bulk_create(rows)
+            wallet_lock(merchant=merchant, amount=total, cause_type="trade", cause_id=str(trade.id))
+            trade_emit(trade=trade, items=rows, before=None, is_approval=True)
+    except InsufficientFundsError as exc:
+        raise APIError("MERCHANT_BALANCE_LOW") from exc
+    except IntegrityError as exc:
+        if "trade_external_id_per_merchant" in str(exc):
+            raise APIError("EXTERNAL_ID_EXISTS") from exc
+        raise
+    return trade
+
+
+def _claim_client(client: Client) -> None:
+    """One withdrawal at a time per user: a second, concurrent one gets 20."""
+    from django.db import DatabaseError
+
+    try:
+        Client.objects.select_for_update(nowait=True).get(pk=client.pk)
+    except DatabaseError as exc:
+        raise APIError("WITHDRAW_IN_PROGRESS") from exc
+
+
+def withdrawal_create(
+    *,
+    merchant: Merchant,
+    source: str,
+    recipient: Recipient,
+    items: list[WithdrawItemIn],
+    game: int,
+    external_id: str = "",
+    auto_cancel_minutes: int | None = None,
+) -> Trade:
+    """``POST /secure/buy`` and ``POST /client/trading/withdraw``."""
+    if not merchant.has_active_callback:
+        raise APIError("MERCHANT_NO_CALLBACK_URL")
+    _external_id_taken(merchant, external_id)
+    platform_id = recipient_check(trade_url=recipient.trade_url)
+    rows = [
+        TradeItem(
+            public_id=item.item_id,
+            external_id=item.external_id,
+            listing_id=listing.id,
+            catalog_id=listing.catalog_id,
+            appid=game,
+            amount=listing.amount,
+            price=item.price,
+            sourcing_price=listing.price,
+            delivery=listing.delivery,
+            phase=listing.phase,
+        )
+        for item, listing in _priced_listings(merchant, game, items)
+    ]
+    return _create(
+        merchant=merchant,
+        source=source,
+        recipient=recipient,
+        platform_id=platform_id,
+        game=game,
+        external_id=external_id,
+        rows=rows,
+        auto_cancel_minutes=(
+            auto_cancel_minutes if auto_cancel_minutes != AUTO_CANCEL_DISABLED else None
+        ),
+    )
+
+
+def _refund(trade: Trade, item: TradeItem, kind: str = "REFUND") -> None:
+    if item.locked > 0:
+        wallet_release(
+            merchant=trade.merchant,
+            amount=item.locked,
+            cause_type="trade_item",
+            cause_id=str(item.pk),
+            kind=kind,
+        )
+        item.locked = Decimal("0.00")
+
+
+def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> None:
+    """The merchant's answer to the approval callback (runs in the delivery's transaction)."""
+    trade, items = trade_lock(trade_id=trade_id)
+    if trade.status != Status.INITIATED:
+        return
+    if outcome == Approval.APPROVED:
+        catalog = CatalogItem.objects.in_bulk({item.catalog_id for item in items})
+        trade_apply(
+            trade=trade,
+            items=items,
+            actor="merchant",
+            kind="approved",
+            moves=[
+                Move(
+                    item, Status.PENDING, {"details": catalog_details(catalog.get(item.catalog_id))}
+                )
+                for item in items
+            ],
+        )
+        from trading.tasks import enqueue_purchase
+
+        transaction.on_commit(lambda: enqueue_purchase(str(trade.id)))
+        return
+    error = "MERCHANT_REJECTED" if outcome == Approval.REJECTED else "APPROVAL_TIMEOUT"
+    for item in items:
+        _refund(trade, item)
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor="merchant",
+        kind=error.lower(),
+        moves=[Move(item, Status.FAILED, {"error": error}) for item in items],
+        trade_fields={"error": error},
+    )
+
+
+def withdrawal_purchase(*, trade_id: str) -> None:
+    """Order every approved, unbought item from the marketplace. The purchase is keyed by the
+    item, so running this twice never buys twice; network calls happen outside transactions."""
+    market = get_marketplace()
+    waiting = TradeItem.objects.filter(
+        trade_id=trade_id, status=Status.PENDING, purchase_ref=""
+    ).exclude(listing_id="")
+    for item in waiting:
+        assert item.sourcing_price is not None
+        result = market.purchase(
+            listing_id=item.listing_id, max_price=item.sourcing_price, key=f"ti-{item.pk}"
+        )
+        with transaction.atomic():
+            trade, items = trade_lock(trade_id=trade_id)
+            current = next(i for i in items if i.pk == item.pk)
+            if current.status != Status.PENDING or current.purchase_ref:
+                continue
+            if result.ok:
+                current.purchase_ref = result.ref
+                current.updated_at = clock.now()
+                current.save(update_fields=["purchase_ref", "updated_at"])
+                continue
+            _refund(trade, current)
+            trade_apply(
+                trade=trade,
+                items=items,
+                actor="marketplace",
+                kind="purchase_failed",
+                moves=[Move(current, Status.FAILED, {"error": result.reason})],
+                trade_fields={"error": result.reason},
+            )
+
+
+def withdrawal_items_delivered(
+    *, trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str
+) -> None:
+    """Bought items offered to the recipient: the trade offer is live."""
+    now = clock.now()
+    offer_id = f"{int(now.timestamp())}{trade.next_sequence:04d}"
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind="purchased",
+        moves=[
+            Move(item, Status.ACTIVE, {"offer_id": offer_id, "active_at": now}) for item in targets
+        ],
+        trade_fields={"offer_id": offer_id, "active_at": trade.active_at or now},
+    )
+
+
+def withdrawal_items_accepted(
+    *, trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str
+) -> None:
+    hold_end = clock.now() + timedelta(days=game_settings_get(game=trade.game).hold_days)
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind="accepted",
+        moves=[Move(item, Status.HOLD, {"hold_end_date": hold_end}) for item in targets],
+        trade_fields={"hold_end_date": hold_end},
+    )
+
+
+def withdrawal_items_completed(
+    *, trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str
+) -> None:
+    """The protection window is over: the lock settles to the supplier and revenue."""
+    for item in targets:
+        assert item.sourcing_price is not None
+        if item.locked > 0:
+            wallet_settle_purchase(
+                merchant=trade.merchant,
+                gross=item.locked,
+                sourcing=item.sourcing_price,
+                cause_type="trade_item",
+                cause_id=str(item.pk),
+            )
+            item.locked = Decimal("0.00")
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind="hold_ended",
+        moves=[Move(item, Status.COMPLETED) for item in targets],
+    )
+
+
+def withdrawal_items_ended(
+    *,
+    trade: Trade,
+    items: list[TradeItem],
+    targets: list[TradeItem],
+    to: str,
+    actor: str,
+    kind: str,
+    error: str = "",
+    reverted_by: str = "",
+) -> None:
+    """Items that end without delivery (failed, declined, canceled, reverted): refunded."""
+    for item in targets:
+        _refund(trade, item)
+    fields = {"error": error} if error else {}
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind=kind,
+        moves=[Move(item, to, dict(fields)) for item in targets],
+        trade_fields={"reverted_by": reverted_by} if reverted_by else None,
+    )
