@@ -15,6 +15,8 @@ app.conf.beat_schedule = {
     "sweep-webhooks": {"task": "webhooks.sweep", "schedule": 10.0},
     "sweep-purchases": {"task": "trading.sweep_purchases", "schedule": 30.0},
     "sweep-holds": {"task": "trading.sweep_holds", "schedule": 60.0},
+    "sweep-cancels": {"task": "trading.sweep_cancels", "schedule": 30.0},
+    "sandbox-autopilot": {"task": "trading.sandbox_autopilot", "schedule": 2.0},
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),

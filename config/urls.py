@@ -11,6 +11,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("merchants.urls")),
     path("", include("trading.urls")),
+    path("", include("wallet.urls")),
 ]
 
 handler400 = "config.api.middleware.bad_request"

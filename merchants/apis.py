@@ -1,11 +1,23 @@
-from drf_spectacular.utils import extend_schema
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.exceptions import APIError
 from config.api.serializers import parse
 from config.api.views import MerchantApiView
-from merchants.serializers import AuthenticateClientIn, ClientTokenOut, client_data_from
+from merchants.models import WebhookEvent
+from merchants.selectors import webhook_event_get, webhook_events_list
+from merchants.serializers import (
+    AuthenticateClientIn,
+    ClientTokenOut,
+    WebhookEventsQueryIn,
+    client_data_from,
+)
 from merchants.services import client_authenticate
+from merchants.webhooks import webhook_event_resend
 
 
 class AuthenticateClientApi(MerchantApiView):
@@ -29,3 +41,73 @@ class AuthenticateClientApi(MerchantApiView):
             client_data=client_data_from(body.get("clientData")),
         )
         return Response({"token": token})
+
+
+WEBHOOK_EVENT = inline_serializer(
+    "WebhookEventOut",
+    {
+        "id": serializers.UUIDField(),
+        "type": serializers.CharField(),
+        "status": serializers.ChoiceField(choices=["pending", "delivered", "failed"]),
+        "attempts": serializers.IntegerField(),
+        "createdAt": serializers.DateTimeField(),
+        "deliveredAt": serializers.DateTimeField(allow_null=True),
+        "nextAttemptAt": serializers.DateTimeField(allow_null=True),
+        "lastError": serializers.CharField(),
+        "payload": serializers.JSONField(),
+    },
+)
+
+
+def _event_json(event: WebhookEvent) -> dict[str, Any]:
+    return {
+        "id": str(event.id),
+        "type": event.type,
+        "status": event.status,
+        "attempts": event.attempts,
+        "createdAt": event.created_at,
+        "deliveredAt": event.delivered_at,
+        "nextAttemptAt": event.next_attempt_at,
+        "lastError": event.last_error,
+        "payload": event.payload,
+    }
+
+
+class WebhookEventsApi(MerchantApiView):
+    operation = "secure.webhooks.events"
+
+    @extend_schema(
+        operation_id="listWebhookEvents",
+        tags=["webhooks"],
+        parameters=[
+            OpenApiParameter("status", str, enum=["pending", "delivered", "failed"]),
+            OpenApiParameter("limit", int, description="1-100, default 50"),
+        ],
+        responses=inline_serializer(
+            "WebhookEventList", {"events": serializers.ListField(child=WEBHOOK_EVENT)}
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        query = parse(WebhookEventsQueryIn, request.query_params)
+        events = webhook_events_list(
+            merchant=self.merchant(request), status=query.get("status"), limit=query["limit"]
+        )
+        return Response({"events": [_event_json(event) for event in events]})
+
+
+class WebhookEventResendApi(MerchantApiView):
+    operation = "secure.webhooks.resend"
+    errors = ("WEBHOOK_EVENT_NOT_FOUND", "INVALID_TRANSITION")
+
+    @extend_schema(
+        operation_id="resendWebhookEvent",
+        tags=["webhooks"],
+        request=None,
+        parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH)],
+        responses=WEBHOOK_EVENT,
+    )
+    def post(self, request: Request, id: str) -> Response:
+        event = webhook_event_get(merchant=self.merchant(request), event_id=id)
+        if event is None:
+            raise APIError("WEBHOOK_EVENT_NOT_FOUND")
+        return Response(_event_json(webhook_event_resend(event=event)))

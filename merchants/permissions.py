@@ -6,6 +6,9 @@ from config.api.exceptions import APIError
 from merchants.authentication import MerchantCaller
 from merchants.models import Scope
 
+# A view's required_scope when a key with either scope may call it.
+ANY_SCOPE = "ANY"
+
 
 class KeyScopePermission(BasePermission):
     """The view's ``required_scope``; the ledger scope also refuses admin keys (1300)."""
@@ -20,6 +23,9 @@ class KeyScopePermission(BasePermission):
                 raise APIError("MERCHANT_API_KEY_REQUIRED")
             if Scope.LEDGER_READ not in key.scopes:
                 raise APIError("INSUFFICIENT_SCOPE")
+        elif scope == ANY_SCOPE:
+            if not set(key.scopes) & set(Scope.values):
+                raise APIError("API_KEY_SCOPE_DENIED")
         elif scope not in key.scopes:
             raise APIError("API_KEY_SCOPE_DENIED")
         return True

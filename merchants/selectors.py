@@ -1,10 +1,11 @@
 import hashlib
 import hmac
+import uuid
 from datetime import datetime
 
 from django.db.models import Q
 
-from merchants.models import ApiKey, ApiSecret, Merchant
+from merchants.models import ApiKey, ApiSecret, Merchant, WebhookEvent
 
 
 def api_key_hash(raw_key: str) -> str:
@@ -36,3 +37,19 @@ def api_secrets_for_verification(*, merchant_id: str, now: datetime) -> list[Api
         .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
         .order_by("-created_at")
     )
+
+
+def webhook_events_list(
+    *, merchant: Merchant, status: str | None, limit: int
+) -> list[WebhookEvent]:
+    rows = WebhookEvent.objects.filter(merchant=merchant)
+    if status:
+        rows = rows.filter(status=status)
+    return list(rows.order_by("-created_at")[:limit])
+
+
+def webhook_event_get(*, merchant: Merchant, event_id: str) -> WebhookEvent | None:
+    try:
+        return WebhookEvent.objects.filter(merchant=merchant, pk=uuid.UUID(event_id)).first()
+    except ValueError:
+        return None

@@ -69,3 +69,8 @@ def client_data_from(data: dict[str, Any] | None) -> ClientData:
         registration_date=data.get("registrationDate"),
         kyc_hash=data.get("kycHash") or None,
     )
+
+
+class WebhookEventsQueryIn(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["pending", "delivered", "failed"], required=False)
+    limit = serializers.IntegerField(min_value=1, max_value=100, default=50)

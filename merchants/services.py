@@ -16,6 +16,7 @@ from config.api.rendering import iso_ms
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.selectors import api_key_hash, api_secret_for_signing
 from merchants.tokens import client_token_encode
+from merchants.webhooks import callback_url_test
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 SECRET_ROTATION_GRACE = timedelta(hours=24)
@@ -32,15 +33,19 @@ def merchant_create(
     callback_url: str = "",
     instant_deposits_enabled: bool = False,
 ) -> Merchant:
-    """A merchant with its webhook secret and a first API secret for client tokens."""
+    """A merchant with its webhook secret and a first API secret for client tokens. A callback
+    URL must first accept a signed test event (CALLBACK_URL_TEST_FAILED otherwise)."""
+    merchant = Merchant(
+        name=name,
+        is_verified=is_verified,
+        instant_deposits_enabled=instant_deposits_enabled,
+        webhook_secret=_webhook_secret(),
+    )
+    if callback_url:
+        callback_url_test(merchant=merchant, url=callback_url)
+        merchant.callback_url = callback_url
     with transaction.atomic():
-        merchant = Merchant.objects.create(
-            name=name,
-            is_verified=is_verified,
-            callback_url=callback_url,
-            instant_deposits_enabled=instant_deposits_enabled,
-            webhook_secret=_webhook_secret(),
-        )
+        merchant.save()
         ApiSecret.objects.create(merchant=merchant, secret=secrets.token_urlsafe(48))
     return merchant
 

@@ -109,8 +109,9 @@ class SuggestionsQueryIn(serializers.Serializer):
 
 class InventoryQueryIn(serializers.Serializer):
     game = _game()
-    refresh = TrueFalseField(default="false")
-    acceptedOnly = TrueFalseField(default="false")
+    # DRF hands a default back as it is (never through to_internal_value): a bool, not "false".
+    refresh = TrueFalseField(default=False)
+    acceptedOnly = TrueFalseField(default=False)
     search = serializers.CharField(max_length=100, required=False, default="", allow_blank=True)
     # Any value, empty or long ones too, that is not one of the five sorts is ignored (4.13).
     sort = serializers.CharField(required=False, default="", allow_blank=True)
@@ -264,3 +265,29 @@ class SandboxTradeEventIn(StrictSerializer):
 
 class ClockAdvanceIn(StrictSerializer):
     minutes = StrictIntegerField(min_value=1, max_value=60 * 24 * 366)
+
+
+class QuickWithdrawIn(StrictSerializer):
+    itemId = StrictCharField(min_length=5, max_length=256, required=False)
+    marketHashName = StrictCharField(max_length=200, required=False)
+    maxPrice = StrictDecimalField(max_digits=None, decimal_places=None, max_value=MAX_ITEM_PRICE)
+    amount = StrictIntegerField(min_value=1, max_value=200)
+    delivery = StrictChoiceField(
+        choices=["standard", "instant"], required=False, default="standard"
+    )
+    phase = StrictChoiceField(choices=list(PHASES), required=False, default="")
+    game = GameField(games=GAMES, required=False, default=730)
+    externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs.get("itemId") and not attrs.get("marketHashName"):
+            raise serializers.ValidationError({"itemId": "Give itemId or marketHashName."})
+        if attrs["maxPrice"] <= 0:
+            raise serializers.ValidationError({"maxPrice": "Must be above 0."})
+        if attrs["phase"] and attrs["delivery"] == "instant":
+            raise serializers.ValidationError({"phase": "Cannot combine with delivery instant."})
+        return attrs
+
+
+class SecureQuickBuyIn(QuickWithdrawIn):
+    tradeUrl = StrictCharField(max_length=300)

@@ -1,6 +1,12 @@
 from django.conf import settings
 from django.urls import path
 
+from trading.apis.cancels import (
+    ClientWithdrawCancelApi,
+    ClientWithdrawItemCancelApi,
+    SecureBuyCancelApi,
+    SecureBuyItemCancelApi,
+)
 from trading.apis.catalog import (
     ClientMarketApi,
     ClientMarketItemApi,
@@ -19,7 +25,12 @@ from trading.apis.sandbox import (
     SandboxTradeEventApi,
 )
 from trading.apis.trades import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
-from trading.apis.withdrawals import ClientWithdrawApi, SecureBuyApi
+from trading.apis.withdrawals import (
+    ClientQuickWithdrawApi,
+    ClientWithdrawApi,
+    SecureBuyApi,
+    SecureQuickBuyApi,
+)
 
 urlpatterns = [
     path("secure/prices", PricesApi.as_view()),
@@ -32,7 +43,16 @@ urlpatterns = [
     path("client/market/suggestions", ClientSuggestionsApi.as_view()),
     path("client/inventory", ClientInventoryApi.as_view()),
     path("secure/buy", SecureBuyApi.as_view()),
+    path("secure/buy/quick", SecureQuickBuyApi.as_view()),
+    path("secure/buy/<str:tradeId>/cancel", SecureBuyCancelApi.as_view()),
+    path("secure/buy/<str:tradeId>/items/<str:itemId>/cancel", SecureBuyItemCancelApi.as_view()),
     path("client/trading/withdraw", ClientWithdrawApi.as_view()),
+    path("client/trading/withdraw/quick", ClientQuickWithdrawApi.as_view()),
+    path("client/trading/withdraw/<str:tradeId>/cancel", ClientWithdrawCancelApi.as_view()),
+    path(
+        "client/trading/withdraw/<str:tradeId>/items/<str:itemId>/cancel",
+        ClientWithdrawItemCancelApi.as_view(),
+    ),
     path("secure/trades", SecureTradesApi.as_view()),
     path("secure/trades/<str:tradeId>", SecureTradeApi.as_view()),
     path("client/trades", ClientTradesApi.as_view()),

@@ -56,3 +56,15 @@ def wallet_invariants_check() -> InvariantReport:
         drifted_accounts=drifted,
         negative_held_accounts=negative,
     )
+
+
+def wallet_balance_summary(*, merchant: Merchant) -> dict[str, object]:
+    """``balance`` spendable now, ``pendingBalance`` locked for withdrawals and cashouts in
+    flight, ``escrowBalance`` deposit value still in its hold."""
+    balances = wallet_balances(merchant=merchant)
+    return {
+        "balance": balances[Account.Kind.AVAILABLE],
+        "pendingBalance": balances[Account.Kind.LOCKED],
+        "escrowBalance": balances[Account.Kind.ESCROW],
+        "currency": "USD",
+    }

@@ -12,9 +12,16 @@ from config.api.serializers import parse
 from config.api.views import ClientApiView, MerchantApiView
 from merchants.models import Client
 from trading.apischema import TradeOut
-from trading.models import Trade
+from trading.models import CatalogItem, Trade
 from trading.representations import trade_json
-from trading.serializers import ClientWithdrawIn, SecureBuyIn
+from trading.selectors.market import catalog_item_resolve
+from trading.serializers import (
+    ClientWithdrawIn,
+    QuickWithdrawIn,
+    SecureBuyIn,
+    SecureQuickBuyIn,
+)
+from trading.services.quick import quick_withdrawal_create
 from trading.services.withdrawals import Recipient, WithdrawItemIn, withdrawal_create
 
 MAX_WITHDRAW_ITEMS = 50
@@ -106,5 +113,89 @@ class ClientWithdrawApi(ClientApiView):
             game=game,
             external_id=body.get("externalId", ""),
             auto_cancel_minutes=body.get("autoCancel", 30) if game == 730 else None,
+        )
+        return Response(trade_json(trade))
+
+
+QUICK_ERRORS = (
+    "EXTERNAL_ID_EXISTS",
+    "MERCHANT_BALANCE_LOW",
+    "INVALID_TRADEURL",
+    "LISTING_NOT_FOUND",
+    "INSUFFICIENT_ITEM_AMOUNT",
+    "USER_NOT_FOUND",
+    "PLATFORM_UNAVAILABLE",
+    "INVALID_AMOUNT",
+    "QUICK_BUY_UNSUPPORTED_GAME",
+    "MERCHANT_NO_CALLBACK_URL",
+)
+
+
+def _catalog_item(body: dict[str, Any]) -> CatalogItem:
+    item = catalog_item_resolve(
+        item_id=body.get("itemId"), market_hash_name=body.get("marketHashName")
+    )
+    if item is None:
+        raise APIError("LISTING_NOT_FOUND", "No catalog item by that id or name.")
+    return item
+
+
+class SecureQuickBuyApi(MerchantApiView):
+    operation = "secure.buy.quick"
+    errors = QUICK_ERRORS
+
+    @extend_schema(
+        operation_id="secureQuickBuy",
+        tags=["withdrawals"],
+        request=SecureQuickBuyIn,
+        responses=TradeOut,
+    )
+    def post(self, request: Request) -> Response:
+        body = parse(SecureQuickBuyIn, request.data)
+        trade = quick_withdrawal_create(
+            merchant=self.merchant(request),
+            source=Trade.Source.SELF,
+            recipient=Recipient(trade_url=body["tradeUrl"]),
+            item=_catalog_item(body),
+            max_price=body["maxPrice"],
+            amount=body["amount"],
+            delivery=body["delivery"],
+            phase=body["phase"],
+            game=body["game"],
+            external_id=body.get("externalId", ""),
+        )
+        return Response(trade_json(trade))
+
+
+class ClientQuickWithdrawApi(ClientApiView):
+    operation = "client.trading.withdraw.quick"
+    errors = (*QUICK_ERRORS, "WITHDRAW_IN_PROGRESS")
+
+    @extend_schema(
+        operation_id="clientQuickWithdraw",
+        tags=["withdrawals"],
+        request=QuickWithdrawIn,
+        responses=TradeOut,
+    )
+    def post(self, request: Request) -> Response:
+        caller = self.caller(request)
+        body = parse(QuickWithdrawIn, request.data)
+        trade = quick_withdrawal_create(
+            merchant=caller.merchant,
+            source=Trade.Source.CLIENT,
+            recipient=Recipient(
+                trade_url=caller.trade_url,
+                client=Client.objects.filter(
+                    merchant=caller.merchant, platform_id=caller.platform_id
+                ).first(),
+                external_client_user_id=caller.client_id or "",
+            ),
+            item=_catalog_item(body),
+            max_price=body["maxPrice"],
+            amount=body["amount"],
+            delivery=body["delivery"],
+            phase=body["phase"],
+            game=body["game"],
+            external_id=body.get("externalId", ""),
         )
         return Response(trade_json(trade))

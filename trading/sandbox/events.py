@@ -61,7 +61,7 @@ WITHDRAW_EVENTS: dict[str, tuple[str, Handler]] = {
 }
 
 
-def _eligible(event: str, item: TradeItem, source_status: str) -> bool:
+def item_eligible(event: str, item: TradeItem, source_status: str) -> bool:
     # The supplier can only deliver what it was asked to buy.
     return item.status == source_status and (event != "purchased" or bool(item.purchase_ref))
 
@@ -85,7 +85,7 @@ def sandbox_trade_event(
             if missing:
                 raise APIError("ITEM_NOT_FOUND", f"No item {', '.join(missing)} in this trade.")
             chosen = [i for i in items if i.public_id in item_ids or i.external_id in item_ids]
-        targets = [i for i in chosen if _eligible(event, i, source_status)]
+        targets = [i for i in chosen if item_eligible(event, i, source_status)]
         if not targets:
             raise APIError("INVALID_TRANSITION", f"No item of this trade can take {event} now.")
         handle(trade, items, targets, actor)

@@ -25,7 +25,6 @@ def withdrawal_purchases_due() -> list[str]:
             trade__type=Trade.Type.WITHDRAW,
             updated_at__lt=stale,
         )
-        .exclude(listing_id="")
         .values_list("trade_id", flat=True)
         .distinct()[:BATCH]
     )

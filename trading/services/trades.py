@@ -64,9 +64,11 @@ def trade_apply(
     actor: str,
     kind: str,
     trade_fields: dict[str, Any] | None = None,
+    changed: list[TradeItem] | None = None,
 ) -> None:
     """Move items (each move must be legal, else 409 INVALID_TRANSITION), store the derived
-    status, record the events and emit one webhook: ``trade.<status>`` when the trade's status
+    status, record the events (``changed`` items were edited in place, without a move) and emit
+    one webhook: ``trade.<status>`` when the trade's status
     changed, ``trade.updated`` otherwise. Call with the trade locked, inside a transaction."""
     now = clock.now()
     before = trade.status
@@ -91,6 +93,19 @@ def trade_apply(
             setattr(move.item, name, value)
         move.item.updated_at = now
         move.item.save()
+    for item in changed or []:
+        TradeEvent.objects.create(
+            trade=trade,
+            item=item,
+            kind=kind,
+            from_status=item.status,
+            to_status=item.status,
+            actor=actor,
+            detail={},
+            created_at=now,
+        )
+        item.updated_at = now
+        item.save()
     for name, value in (trade_fields or {}).items():
         setattr(trade, name, value)
     trade.status = derived_status(items)

@@ -66,7 +66,7 @@ def recipient_check(*, trade_url: str) -> str:
     return platform_id
 
 
-def _external_id_taken(merchant: Merchant, external_id: str) -> None:
+def external_id_check(merchant: Merchant, external_id: str) -> None:
     if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
         raise APIError("EXTERNAL_ID_EXISTS")
 
@@ -99,7 +99,7 @@ def _priced_listings(
     return priced
 
 
-def _create(
+def withdrawal_store(
     *,
     merchant: Merchant,
     source: str,
@@ -178,7 +178,7 @@ def withdrawal_create(
     """``POST /secure/buy`` and ``POST /client/trading/withdraw``."""
     if not merchant.has_active_callback:
         raise APIError("MERCHANT_NO_CALLBACK_URL")
-    _external_id_taken(merchant, external_id)
+    external_id_check(merchant, external_id)
     platform_id = recipient_check(trade_url=recipient.trade_url)
     rows = [
         TradeItem(
@@ -195,7 +195,7 @@ def withdrawal_create(
         )
         for item, listing in _priced_listings(merchant, game, items)
     ]
-    return _create(
+    return withdrawal_store(
         merchant=merchant,
         source=source,
         recipient=recipient,
@@ -209,7 +209,7 @@ def withdrawal_create(
     )
 
 
-def _refund(trade: Trade, item: TradeItem, kind: str = "REFUND") -> None:
+def refund_item(trade: Trade, item: TradeItem, kind: str = "REFUND") -> None:
     if item.locked > 0:
         wallet_release(
             merchant=trade.merchant,
@@ -246,7 +246,7 @@ def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> Non
         return
     error = "MERCHANT_REJECTED" if outcome == Approval.REJECTED else "APPROVAL_TIMEOUT"
     for item in items:
-        _refund(trade, item)
+        refund_item(trade, item)
     trade_apply(
         trade=trade,
         items=items,
@@ -279,7 +279,7 @@ def withdrawal_purchase(*, trade_id: str) -> None:
                 current.updated_at = clock.now()
                 current.save(update_fields=["purchase_ref", "updated_at"])
                 continue
-            _refund(trade, current)
+            refund_item(trade, current)
             trade_apply(
                 trade=trade,
                 items=items,
@@ -359,7 +359,7 @@ def withdrawal_items_ended(
 ) -> None:
     """Items that end without delivery (failed, declined, canceled, reverted): refunded."""
     for item in targets:
-        _refund(trade, item)
+        refund_item(trade, item)
     fields = {"error": error} if error else {}
     trade_apply(
         trade=trade,

@@ -6,6 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from config.api.exceptions import APIError
 from merchants.models import Scope
 from merchants.services import api_key_create, merchant_create
 from wallet.services import wallet_admin_credit
@@ -52,13 +53,14 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
+            # The callback URL's test event is network I/O: it runs before any transaction.
+            merchant = merchant_create(
+                name=options["name"],
+                is_verified=options["verified"],
+                callback_url=options["callback_url"],
+                instant_deposits_enabled=options["instant_deposits"],
+            )
             with transaction.atomic():
-                merchant = merchant_create(
-                    name=options["name"],
-                    is_verified=options["verified"],
-                    callback_url=options["callback_url"],
-                    instant_deposits_enabled=options["instant_deposits"],
-                )
                 _, raw_key = api_key_create(
                     merchant=merchant, scopes=options["scopes"], ip_whitelist=options["ip"]
                 )
@@ -68,6 +70,8 @@ class Command(BaseCommand):
                     )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        except APIError as exc:
+            raise CommandError(str(exc.message)) from exc
         self.stdout.write(
             json.dumps(
                 {

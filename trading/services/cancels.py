@@ -1,0 +1,177 @@
+"""Cancels of withdrawal items (contract 4.7): accepted by the marketplace now, completed by a
+worker moments later (refund and webhook), never inline."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from config import clock
+from config.api.exceptions import APIError
+from trading.marketplace import get_marketplace
+from trading.models import Status, Trade, TradeItem
+from trading.sandbox.names import CS_GAME
+from trading.selectors.trades import trade_get
+from trading.services.trades import trade_lock
+from trading.services.withdrawals import withdrawal_items_ended
+
+MIN_AGE = timedelta(minutes=30)
+CANCELLABLE = (Status.PENDING, Status.ACTIVE)
+
+
+@dataclass(frozen=True)
+class CancelRow:
+    item: TradeItem
+    accepted: bool
+    reason: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"itemId": self.item.public_id}
+        if self.item.external_id:
+            body["externalId"] = self.item.external_id
+        body["status"] = "cancelled" if self.accepted else "failed"
+        if self.reason:
+            body["reason"] = self.reason
+        return body
+
+
+def _supported(trade: Trade, item: TradeItem) -> bool:
+    """Only first-game items sourced from suppliers have a cancel."""
+    return trade.game == CS_GAME and item.delivery == "standard"
+
+
+def _find(scope: QuerySet[Trade], trade_ref: str, *, self_only: bool) -> Trade:
+    trade = trade_get(scope=scope, ref=trade_ref)
+    if trade is None:
+        raise APIError("ITEM_NOT_FOUND", "No trade matches.")
+    if self_only and trade.source != Trade.Source.SELF:
+        raise APIError("FORBIDDEN")
+    if trade.type != Trade.Type.WITHDRAW:
+        raise APIError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be cancelled.")
+    return trade
+
+
+def _request(trade: Trade, items: list[TradeItem], actor: str, *, min_age: bool) -> list[CancelRow]:
+    """Ask the marketplace to cancel each item (under the trade lock); record the accepted."""
+    now = clock.now()
+    market = get_marketplace()
+    rows = []
+    for item in items:
+        if min_age and now - trade.created_at < MIN_AGE:
+            rows.append(CancelRow(item, False, "TRADE_CANCEL_TOO_SOON"))
+            continue
+        accepted = not item.purchase_ref or market.cancel(ref=item.purchase_ref)
+        if accepted:
+            item.cancel_requested_at = now
+            item.updated_at = now
+            item.save(update_fields=["cancel_requested_at", "updated_at"])
+        rows.append(CancelRow(item, accepted, "" if accepted else "TRADE_NOT_CANCELLABLE"))
+    if any(row.accepted for row in rows):
+        from trading.tasks import enqueue_cancel_completion
+
+        transaction.on_commit(lambda: enqueue_cancel_completion(str(trade.id)))
+    return rows
+
+
+def withdrawal_cancel(
+    *, scope: QuerySet[Trade], trade_ref: str, self_only: bool, actor: str
+) -> dict[str, Any]:
+    """Every still-cancellable item of a withdrawal; a partial result is still a result."""
+    found = _find(scope, trade_ref, self_only=self_only)
+    with transaction.atomic():
+        trade, items = trade_lock(trade_id=str(found.id))
+        supported = [i for i in items if _supported(trade, i)]
+        if not supported:
+            raise APIError("TRADE_CANCEL_UNSUPPORTED")
+        considered = [
+            i for i in supported if i.status in CANCELLABLE and i.cancel_requested_at is None
+        ]
+        rows = _request(trade, considered, actor, min_age=True)
+    return {
+        "tradeId": str(trade.id),
+        "requested": len(rows),
+        "cancelled": sum(row.accepted for row in rows),
+        "failed": sum(not row.accepted for row in rows),
+        "items": [row.as_json() for row in rows],
+    }
+
+
+def withdrawal_item_cancel(
+    *, scope: QuerySet[Trade], trade_ref: str, item_ref: str, self_only: bool, actor: str
+) -> dict[str, Any]:
+    """One item, by its id or externalId; every refusal is an error."""
+    found = _find(scope, trade_ref, self_only=self_only)
+    with transaction.atomic():
+        trade, items = trade_lock(trade_id=str(found.id))
+        item = next(
+            (i for i in items if item_ref in (i.public_id, i.external_id) and item_ref), None
+        )
+        if item is None:
+            raise APIError("ITEM_NOT_FOUND", f"No item {item_ref} in this trade.")
+        if not _supported(trade, item):
+            raise APIError("TRADE_CANCEL_UNSUPPORTED")
+        if item.status not in CANCELLABLE or item.cancel_requested_at is not None:
+            raise APIError("TRADE_NOT_CANCELLABLE", f"The item is {item.status}.")
+        (row,) = _request(trade, [item], actor, min_age=True)
+    if not row.accepted:
+        raise APIError(row.reason)
+    return {"tradeId": str(trade.id), **row.as_json()}
+
+
+def withdrawal_cancels_complete(*, trade_id: str) -> int:
+    """Accepted cancels become ``canceled``, refunded, with their webhook. Idempotent."""
+    with transaction.atomic():
+        trade, items = trade_lock(trade_id=trade_id)
+        due = [i for i in items if i.cancel_requested_at is not None and i.status in CANCELLABLE]
+        if due:
+            withdrawal_items_ended(
+                trade=trade,
+                items=items,
+                targets=due,
+                to=Status.CANCELED,
+                actor="marketplace",
+                kind="canceled",
+            )
+    return len(due)
+
+
+def withdrawal_auto_cancels_due() -> int:
+    """``autoCancel``: pending supplier items of trades past their deadline (never active ones)."""
+    now = clock.now()
+    trade_ids = list(
+        TradeItem.objects.filter(
+            trade__auto_cancel_at__lte=now,
+            status=Status.PENDING,
+            cancel_requested_at__isnull=True,
+            delivery="standard",
+            trade__game=CS_GAME,
+        )
+        .values_list("trade_id", flat=True)
+        .distinct()[:200]
+    )
+    requested = 0
+    for trade_id in trade_ids:
+        with transaction.atomic():
+            trade, items = trade_lock(trade_id=str(trade_id))
+            due = [
+                i
+                for i in items
+                if i.status == Status.PENDING
+                and i.cancel_requested_at is None
+                and _supported(trade, i)
+            ]
+            requested += sum(r.accepted for r in _request(trade, due, "auto_cancel", min_age=False))
+    return requested
+
+
+def withdrawal_cancels_pending() -> list[str]:
+    """Trades with accepted cancels a lost task never completed."""
+    stale = clock.now() - timedelta(seconds=30)
+    rows = (
+        TradeItem.objects.filter(cancel_requested_at__lt=stale, status__in=CANCELLABLE)
+        .values_list("trade_id", flat=True)
+        .distinct()[:200]
+    )
+    return [str(trade_id) for trade_id in rows]

@@ -1,0 +1,181 @@
+"""Quick withdrawals: the cheapest listings of an item at or below a per-unit ceiling."""
+
+from decimal import Decimal
+
+from django.db import transaction
+
+from config.api.exceptions import APIError
+from merchants.models import Merchant
+from trading.marketplace import get_marketplace
+from trading.marketplace.base import Listing, PurchaseResult
+from trading.models import CatalogItem, Status, Trade, TradeItem
+from trading.pricing import fee_inclusive, sourcing_ceiling
+from trading.representations import catalog_details
+from trading.sandbox.names import CS_GAME
+from trading.services.trades import Move, trade_apply, trade_lock
+from trading.services.withdrawals import (
+    Recipient,
+    external_id_check,
+    recipient_check,
+    refund_item,
+    withdrawal_store,
+)
+from wallet.services import wallet_release
+
+
+def quick_withdrawal_create(
+    *,
+    merchant: Merchant,
+    source: str,
+    recipient: Recipient,
+    item: CatalogItem,
+    max_price: Decimal,
+    amount: int,
+    delivery: str,
+    phase: str,
+    game: int,
+    external_id: str = "",
+) -> Trade:
+    """One placeholder row per unit at the ceiling; the worst case is locked."""
+    if game != CS_GAME or item.game != CS_GAME:
+        raise APIError("QUICK_BUY_UNSUPPORTED_GAME")
+    if not merchant.has_active_callback:
+        raise APIError("MERCHANT_NO_CALLBACK_URL")
+    ceiling = sourcing_ceiling(max_price, merchant.withdraw_fee_rate)
+    if ceiling <= 0:
+        raise APIError("INVALID_AMOUNT", "maxPrice leaves nothing once the fee is backed out.")
+    external_id_check(merchant, external_id)
+    platform_id = recipient_check(trade_url=recipient.trade_url)
+    if not get_marketplace().cheapest(
+        catalog_id=item.id, phase=phase, delivery=delivery, ceiling=ceiling, limit=1
+    ):
+        raise APIError("INSUFFICIENT_ITEM_AMOUNT", "No listing at or below maxPrice now.")
+    rows = [
+        TradeItem(
+            public_id=item.id,
+            catalog_id=item.id,
+            appid=game,
+            price=max_price,
+            delivery=delivery,
+            phase=phase,
+        )
+        for _ in range(amount)
+    ]
+    return withdrawal_store(
+        merchant=merchant,
+        source=source,
+        recipient=recipient,
+        platform_id=platform_id,
+        game=game,
+        external_id=external_id,
+        rows=rows,
+        quick={
+            "is_quick": True,
+            "quick_catalog_id": item.id,
+            "quick_phase": phase,
+            "quick_delivery": delivery,
+            "quick_gross_ceiling": max_price,
+            "quick_sourcing_ceiling": ceiling,
+        },
+    )
+
+
+def _buy_one(row: TradeItem, trade: Trade, candidates: list[Listing]) -> PurchaseResult | None:
+    """The cheapest candidate that can still be bought; the row's key makes a retry return the
+    purchase an earlier, interrupted run made."""
+    market = get_marketplace()
+    assert trade.quick_sourcing_ceiling is not None
+    while candidates:
+        listing = candidates.pop(0)
+        result = market.purchase(
+            listing_id=listing.id, max_price=trade.quick_sourcing_ceiling, key=f"ti-{row.pk}"
+        )
+        if result.ok:
+            return result
+    return None
+
+
+def quick_fill(*, trade_id: str) -> None:
+    """Buy a listing for every unbound row; unfilled rows fail, savings go back to the wallet."""
+    trade = Trade.objects.get(pk=trade_id)
+    rows = list(
+        TradeItem.objects.filter(trade=trade, status=Status.PENDING, listing_id="").order_by(
+            "position"
+        )
+    )
+    if not rows:
+        return
+    assert trade.quick_sourcing_ceiling is not None
+    candidates = get_marketplace().cheapest(
+        catalog_id=trade.quick_catalog_id,
+        phase=trade.quick_phase,
+        delivery=trade.quick_delivery,
+        ceiling=trade.quick_sourcing_ceiling,
+        limit=2 * len(rows) + 5,
+    )
+    catalog = CatalogItem.objects.filter(pk=trade.quick_catalog_id).first()
+    for row in rows:
+        result = _buy_one(row, trade, candidates)
+        with transaction.atomic():
+            trade, items = trade_lock(trade_id=trade_id)
+            current = next(i for i in items if i.pk == row.pk)
+            if current.status != Status.PENDING or current.listing_id:
+                continue
+            if result is None or result.listing is None:
+                refund_item(trade, current)
+                trade_apply(
+                    trade=trade,
+                    items=items,
+                    actor="marketplace",
+                    kind="quick_unfilled",
+                    moves=[Move(current, Status.FAILED, {"error": "NO_LISTING_AT_PRICE"})],
+                    trade_fields={"total_price": _spend(items, current)},
+                )
+                continue
+            _bind(trade, items, current, result, catalog)
+
+
+def _spend(items: list[TradeItem], leaving: TradeItem | None = None) -> Decimal:
+    """What the trade costs now: bound rows at their price, unbound at the ceiling."""
+    return sum(
+        (i.price for i in items if i is not leaving and i.status != Status.FAILED),
+        Decimal("0.00"),
+    )
+
+
+def _bind(
+    trade: Trade,
+    items: list[TradeItem],
+    row: TradeItem,
+    result: PurchaseResult,
+    catalog: CatalogItem | None,
+) -> None:
+    assert result.listing is not None
+    assert result.price is not None
+    gross = fee_inclusive(result.price, trade.merchant.withdraw_fee_rate)
+    savings = row.locked - gross
+    if savings > 0:
+        wallet_release(
+            merchant=trade.merchant,
+            amount=savings,
+            cause_type="trade_item",
+            cause_id=str(row.pk),
+            kind="QUICK_SAVINGS",
+        )
+    listing = result.listing
+    row.public_id = listing.id
+    row.listing_id = listing.id
+    row.price = gross
+    row.locked = gross
+    row.sourcing_price = result.price
+    row.purchase_ref = result.ref
+    row.details = catalog_details(catalog)
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor="marketplace",
+        kind="quick_filled",
+        moves=[],
+        trade_fields={"total_price": _spend(items)},
+        changed=[row],
+    )

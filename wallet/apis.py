@@ -1,0 +1,31 @@
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from config.api.views import MerchantApiView
+from merchants.permissions import ANY_SCOPE
+from wallet.selectors import wallet_balance_summary
+
+
+class WalletBalanceApi(MerchantApiView):
+    """Either scope reads the balance: it is part of trading and of the ledger."""
+
+    operation = "wallet.balance"
+    required_scope = ANY_SCOPE
+
+    @extend_schema(
+        operation_id="getWalletBalance",
+        tags=["wallet"],
+        responses=inline_serializer(
+            "WalletBalance",
+            {
+                "balance": serializers.DecimalField(14, 2, coerce_to_string=False),
+                "pendingBalance": serializers.DecimalField(14, 2, coerce_to_string=False),
+                "escrowBalance": serializers.DecimalField(14, 2, coerce_to_string=False),
+                "currency": serializers.CharField(),
+            },
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        return Response(wallet_balance_summary(merchant=self.merchant(request)))
