@@ -5,8 +5,18 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
+from config.api.exceptions import APIError
+from merchants.models import (
+    ApiKey,
+    ApiSecret,
+    Client,
+    Merchant,
+    Scope,
+    WebhookDelivery,
+    WebhookEvent,
+)
 from merchants.services import api_key_create, api_key_revoke, api_secret_rotate
+from merchants.webhooks import webhook_event_resend
 
 
 @admin.register(Merchant)
@@ -14,7 +24,10 @@ class MerchantAdmin(admin.ModelAdmin):
     list_display = ["name", "id", "status", "is_verified", "instant_deposits_enabled", "created_at"]
     list_filter = ["status", "is_verified", "instant_deposits_enabled"]
     search_fields = ["name", "id"]
-    exclude = ["webhook_secret"]
+    exclude = ["webhook_secret", "previous_webhook_secret"]
+    # Setting a callback URL sends a test event: network I/O that must not run inside the
+    # admin's transaction, so it is done with `manage.py set_callback_url`.
+    readonly_fields = ["callback_url", "callback_disabled_at", "previous_webhook_secret_expires_at"]
     actions = ["rotate_api_secret"]
 
     @admin.action(description="Rotate the API secret (old tokens stay valid for 24 hours)")
@@ -140,3 +153,60 @@ class ClientAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+DELIVERY_FIELDS = (
+    "attempt",
+    "created_at",
+    "url",
+    "status_code",
+    "latency_ms",
+    "error",
+    "response_excerpt",
+)
+
+
+class WebhookDeliveryInline(admin.TabularInline):
+    model = WebhookDelivery
+    extra = 0
+    can_delete = False
+    fields = DELIVERY_FIELDS
+    readonly_fields = DELIVERY_FIELDS
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(WebhookEvent)
+class WebhookEventAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "merchant",
+        "type",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "created_at",
+    ]
+    list_filter = ["status", "is_approval", "subject_type"]
+    search_fields = ["id", "subject_id", "merchant__name"]
+    inlines = [WebhookDeliveryInline]
+    readonly_fields = [f.name for f in WebhookEvent._meta.fields]
+    actions = ["resend"]
+    list_select_related = ["merchant"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Re-send (same id and body)")
+    def resend(self, request: HttpRequest, queryset: QuerySet[WebhookEvent]) -> None:
+        sent = 0
+        for event in queryset:
+            try:
+                webhook_event_resend(event=event)
+            except APIError as exc:
+                self.message_user(request, f"{event.id}: {exc.message}", messages.ERROR)
+                continue
+            self.log_change(request, event, "Re-sent.")
+            sent += 1
+        self.message_user(request, f"Re-sending {sent} event(s).")

@@ -1,9 +1,137 @@
-from django.contrib import admin
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
-from trading.models import ServiceSettings
+from config.api.exceptions import APIError
+from merchants.models import WebhookEvent
+from trading.models import (
+    CatalogItem,
+    GameSettings,
+    ServiceSettings,
+    Trade,
+    TradeEvent,
+    TradeItem,
+)
 from trading.services import service_settings_cache_clear
+from trading.services.withdrawals import trade_force_cancel
+from wallet.models import Transfer
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+ITEM_FIELDS = (
+    "position",
+    "public_id",
+    "external_id",
+    "status",
+    "error",
+    "price",
+    "locked",
+    "sourcing_price",
+    "delivery",
+    "purchase_ref",
+    "offer_id",
+    "hold_end_date",
+    "cancel_requested_at",
+)
+EVENT_FIELDS = ("created_at", "kind", "item", "from_status", "to_status", "actor", "detail")
+
+
+class TradeItemInline(ReadOnlyInline):
+    model = TradeItem
+    fields = ITEM_FIELDS
+    readonly_fields = ITEM_FIELDS
+
+
+class TradeEventInline(ReadOnlyInline):
+    model = TradeEvent
+    fields = EVENT_FIELDS
+    readonly_fields = EVENT_FIELDS
+
+
+@admin.register(Trade)
+class TradeAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "merchant",
+        "type",
+        "source",
+        "status",
+        "game",
+        "total_price",
+        "external_id",
+        "created_at",
+    ]
+    list_filter = ["type", "source", "status", "game", "is_quick"]
+    search_fields = ["id", "external_id", "client_platform_id", "merchant__name"]
+    date_hierarchy = "created_at"
+    inlines = [TradeItemInline, TradeEventInline]
+    readonly_fields = [f.name for f in Trade._meta.fields] + ["webhooks", "transfers"]
+    actions = ["force_cancel"]
+    list_select_related = ["merchant"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="webhook events")
+    def webhooks(self, trade: Trade) -> str:
+        rows = WebhookEvent.objects.filter(subject_type="trade", subject_id=str(trade.id))
+        return "\n".join(
+            f"#{e.sequence} {e.type}: {e.status} after {e.attempts} attempt(s) {e.last_error}"
+            for e in rows.order_by("sequence")
+        )
+
+    @admin.display(description="wallet transfers")
+    def transfers(self, trade: Trade) -> str:
+        causes = [str(trade.id), *(str(pk) for pk in trade.items.values_list("pk", flat=True))]
+        rows = Transfer.objects.filter(cause_id__in=causes).prefetch_related("postings__account")
+        return "\n".join(
+            f"{t.created_at:%Y-%m-%d %H:%M:%S} {t.kind} "
+            + ", ".join(f"{p.account.kind} {p.amount:+}" for p in t.postings.all())
+            for t in rows.order_by("created_at")
+        )
+
+    @admin.action(description="Force-cancel (refund undelivered items)")
+    def force_cancel(self, request: HttpRequest, queryset: QuerySet[Trade]) -> None:
+        for trade in queryset:
+            try:
+                ended = trade_force_cancel(
+                    trade_id=str(trade.id),
+                    staff=request.user.get_username(),
+                    reason="admin force-cancel",
+                )
+            except APIError as exc:
+                self.message_user(request, f"{trade.id}: {exc.message}", messages.ERROR)
+                continue
+            self.log_change(request, trade, f"Force-cancelled {ended} item(s).")
+            self.message_user(request, f"{trade.id}: {ended} item(s) ended and refunded.")
+
+
+@admin.register(CatalogItem)
+class CatalogItemAdmin(admin.ModelAdmin):
+    list_display = ["id", "market_hash_name", "game", "reference_price", "stock_limit"]
+    list_filter = ["game", "is_phased"]
+    search_fields = ["id", "market_hash_name"]
+
+
+@admin.register(GameSettings)
+class GameSettingsAdmin(admin.ModelAdmin):
+    list_display = ["game", "deposits_paused", "hold_days"]
 
 
 @admin.register(ServiceSettings)

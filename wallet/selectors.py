@@ -1,3 +1,5 @@
+from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -15,20 +17,62 @@ def wallet_balances(*, merchant: Merchant) -> dict[str, Decimal]:
 
 
 @dataclass(frozen=True)
+class LockHolding:
+    """What one kind of holder (withdrawals, cashouts) keeps locked, per merchant id, and the
+    holders that should not hold anything any more."""
+
+    by_merchant: dict[str, Decimal]
+    stale: list[str]
+
+
+# Apps that lock money register how to count what they hold (at start-up).
+LOCK_HOLDERS: dict[str, Callable[[], LockHolding]] = {}
+
+
+@dataclass(frozen=True)
 class InvariantReport:
     unbalanced_transfers: list[str]
     drifted_accounts: list[str]
     negative_held_accounts: list[str]
+    orphan_locks: list[str]
 
     @property
     def clean(self) -> bool:
         return not (
-            self.unbalanced_transfers or self.drifted_accounts or self.negative_held_accounts
+            self.unbalanced_transfers
+            or self.drifted_accounts
+            or self.negative_held_accounts
+            or self.orphan_locks
         )
 
 
+def _orphan_locks() -> list[str]:
+    """Each merchant's locked balance is exactly what its live trades and cashouts hold."""
+    held: dict[str, Decimal] = defaultdict(Decimal)
+    problems: list[str] = []
+    for name, count in LOCK_HOLDERS.items():
+        holding = count()
+        problems += [f"{name}: {stale}" for stale in holding.stale]
+        for merchant_id, amount in holding.by_merchant.items():
+            held[merchant_id] += amount
+    locked = {
+        str(merchant_id): balance
+        for merchant_id, balance in Account.objects.filter(kind=Account.Kind.LOCKED).values_list(
+            "merchant_id", "balance"
+        )
+    }
+    for merchant_id in sorted(set(held) | set(locked)):
+        if locked.get(merchant_id, Decimal(0)) != held.get(merchant_id, Decimal(0)):
+            problems.append(
+                f"merchant {merchant_id}: locked {locked.get(merchant_id, Decimal(0))}, "
+                f"held by trades and cashouts {held.get(merchant_id, Decimal(0))}"
+            )
+    return problems
+
+
 def wallet_invariants_check() -> InvariantReport:
-    """Postings sum to zero per transfer; each balance equals the sum of its postings."""
+    """Postings sum to zero per transfer; each balance equals the sum of its postings; no held
+    balance is negative; no lock outlives its trade or cashout."""
     unbalanced = (
         Posting.objects.values("transfer_id")
         .annotate(total=Sum("amount"))
@@ -55,6 +99,7 @@ def wallet_invariants_check() -> InvariantReport:
         unbalanced_transfers=[str(t) for t in unbalanced],
         drifted_accounts=drifted,
         negative_held_accounts=negative,
+        orphan_locks=_orphan_locks(),
     )
 
 

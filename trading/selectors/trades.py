@@ -5,12 +5,13 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet, Sum
 
 from config.api.exceptions import validation_error
 from merchants.models import Merchant
-from trading.models import Trade, TradeItem
+from trading.models import Status, Trade, TradeItem
 from trading.representations import trade_json
+from wallet.selectors import LockHolding
 
 MAX_REFS = 100
 
@@ -87,3 +88,27 @@ def trades_by_refs(*, scope: QuerySet[Trade], refs: list[str]) -> list[Trade]:
 def trade_get(*, scope: QuerySet[Trade], ref: str) -> Trade | None:
     matches = trades_by_refs(scope=scope, refs=[ref])
     return matches[0] if matches else None
+
+
+def withdrawal_locks() -> LockHolding:
+    """What withdrawal items keep locked; ended items must keep nothing."""
+    held = (
+        TradeItem.objects.filter(trade__type=Trade.Type.WITHDRAW, locked__gt=0)
+        .values("trade__merchant_id")
+        .annotate(total=Sum("locked"))
+    )
+    stale = TradeItem.objects.filter(
+        trade__type=Trade.Type.WITHDRAW,
+        locked__gt=0,
+        status__in=[
+            Status.COMPLETED,
+            Status.FAILED,
+            Status.CANCELED,
+            Status.DECLINED,
+            Status.REVERTED,
+        ],
+    ).values_list("trade_id", "public_id", "status", "locked")[:100]
+    return LockHolding(
+        by_merchant={str(row["trade__merchant_id"]): row["total"] for row in held},
+        stale=[f"trade {t} item {i} is {s} but holds {amount}" for t, i, s, amount in stale],
+    )

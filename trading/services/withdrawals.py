@@ -13,7 +13,7 @@ from merchants.models import Client, Merchant
 from merchants.webhooks import Approval
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing
-from trading.models import CatalogItem, Status, Trade, TradeItem
+from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.platform.base import TradeUrlState
 from trading.pricing import fee_inclusive
 from trading.representations import catalog_details
@@ -369,3 +369,42 @@ def withdrawal_items_ended(
         moves=[Move(item, to, dict(fields)) for item in targets],
         trade_fields={"reverted_by": reverted_by} if reverted_by else None,
     )
+
+
+def trade_force_cancel(*, trade_id: str, staff: str, reason: str) -> int:
+    """Staff stop a withdrawal: undelivered items end now with a refund (initiated ones fail,
+    bought ones are canceled); delivered items are left alone. Returns how many ended."""
+    with transaction.atomic():
+        trade, items = trade_lock(trade_id=trade_id)
+        if trade.type != Trade.Type.WITHDRAW:
+            raise APIError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be force-cancelled.")
+        actor = f"staff:{staff}"
+        initiated = [i for i in items if i.status == Status.INITIATED]
+        bought = [i for i in items if i.status in (Status.PENDING, Status.ACTIVE)]
+        if initiated:
+            withdrawal_items_ended(
+                trade=trade,
+                items=items,
+                targets=initiated,
+                to=Status.FAILED,
+                actor=actor,
+                kind="force_cancel",
+                error="CANCELED_BY_STAFF",
+            )
+        if bought:
+            withdrawal_items_ended(
+                trade=trade,
+                items=items,
+                targets=bought,
+                to=Status.CANCELED,
+                actor=actor,
+                kind="force_cancel",
+            )
+        TradeEvent.objects.create(
+            trade=trade,
+            kind="staff_note",
+            actor=actor,
+            detail={"reason": reason},
+            created_at=clock.now(),
+        )
+    return len(initiated) + len(bought)

@@ -1,3 +1,4 @@
+import ipaddress
 import json
 from argparse import ArgumentParser, ArgumentTypeError
 from decimal import Decimal, InvalidOperation
@@ -26,6 +27,14 @@ def _usd(value: str) -> Decimal:
     return amount
 
 
+def _cidr(value: str) -> str:
+    # Checked before anything is written: the merchant is saved outside the key's transaction.
+    try:
+        return str(ipaddress.ip_network(value, strict=False))
+    except ValueError as exc:
+        raise ArgumentTypeError(f"not a CIDR: {value}") from exc
+
+
 def _scopes(value: str) -> list[str]:
     scopes = [s.strip() for s in value.split(",") if s.strip()]
     unknown = set(scopes) - set(Scope.values)
@@ -49,7 +58,7 @@ class Command(BaseCommand):
             default=[Scope.CORE_ACCESS, Scope.LEDGER_READ],
             help="comma-separated; default CORE_ACCESS,LEDGER_READ",
         )
-        parser.add_argument("--ip", nargs="*", default=[], metavar="CIDR")
+        parser.add_argument("--ip", nargs="*", type=_cidr, default=[], metavar="CIDR")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:

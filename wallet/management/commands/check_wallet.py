@@ -14,6 +14,7 @@ class Command(BaseCommand):
             ("unbalanced transfers", report.unbalanced_transfers),
             ("accounts whose balance differs from their postings", report.drifted_accounts),
             ("held accounts below zero", report.negative_held_accounts),
+            ("locks without a live trade or cashout", report.orphan_locks),
         ):
             for problem in problems:
                 self.stderr.write(f"{title}: {problem}")

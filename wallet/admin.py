@@ -1,0 +1,58 @@
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from wallet.models import Account, Posting, Transfer
+from wallet.selectors import wallet_invariants_check
+
+POSTING_FIELDS = ("account", "amount")
+
+
+class PostingInline(admin.TabularInline):
+    model = Posting
+    extra = 0
+    can_delete = False
+    fields = POSTING_FIELDS
+    readonly_fields = POSTING_FIELDS
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Transfer)
+class TransferAdmin(admin.ModelAdmin):
+    list_display = ["id", "kind", "cause_type", "cause_id", "memo", "created_at"]
+    list_filter = ["kind", "cause_type"]
+    search_fields = ["id", "cause_id", "memo"]
+    inlines = [PostingInline]
+    readonly_fields = ["id", "kind", "cause_type", "cause_id", "memo", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Account)
+class AccountAdmin(admin.ModelAdmin):
+    """Balances, with the invariant check on top of the list."""
+
+    list_display = ["__str__", "merchant", "kind", "balance", "updated_at"]
+    list_filter = ["kind"]
+    search_fields = ["merchant__name", "merchant__id"]
+    readonly_fields = ["merchant", "kind", "currency", "balance", "updated_at"]
+    change_list_template = "admin/wallet/account/change_list.html"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> Any:
+        report = wallet_invariants_check()
+        return super().changelist_view(request, {**(extra_context or {}), "invariants": report})
