@@ -1,3 +1,5 @@
+from collections.abc import Callable
+
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
@@ -24,3 +26,18 @@ def alice(db: None) -> Actor:
 @pytest.fixture
 def bob(db: None) -> Actor:
     return make_actor(name="Bob")
+
+
+@pytest.fixture
+def clock_advance(db: None) -> Callable[[int], None]:
+    """Moves the sandbox service clock (config.clock.now) forward by some seconds."""
+    from trading.models import ServiceSettings
+    from trading.selectors import SETTINGS_CACHE_KEY
+
+    def advance(seconds: int) -> None:
+        row, _ = ServiceSettings.objects.get_or_create(id=ServiceSettings.SINGLETON_ID)
+        row.clock_offset_seconds += seconds
+        row.save(update_fields=["clock_offset_seconds"])
+        cache.delete(SETTINGS_CACHE_KEY)
+
+    return advance

@@ -2,6 +2,7 @@
 see them exactly as merchants get them."""
 
 import secrets
+import uuid
 from dataclasses import dataclass
 
 import factory
@@ -17,6 +18,7 @@ PLATFORM_ID_BASE = 76561197960265728
 class MerchantFactory(DjangoModelFactory):
     class Meta:
         model = Merchant
+        skip_postgeneration_save = True  # the hook writes its own row; nothing to re-save
 
     name = factory.Sequence(lambda n: f"Merchant {n}")
     is_verified = True
@@ -54,3 +56,48 @@ def trade_url(partner: int) -> str:
 
 def platform_id(partner: int) -> str:
     return str(PLATFORM_ID_BASE + partner)
+
+
+def add_api_key(
+    merchant: Merchant,
+    *,
+    scopes: tuple[str, ...] = (Scope.CORE_ACCESS, Scope.LEDGER_READ),
+    ip_whitelist: tuple[str, ...] = (),
+    is_admin: bool = False,
+) -> str:
+    """Another key of an existing merchant; returns the raw key."""
+    _, raw_key = api_key_create(
+        merchant=merchant, scopes=scopes, ip_whitelist=ip_whitelist, is_admin=is_admin
+    )
+    return raw_key
+
+
+def auth_body(partner: int = 1, **fields: object) -> dict[str, object]:
+    """A valid POST /auth/authenticate-client body for the platform user behind ``partner``."""
+    return {
+        "clientPlatformId": platform_id(partner),
+        "clientTradeUrl": trade_url(partner),
+        **fields,
+    }
+
+
+def assert_error(response, status: int, code: int, key: str) -> dict:
+    """The error envelope with this status, code and key; returns its ``error`` object."""
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert set(body) == {"requestId", "success", "error"}
+    assert body["success"] is False
+    assert body["error"]["code"] == code
+    assert body["error"]["key"] == key
+    assert isinstance(body["error"]["message"], str)
+    assert body["error"]["message"]
+    assert_request_id(response)
+    return body["error"]
+
+
+def assert_request_id(response) -> str:
+    request_id = response.json()["requestId"]
+    assert str(uuid.UUID(request_id, version=4)) == request_id
+    assert response["X-Request-Id"] == request_id
+    return request_id

@@ -64,14 +64,22 @@ def _first_game_details(
     return details
 
 
-def listing_json(listing: Listing, item: CatalogItem, *, fee_rate: Decimal) -> dict[str, Any]:
+def listing_json(
+    listing: Listing,
+    item: CatalogItem,
+    *,
+    fee_rate: Decimal,
+    reference: Decimal | None = None,
+) -> dict[str, Any]:
+    """``reference``: the quote of the listing's phase, for phased items."""
     price = fee_inclusive(listing.price, fee_rate)
+    quote = reference if reference is not None else item.reference_price
     body = {
         "id": listing.id,
         **_catalog_fields(item),
         "tradable": True,
         "amount": listing.amount,
-        "marketPrice": item.reference_price if item.game == CS_GAME else price,
+        "marketPrice": quote if item.game == CS_GAME else price,
         "offer": {"price": price, "reference": item.id, "delivery": listing.delivery},
     }
     if item.game == CS_GAME:
@@ -97,7 +105,9 @@ def inventory_item_json(
     *,
     offer_price: Decimal,
     accepted: bool,
+    reference: Decimal | None = None,
 ) -> dict[str, Any]:
+    """``reference``: the quote the offer is priced from (a phase's own for phased items)."""
     offer: dict[str, Any] = {"price": offer_price, "accepted": accepted}
     if asset.game != CS_GAME:
         # Stacks of the second game go at most one unit per deposit.
@@ -116,7 +126,7 @@ def inventory_item_json(
         ),
         "tradable": asset.tradable,
         "amount": asset.amount,
-        "marketPrice": _inventory_market_price(asset, item, offer_price),
+        "marketPrice": _inventory_market_price(asset, item, offer_price, reference),
         "offer": offer,
     }
     if asset.game == CS_GAME:
@@ -135,13 +145,15 @@ def inventory_item_json(
 
 
 def _inventory_market_price(
-    asset: InventoryAsset, item: CatalogItem | None, offer_price: Decimal
+    asset: InventoryAsset, item: CatalogItem | None, offer_price: Decimal, reference: Decimal | None
 ) -> Decimal:
     """First game: the market reference quote. Second game: the offer price rounded up (it is
     already in whole cents)."""
     if asset.game != CS_GAME:
         return offer_price
-    return item.reference_price if item is not None else Decimal("0.00")
+    if item is None:
+        return Decimal("0.00")
+    return reference if reference is not None else item.reference_price
 
 
 def trade_item_json(item: TradeItem) -> dict[str, Any]:

@@ -30,7 +30,7 @@ def _game(required: bool = False) -> serializers.ChoiceField:
 
 def _usd() -> serializers.DecimalField:
     return serializers.DecimalField(
-        max_digits=None,
+        max_digits=14,
         decimal_places=2,
         min_value=Decimal(0),
         max_value=MAX_USD,
@@ -203,6 +203,7 @@ class WithdrawItemIn(StrictSerializer):
     itemId = StrictCharField(min_length=5, max_length=256)
     price = StrictDecimalField(max_digits=None, decimal_places=None, max_value=MAX_ITEM_PRICE)
     externalId = StrictCharField(min_length=1, max_length=128, required=False)
+    amount = StrictIntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
 
 
 def _unique_item_ids(items: list[dict[str, Any]]) -> None:

@@ -5,14 +5,15 @@ from functools import cache
 
 from django.conf import settings
 
-PLATFORM_ID_PATTERN = re.compile(r"^76561\d{12}$")
+PLATFORM_ID_PATTERN = re.compile(r"^76561\d{12}\Z", re.ASCII)
 
 
 @cache
 def trade_url_pattern() -> re.Pattern[str]:
     host = re.escape(settings.TRADE_URL_HOST)
     return re.compile(
-        rf"^https://{host}/tradeoffer/new/\?partner=(\d{{1,10}})&token=[A-Za-z0-9_-]{{8}}$"
+        rf"^https://{host}/tradeoffer/new/\?partner=(\d{{1,10}})&token=[A-Za-z0-9_-]{{8}}\Z",
+        re.ASCII,
     )
 
 

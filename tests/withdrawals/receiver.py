@@ -36,10 +36,12 @@ def receiver() -> Iterator[Receiver]:
     state = Receiver(url="")
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
-            got = Received(headers={k.lower(): v for k, v in self.headers.items()},
-                           body=self.rfile.read(length))
+            got = Received(
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=self.rfile.read(length),
+            )
             state.received.append(got)
             status, body = state.answer(got)
             self.send_response(status)

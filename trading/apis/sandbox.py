@@ -160,11 +160,16 @@ class SandboxDemoCallbackApi(MerchantApiView):
 
     operation = "sandbox"
 
+    def _is_delivery(self) -> bool:
+        # No request while the OpenAPI description is generated.
+        request = getattr(self, "request", None)
+        return request is not None and request.method == "POST"
+
     def get_authenticators(self) -> list[Any]:
-        return [] if self.request.method == "POST" else super().get_authenticators()
+        return [] if self._is_delivery() else super().get_authenticators()
 
     def get_permissions(self) -> list[Any]:
-        return [] if self.request.method == "POST" else list(super().get_permissions())
+        return [] if self._is_delivery() else list(super().get_permissions())
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         if request.method == "POST":

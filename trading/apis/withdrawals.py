@@ -36,6 +36,8 @@ WITHDRAW_ERRORS = (
     "LISTING_NOT_FOUND",
     "LISTING_PRICE_INVALID",
     "INVALID_LISTING_ID",
+    "INSUFFICIENT_ITEM_AMOUNT",
+    "EXCEEDS_MAX_AMOUNT",
     "USER_NOT_FOUND",
     "PLATFORM_UNAVAILABLE",
     "INVALID_AMOUNT",
@@ -58,7 +60,10 @@ def withdraw_items(raw: list[dict[str, Any]]) -> list[WithdrawItemIn]:
             raise APIError("LISTING_PRICE_INVALID", f"{entry['itemId']}: whole cents only.")
         items.append(
             WithdrawItemIn(
-                item_id=entry["itemId"], price=price, external_id=entry.get("externalId", "")
+                item_id=entry["itemId"],
+                price=price,
+                external_id=entry.get("externalId", ""),
+                amount=entry["amount"],
             )
         )
     return items

@@ -99,9 +99,11 @@ class Marketplace(Protocol):
     def listings_lookup(self, listing_ids: list[str]) -> dict[str, Listing | None]:
         """Each known id: its listing, or None when it was sold. Unknown ids are left out."""
 
-    def purchase(self, *, listing_id: str, max_price: Decimal, key: str) -> PurchaseResult:
-        """Buy one listing at no more than ``max_price`` (sourcing). The same ``key`` always
-        gives the same answer, so a retried purchase never buys twice."""
+    def purchase(
+        self, *, listing_id: str, max_price: Decimal, key: str, amount: int = 1
+    ) -> PurchaseResult:
+        """Buy ``amount`` units of a listing at no more than ``max_price`` (sourcing, per
+        unit). The same ``key`` always gives the same answer, so a retry never buys twice."""
 
     def cheapest(
         self, *, catalog_id: str, phase: str, delivery: str, ceiling: Decimal, limit: int

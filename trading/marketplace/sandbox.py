@@ -218,13 +218,15 @@ class SandboxMarketplace:
             row.id: _listing(row)
             for row in SandboxListing.objects.select_related("bot").filter(id__in=listing_ids)
         }
-        sold = SandboxPurchase.objects.filter(listing_id__in=listing_ids).values_list(
-            "listing_id", flat=True
-        )
+        sold = SandboxPurchase.objects.filter(
+            listing_id__in=[i for i in listing_ids if i not in found]
+        ).values_list("listing_id", flat=True)
         found.update(dict.fromkeys(sold))
         return found
 
-    def purchase(self, *, listing_id: str, max_price: Decimal, key: str) -> PurchaseResult:
+    def purchase(
+        self, *, listing_id: str, max_price: Decimal, key: str, amount: int = 1
+    ) -> PurchaseResult:
         with transaction.atomic():
             earlier = SandboxPurchase.objects.filter(key=key).first()
             if earlier is not None:
@@ -235,7 +237,7 @@ class SandboxMarketplace:
                 .filter(pk=listing_id)
                 .first()
             )
-            if row is None:
+            if row is None or row.amount < amount:
                 return PurchaseResult(ok=False, reason="LISTING_UNAVAILABLE")
             if row.price > max_price:
                 return PurchaseResult(ok=False, reason="PRICE_CHANGED", price=row.price)
@@ -248,9 +250,14 @@ class SandboxMarketplace:
                 item_id=row.item_id,
                 listing=_listing_snapshot(row),
                 price=row.price,
+                amount=amount,
                 created_at=clock.now(),
             )
-            row.delete()
+            if row.amount > amount:
+                row.amount -= amount
+                row.save(update_fields=["amount"])
+            else:
+                row.delete()
             if was_floor or row.delivery == "instant":
                 transaction.on_commit(market_version_bump)
         return _purchase_result(purchase)

@@ -20,7 +20,8 @@ class SandboxBot(models.Model):
 
 class SandboxListing(models.Model):
     """A listing of the supplier marketplace (``standard``) or of the bots' own stock
-    (``instant``). ``price`` is the sourcing price, before the merchant's fee."""
+    (``instant``). ``price`` is the sourcing price of one unit, before the merchant's fee;
+    ``amount`` units are for sale (stacks of the second game hold more than one)."""
 
     class Delivery(models.TextChoices):
         STANDARD = "standard"
@@ -98,8 +99,9 @@ class SandboxPurchase(models.Model):
         CANCELED = "canceled"
 
     key = models.CharField(max_length=80, unique=True, help_text="the buyer's idempotency key")
-    listing_id = models.CharField(max_length=80, unique=True)
+    listing_id = models.CharField(max_length=80, db_index=True)
     item_id = models.CharField(max_length=64)
+    amount = models.PositiveIntegerField(default=1)
     listing = models.JSONField(help_text="the listing as it was bought")
     price = models.DecimalField(max_digits=12, decimal_places=2)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.ACCEPTED)

@@ -150,6 +150,7 @@ def _listing_rows(
             listing_id = f"{entry.id}-{seq:08d}"
             wear = paint_seed = charm_json = None
             sticker_list, prop_id, preview = [], "", ""
+        amount = rng.randint(2, 50) if entry.stackable and rng.random() < 0.5 else 1
         yield (
             listing_id,
             entry.id,
@@ -167,7 +168,7 @@ def _listing_rows(
             prop_id,
             preview,
             rng.choice(bot_ids) if instant else None,
-            1,
+            amount,
         )
 
 

@@ -118,10 +118,15 @@ def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list
     for asset in assets:
         item = catalog.get(asset.market_hash_name)
         price = ZERO
+        reference = phase_refs.get((item.id, asset.phase)) if item is not None else None
         if item is not None and asset.tradable and stock.get(item.id, 0) < item.stock_limit:
-            reference = phase_refs.get((item.id, asset.phase), item.reference_price)
-            price = deposit_price(reference, merchant.deposit_margin_rate)
-        rows.append(inventory_item_json(asset, item, offer_price=price, accepted=price > 0))
+            quote = item.reference_price if reference is None else reference
+            price = deposit_price(quote, merchant.deposit_margin_rate)
+        rows.append(
+            inventory_item_json(
+                asset, item, offer_price=price, accepted=price > 0, reference=reference
+            )
+        )
     return rows
 
 

@@ -8,7 +8,7 @@ from django.db.models import Case, IntegerField, Value, When
 from merchants.models import Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import ItemListingsQuery, Listing, MarketQuery, MarketSort
-from trading.models import CatalogItem
+from trading.models import CatalogItem, CatalogPhase
 from trading.pricing import sourcing_ceiling, sourcing_floor
 from trading.representations import listing_json
 
@@ -17,9 +17,27 @@ SUGGESTIONS_LIMIT = 20
 
 def _render(listings: list[Listing], merchant: Merchant) -> list[dict[str, Any]]:
     catalog = CatalogItem.objects.in_bulk({listing.catalog_id for listing in listings})
+    phased = {listing.catalog_id for listing in listings if listing.phase}
+    # A phased listing's market quote is its phase's own reference price.
+    phase_refs = (
+        {
+            (item_id, phase): reference
+            for item_id, phase, reference in CatalogPhase.objects.filter(
+                item_id__in=phased
+            ).values_list("item_id", "phase", "reference_price")
+        }
+        if phased
+        else {}
+    )
     fee = merchant.withdraw_fee_rate
     return [
-        listing_json(listing, catalog[listing.catalog_id], fee_rate=fee) for listing in listings
+        listing_json(
+            listing,
+            catalog[listing.catalog_id],
+            fee_rate=fee,
+            reference=phase_refs.get((listing.catalog_id, listing.phase)),
+        )
+        for listing in listings
     ]
 
 

@@ -17,6 +17,7 @@ from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.platform.base import TradeUrlState
 from trading.pricing import fee_inclusive
 from trading.representations import catalog_details
+from trading.sandbox.names import CS_GAME
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
 from trading.services.trades import Move, trade_apply, trade_emit, trade_lock
@@ -36,11 +37,16 @@ REJECTED_STATES = {
 }
 
 
+# Second-game stacks: at most this many units of one listing in one withdrawal item.
+MAX_STACK_AMOUNT = 10_000
+
+
 @dataclass(frozen=True)
 class WithdrawItemIn:
     item_id: str
-    price: Decimal
+    price: Decimal  # per unit
     external_id: str = ""
+    amount: int = 1
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,12 @@ def _priced_listings(
             raise APIError("ITEMS_UNAVAILABLE", f"{item.item_id} is no longer on the market.")
         if listing.game != game:
             raise APIError("LISTING_NOT_FOUND", f"No listing {item.item_id} in game {game}.")
+        if item.amount > 1 and (listing.game == CS_GAME or item.amount > MAX_STACK_AMOUNT):
+            raise APIError("EXCEEDS_MAX_AMOUNT", f"{item.item_id}: at most {_max(listing)}.")
+        if item.amount > listing.amount:
+            raise APIError(
+                "INSUFFICIENT_ITEM_AMOUNT", f"{item.item_id}: {listing.amount} available."
+            )
         current = fee_inclusive(listing.price, merchant.withdraw_fee_rate)
         if item.price != current:
             raise APIError(
@@ -97,6 +109,10 @@ def _priced_listings(
             )
         priced.append((item, listing))
     return priced
+
+
+def _max(listing: Listing) -> int:
+    return 1 if listing.game == CS_GAME else MAX_STACK_AMOUNT
 
 
 def withdrawal_store(
@@ -112,7 +128,7 @@ def withdrawal_store(
     quick: dict[str, object] | None = None,
 ) -> Trade:
     """Lock the total and store the trade with its ``trade.initiated`` approval callback."""
-    total = sum((row.price for row in rows), Decimal("0.00"))
+    total = sum((row.price * row.amount for row in rows), Decimal("0.00"))
     if total <= 0:
         raise APIError("INVALID_AMOUNT")
     now = clock.now()
@@ -141,7 +157,7 @@ def withdrawal_store(
             for position, row in enumerate(rows):
                 row.trade = trade
                 row.position = position
-                row.locked = row.price
+                row.locked = row.price * row.amount
                 row.updated_at = now
             TradeItem.objects.bulk_create(rows)
             wallet_lock(merchant=merchant, amount=total, cause_type="trade", cause_id=str(trade.id))
@@ -187,7 +203,7 @@ def withdrawal_create(
             listing_id=listing.id,
             catalog_id=listing.catalog_id,
             appid=game,
-            amount=listing.amount,
+            amount=item.amount,
             price=item.price,
             sourcing_price=listing.price,
             delivery=listing.delivery,
@@ -267,7 +283,10 @@ def withdrawal_purchase(*, trade_id: str) -> None:
     for item in waiting:
         assert item.sourcing_price is not None
         result = market.purchase(
-            listing_id=item.listing_id, max_price=item.sourcing_price, key=f"ti-{item.pk}"
+            listing_id=item.listing_id,
+            max_price=item.sourcing_price,
+            key=f"ti-{item.pk}",
+            amount=item.amount,
         )
         with transaction.atomic():
             trade, items = trade_lock(trade_id=trade_id)
@@ -332,7 +351,7 @@ def withdrawal_items_completed(
             wallet_settle_purchase(
                 merchant=trade.merchant,
                 gross=item.locked,
-                sourcing=item.sourcing_price,
+                sourcing=item.sourcing_price * item.amount,
                 cause_type="trade_item",
                 cause_id=str(item.pk),
             )

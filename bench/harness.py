@@ -1,0 +1,273 @@
+"""Benchmark harness: the service run as production would (gunicorn, optionally a Celery
+worker, on PostgreSQL and Redis), driven by wrk from a separate process, on loopback only.
+
+Each benchmark script builds its data through the project's own services (``django.setup()``
+against the bench database), then runs scenarios and prints a markdown table."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv" / "bin"
+RESULTS = ROOT / "bench" / "results"
+
+BENCH_ENV = {
+    "DATABASE_URL": os.environ.get(
+        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trading_bench"
+    ),
+    "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/1"),
+    "SECRET_KEY": "bench-only-insecure-secret-key",
+    "SANDBOX": "true",
+    "LOG_LEVEL": "WARNING",
+    "DJANGO_SETTINGS_MODULE": "config.settings",
+}
+
+
+def setup_django() -> None:
+    """Use the bench database from this process (for building data)."""
+    os.environ.update(BENCH_ENV)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def ensure_database() -> None:
+    name = BENCH_ENV["DATABASE_URL"].rsplit("/", 1)[1]
+    exists = subprocess.run(
+        [
+            "psql",
+            "-h",
+            "127.0.0.1",
+            "-U",
+            "postgres",
+            "-tAc",
+            f"SELECT 1 FROM pg_database WHERE datname = '{name}'",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if exists != "1":
+        subprocess.run(
+            ["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"CREATE DATABASE {name}"],
+            check=True,
+        )
+    manage("migrate", "--no-input", "-v0")
+
+
+def manage(*args: str) -> str:
+    env = {**os.environ, **BENCH_ENV}
+    return subprocess.run(
+        [str(VENV / "python"), "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def flush_rate_limits() -> None:
+    """A fresh start for the bench's Redis database (rate-limit windows, caches)."""
+    url = BENCH_ENV["REDIS_URL"]
+    db = url.rsplit("/", 1)[1]
+    subprocess.run(["redis-cli", "-n", db, "flushdb"], check=True, capture_output=True)
+
+
+@dataclass
+class Stack:
+    base_url: str
+    web: subprocess.Popen[bytes]
+    worker: subprocess.Popen[bytes] | None
+
+    def web_pids(self) -> list[int]:
+        out = subprocess.run(
+            ["pgrep", "-P", str(self.web.pid)], capture_output=True, text=True
+        ).stdout
+        return [int(pid) for pid in out.split()]
+
+
+def _wait_for(url: str, deadline_seconds: float) -> None:
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"{url} did not come up")
+
+
+@contextmanager
+def stack(
+    *,
+    workers: int = 2,
+    threads: int = 4,
+    celery: bool = False,
+    port: int = 8098,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[Stack]:
+    env = {**os.environ, **BENCH_ENV, **(extra_env or {})}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    log = open(RESULTS / "stack.log", "ab")  # noqa: SIM115 (open for the stack's lifetime)
+    web = subprocess.Popen(
+        [
+            str(VENV / "gunicorn"),
+            "config.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--threads",
+            str(threads),
+            "--worker-class",
+            "gthread",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+    )
+    worker = None
+    if celery:
+        worker = subprocess.Popen(
+            [
+                str(VENV / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "--beat",
+                "--loglevel",
+                "WARNING",
+                "--concurrency",
+                "2",
+                "--schedule",
+                str(RESULTS / "celerybeat-schedule"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for(f"{base_url}/health", 60)
+        yield Stack(base_url=base_url, web=web, worker=worker)
+    finally:
+        for process in (web, worker):
+            if process is not None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=30)
+        log.close()
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: str = ""
+
+    def line(self) -> str:
+        headers = "|".join(f"{k}: {v}" for k, v in self.headers.items())
+        return f"{self.method}\t{self.path}\t{headers}\t{self.body}"
+
+
+@dataclass(frozen=True)
+class Result:
+    name: str
+    rps: float
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    requests: int
+    non_2xx: int
+    errors: int
+
+
+def drive(
+    base_url: str,
+    name: str,
+    requests: Sequence[Request],
+    *,
+    seconds: int = 20,
+    connections: int = 8,
+    threads: int = 2,
+    warmup_seconds: int = 3,
+) -> Result:
+    """wrk from its own process: a warm-up run (discarded), then the measured run."""
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is not installed: apt-get update && apt-get install -y wrk")
+    with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as handle:
+        handle.write("\n".join(r.line() for r in requests) + "\n")
+    env = {**os.environ, "WRK_REQUESTS": handle.name}
+    script = str(ROOT / "bench" / "requests.lua")
+
+    def run(duration: int) -> dict[str, float]:
+        out = subprocess.run(
+            [
+                "wrk",
+                "-t",
+                str(threads),
+                "-c",
+                str(connections),
+                "-d",
+                f"{duration}s",
+                "--timeout",
+                "10s",
+                "-s",
+                script,
+                base_url,
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    if warmup_seconds:
+        run(warmup_seconds)
+    stats = run(seconds)
+    os.unlink(handle.name)
+    return Result(
+        name=name,
+        rps=stats["rps"],
+        p50_ms=stats["p50_ms"],
+        p95_ms=stats["p95_ms"],
+        p99_ms=stats["p99_ms"],
+        requests=int(stats["requests"]),
+        non_2xx=int(stats["non_2xx"]),
+        errors=int(stats["errors"]),
+    )
+
+
+def table(results: Sequence[Result]) -> str:
+    lines = [
+        "| endpoint | req/s | p50 ms | p95 ms | p99 ms | requests | non-2xx |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r.name} | {r.rps:.0f} | {r.p50_ms:.1f} | {r.p95_ms:.1f} | {r.p99_ms:.1f} "
+        f"| {r.requests} | {r.non_2xx} |"
+        for r in results
+    ]
+    return "\n".join(lines)

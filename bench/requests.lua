@@ -1,0 +1,47 @@
+-- wrk script: cycles through the requests of a file, one per line:
+--   METHOD<TAB>PATH<TAB>HEADERS<TAB>BODY     (HEADERS as "k: v|k: v"; `{n}` in BODY becomes a
+--   per-request counter, so bodies can be unique), and prints one JSON line when done.
+local requests = {}
+local counter = 0
+local thread_id = 0
+local threads = {}
+
+function setup(thread)
+  thread_id = thread_id + 1
+  thread:set("id", thread_id)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  for line in io.lines(os.getenv("WRK_REQUESTS")) do
+    local method, path, headers, body = line:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t?(.*)$")
+    local parsed = {["Content-Type"] = "application/json"}
+    for pair in string.gmatch(headers, "[^|]+") do
+      local key, value = pair:match("^%s*([^:]+):%s*(.*)$")
+      parsed[key] = value
+    end
+    table.insert(requests, {method = method, path = path, headers = parsed, body = body})
+  end
+  counter = id * 10000000
+end
+
+function request()
+  counter = counter + 1
+  local r = requests[(counter % #requests) + 1]
+  local body = nil
+  if r.body ~= "" then
+    body = r.body:gsub("{n}", tostring(counter))
+  end
+  return wrk.format(r.method, r.path, r.headers, body)
+end
+
+function done(summary, latency, requests_)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write
+    + summary.errors.status + summary.errors.timeout
+  io.write(string.format(
+    '{"requests": %d, "seconds": %.3f, "rps": %.1f, "p50_ms": %.2f, "p95_ms": %.2f, '
+      .. '"p99_ms": %.2f, "max_ms": %.2f, "non_2xx": %d, "errors": %d}\n',
+    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(95) / 1000,
+    latency:percentile(99) / 1000, latency.max / 1000, summary.errors.status, errors))
+end
