@@ -218,7 +218,7 @@ def drive(
         raise SystemExit("wrk is not installed: apt-get update && apt-get install -y wrk")
     with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as handle:
         handle.write("\n".join(r.line() for r in requests) + "\n")
-    env = {**os.environ, "WRK_REQUESTS": handle.name}
+    env = {**os.environ, "WRK_REQUESTS": handle.name, "WRK_THREADS": str(threads)}
     script = str(ROOT / "bench" / "requests.lua")
 
     def run(duration: int) -> dict[str, float]:

@@ -22,15 +22,18 @@ function init(args)
     end
     table.insert(requests, {method = method, path = path, headers = parsed, body = body})
   end
-  counter = id * 10000000
 end
 
+-- Each thread walks its own slice of the file, so a request (a listing to buy, say) is sent
+-- once until the slice wraps around.
 function request()
+  local threads_total = tonumber(os.getenv("WRK_THREADS") or "1")
+  local slice = math.max(1, math.floor(#requests / threads_total))
+  local r = requests[((id - 1) * slice + counter) % #requests + 1]
   counter = counter + 1
-  local r = requests[(counter % #requests) + 1]
   local body = nil
   if r.body ~= "" then
-    body = r.body:gsub("{n}", tostring(counter))
+    body = r.body:gsub("{n}", tostring(id * 10000000 + counter))
   end
   return wrk.format(r.method, r.path, r.headers, body)
 end

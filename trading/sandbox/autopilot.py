@@ -1,13 +1,16 @@
 """``SANDBOX_AUTOPILOT_SECONDS=N``: the sandbox world moves by itself, one step every N seconds
 per item (bought items delivered, offers accepted, holds ended), so demos run unattended."""
 
+import random
 from datetime import timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
 
 from config import clock
-from trading.models import Trade, TradeItem
+from trading.marketplace.sandbox import market_version_bump
+from trading.models import CatalogItem, SandboxListing, Trade, TradeItem
 from trading.sandbox.events import WITHDRAW_EVENTS, item_eligible
 from trading.services.trades import trade_lock
 
@@ -17,12 +20,13 @@ BATCH = 100
 
 
 def sandbox_autopilot_step() -> int:
-    """Advance every item idle for N seconds by one step; returns how many moved."""
+    """Advance every item idle for N seconds by one step and stir the market; returns how many
+    items and listings moved."""
     seconds = settings.SANDBOX_AUTOPILOT_SECONDS
     if not settings.SANDBOX or seconds <= 0:
         return 0
     idle_since = clock.now() - timedelta(seconds=seconds)
-    moved = 0
+    moved = sandbox_market_churn()
     for event in WITHDRAW_STEPS:
         source_status, handle = WITHDRAW_EVENTS[event]
         trade_ids = (
@@ -44,3 +48,30 @@ def sandbox_autopilot_step() -> int:
                     handle(trade, items, targets, "autopilot")
                     moved += len(targets)
     return moved
+
+
+CHURN_ITEMS = 3
+
+
+def sandbox_market_churn(*, rng: random.Random | None = None) -> int:
+    """The supplier market does not hold still: a few items get a listing repriced (up to 5 %
+    either way) and another one withdrawn, so PRICE_CHANGED and LISTING_UNAVAILABLE happen to
+    integrations as they do in production. Returns how many listings changed."""
+    rng = rng or random.Random()  # noqa: S311 (sandbox world, not security)
+    changed = 0
+    for item_id in CatalogItem.objects.order_by("?").values_list("id", flat=True)[:CHURN_ITEMS]:
+        listings = list(SandboxListing.objects.filter(item_id=item_id).order_by("price")[:2])
+        if listings:
+            repriced = listings[0]
+            factor = Decimal(1) + Decimal(rng.randint(-5, 5)) / 100
+            repriced.price = max(
+                Decimal("0.01"), (repriced.price * factor).quantize(Decimal("0.01"))
+            )
+            repriced.save(update_fields=["price"])
+            changed += 1
+        if len(listings) > 1:
+            listings[1].delete()
+            changed += 1
+    if changed:
+        market_version_bump()
+    return changed
