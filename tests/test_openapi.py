@@ -1,0 +1,249 @@
+"""The OpenAPI description: what it declares, the docs page, and the API conforming to it.
+
+The schemathesis run loads the live ``/openapi.json`` from the WSGI application and parametrizes
+over every operation in it, so endpoints added later are tested without touching this file.
+"""
+
+import time
+import types
+from collections.abc import Iterator
+
+import pytest
+import schemathesis
+from django.contrib.staticfiles import finders
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from config.wsgi import application
+from merchants import ratelimits
+from merchants.models import Merchant, Scope
+from merchants.ratelimits import REGISTRY, rate_limit_hit
+from merchants.services import ClientData, client_authenticate
+from tests.factories import make_actor, platform_id, trade_url
+from trading.sandbox.seeding import sandbox_seed
+
+SWAGGER_ASSETS = (
+    "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js",
+    "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-standalone-preset.js",
+    "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui.css",
+)
+
+
+@pytest.fixture
+def openapi(api) -> dict:
+    response = api.get("/openapi.json")
+    assert response.status_code == 200
+    return response.json()
+
+
+def _error_codes(operation: dict, status: str) -> list[int]:
+    schema = operation["responses"][status]["content"]["application/json"]["schema"]
+    return schema["properties"]["error"]["properties"]["code"]["enum"]
+
+
+def test_openapi_json_is_an_openapi_3_document_outside_the_envelope(api):
+    response = api.get("/openapi.json")
+
+    assert response.status_code == 200
+    assert "json" in response["Content-Type"]
+    document = response.json()
+    assert document["openapi"].startswith("3.")
+    assert document["info"]["version"] == "0.8.3"
+    assert "success" not in document
+    assert "requestId" not in document
+    assert "/auth/authenticate-client" in document["paths"]
+    assert "/health" in document["paths"]
+
+
+def test_security_schemes_of_the_contract_are_declared(openapi):
+    schemes = openapi["components"]["securitySchemes"]
+
+    assert schemes["apiKey"] == {"type": "apiKey", "in": "header", "name": "api-key"}
+    assert schemes["clientToken"]["type"] == "http"
+    assert schemes["clientToken"]["scheme"] == "bearer"
+    assert schemes["merchantJwt"]["type"] == "http"
+    assert schemes["merchantJwt"]["scheme"] == "bearer"
+
+
+def test_authenticate_client_lists_its_errors(openapi):
+    operation = openapi["paths"]["/auth/authenticate-client"]["post"]
+
+    assert operation["security"] == [{"apiKey": []}]
+    assert {"200", "400", "401", "403", "429"} <= set(operation["responses"])
+    assert set(_error_codes(operation, "401")) == {1100, 1900, 1901}
+    assert set(_error_codes(operation, "403")) == {1301, 1903, 1904}
+    assert _error_codes(operation, "429") == [1005]
+    assert {1001, 1915} <= set(_error_codes(operation, "400"))
+    success = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    assert success["required"] == ["requestId", "success", "data"]
+
+
+def test_every_operation_documents_its_generic_errors(openapi):
+    for path, operations in openapi["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            name = f"{method.upper()} {path}"
+            assert 1000 in _error_codes(operation, "500"), name
+            assert 1001 in _error_codes(operation, "400"), name
+            assert 1003 in _error_codes(operation, "405"), name
+            assert {1007, 1008} <= set(_error_codes(operation, "503")), name
+            if method in ("post", "put", "patch"):
+                assert _error_codes(operation, "415") == [1004], name
+            securities = {name for entry in operation.get("security", []) for name in entry}
+            if "apiKey" in securities:
+                assert {1100, 1900, 1901} <= set(_error_codes(operation, "401")), name
+                assert {1301, 1904} <= set(_error_codes(operation, "403")), name
+            if "clientToken" in securities:
+                assert {1102, 1108} <= set(_error_codes(operation, "401")), name
+            if "429" in responses:
+                assert 1005 in _error_codes(operation, "429"), name
+
+
+def test_docs_serve_swagger_ui_from_the_sidecar(api):
+    response = api.get("/docs/")
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    page = response.content.decode()
+    assert "swagger-ui" in page
+    assert "/openapi.json" in page
+    for asset in SWAGGER_ASSETS:
+        assert f"/static/{asset}" in page
+        assert finders.find(asset) is not None, asset
+    for cdn in ("cdn.jsdelivr", "unpkg.com", "cdnjs", "//cdn."):
+        assert cdn not in page
+
+
+# -- Schemathesis: every operation of the live description, with a verified merchant's key.
+
+schema = schemathesis.openapi.from_wsgi("/openapi.json", application)
+
+# No 5xx, and every response conforms to its operation's description: a documented status code,
+# the documented content type, the documented body schema and headers.
+CONFORMANCE = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
+
+
+@pytest.fixture
+def verified_api_key(db: None) -> str:
+    return make_actor(name="Schemathesis", is_verified=True).api_key
+
+
+@pytest.fixture
+def caller_headers(db: None) -> dict[str, str]:
+    """A verified merchant's key and one of its clients' tokens, over a small seeded world, so
+    client routes and real listing, inventory and trade bodies are checked too."""
+    sandbox_seed(items=60, listings=300)
+    actor = make_actor(name="Schemathesis caller", is_verified=True)
+    Merchant.objects.filter(pk=actor.merchant.pk).update(callback_url="http://127.0.0.1:9/hooks")
+    token = client_authenticate(
+        merchant=actor.merchant,
+        platform_id=platform_id(11),
+        trade_url=trade_url(11),
+        client_id="schemathesis",
+        client_data=ClientData(),
+    )
+    return {"api-key": actor.api_key, "Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def wsgi_in_test_transaction(db: None) -> Iterator[None]:
+    """Run the raw WSGI app inside the test's transaction, as Django's test client does.
+
+    Django closes "obsolete" connections when a request starts and finishes; inside the test's
+    atomic block that closes the test connection ("Cannot open a new connection in an atomic
+    block"). Django's own test client disconnects the same receiver for the same reason.
+    """
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+
+
+@schema.parametrize()
+@settings(
+    max_examples=50,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+    ],
+)
+def test_api_conforms_to_its_openapi(case, caller_headers, wsgi_in_test_transaction):
+    case.call_and_validate(headers=caller_headers, checks=CONFORMANCE)
+
+
+# Generated bodies rarely pass the cross-field rules (the trade URL must belong to the platform
+# id), so the success and the documented refusals of authenticate-client are also sent explicitly.
+
+
+def _authenticate_case(headers: dict[str, str]):
+    return schema["/auth/authenticate-client"]["POST"].Case(
+        headers=headers,
+        body={"clientPlatformId": platform_id(7), "clientTradeUrl": trade_url(7)},
+        media_type="application/json",
+    )
+
+
+@pytest.mark.usefixtures("wsgi_in_test_transaction")
+def test_authenticate_client_success_conforms(verified_api_key):
+    response = _authenticate_case({"api-key": verified_api_key}).call_and_validate(
+        checks=CONFORMANCE
+    )
+
+    assert response.status_code == 200
+    assert response.json()["data"]["token"]
+
+
+@pytest.mark.usefixtures("wsgi_in_test_transaction")
+def test_authenticate_client_refusals_conform():
+    disabled = make_actor(name="Disabled", status=Merchant.Status.DISABLED)
+    no_scope = make_actor(name="Ledger only", scopes=(Scope.LEDGER_READ,))
+    cases = {
+        401: _authenticate_case({"api-key": "tsk_000000000000_unknown"}),
+        403: _authenticate_case(disabled.headers),
+    }
+    for status, case in cases.items():
+        response = case.call_and_validate(checks=CONFORMANCE)
+        assert response.status_code == status
+    response = _authenticate_case(no_scope.headers).call_and_validate(checks=CONFORMANCE)
+    assert response.json()["error"]["code"] == 1903
+
+
+@pytest.mark.usefixtures("wsgi_in_test_transaction")
+def test_authenticate_client_rate_limited_response_conforms():
+    actor = make_actor(name="Unverified", is_verified=False)
+    case = _authenticate_case(actor.headers)
+    limit = REGISTRY["auth.authenticate_client"].rate(verified=False).limit
+    frozen = (int(time.time()) // 3600) * 3600 + 1800.0  # mid-hour: no window roll-over
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ratelimits, "time", types.SimpleNamespace(time=lambda: frozen))
+        for _ in range(limit):
+            rate_limit_hit(
+                merchant_id=str(actor.merchant.pk),
+                verified=False,
+                operation="auth.authenticate_client",
+            )
+        response = case.call_and_validate(checks=CONFORMANCE)
+
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == 1005
