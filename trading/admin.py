@@ -1,12 +1,14 @@
 from typing import Any
 
 from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
 from config.api.exceptions import APIError
 from merchants.models import WebhookEvent
+from trading.marketplace.sandbox import market_version_bump
 from trading.models import (
     CatalogItem,
     GameSettings,
@@ -127,6 +129,13 @@ class CatalogItemAdmin(admin.ModelAdmin):
     list_display = ["id", "market_hash_name", "game", "reference_price", "stock_limit"]
     list_filter = ["game", "is_phased"]
     search_fields = ["id", "market_hash_name"]
+
+    def save_model(
+        self, request: HttpRequest, obj: CatalogItem, form: ModelForm, change: bool
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        # Reference prices and stock limits feed the cached price book.
+        transaction.on_commit(market_version_bump)
 
 
 @admin.register(GameSettings)

@@ -120,6 +120,12 @@ class InventoryQueryIn(serializers.Serializer):
     page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
     limit = serializers.IntegerField(min_value=-1, max_value=1000, default=50)
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        low, high = attrs.get("minPrice"), attrs.get("maxPrice")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"minPrice": "Must not be above maxPrice."})
+        return attrs
+
     def validate_limit(self, value: int) -> int:
         if value == 0:
             raise serializers.ValidationError("Use -1 for no pagination, or 1 to 1000.")

@@ -1,6 +1,6 @@
 """Trade history for merchants (self trades) and clients (their own trades)."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -52,7 +52,13 @@ class SecureTradeApi(MerchantApiView):
                 description="id or externalId; up to 100 comma-separated refs give an array",
             )
         ],
-        responses=TradeOut,
+        # One ref answers a Trade; a comma-separated list answers the array of those resolved.
+        responses=PolymorphicProxySerializer(
+            component_name="TradeOrTrades",
+            serializers=[TradeOut, TradeOut(many=True)],
+            resource_type_field_name=None,
+            many=False,
+        ),
     )
     def get(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
         trade_ref = tradeId

@@ -78,7 +78,9 @@ def trades_by_refs(*, scope: QuerySet[Trade], refs: list[str]) -> list[Trade]:
     if len(refs) > MAX_REFS:
         raise validation_error({"tradeId": f"At most {MAX_REFS} refs."})
     found = list(_with_items(scope.filter(_ref_filter(refs))))
-    order = {ref: n for n, ref in enumerate(refs)}
+    order: dict[str, int] = {}
+    for n, ref in enumerate(refs):
+        order.setdefault(ref, n)  # a ref asked twice keeps its first place
     return sorted(
         found,
         key=lambda t: min(order.get(str(t.id), MAX_REFS), order.get(t.external_id, MAX_REFS)),

@@ -1,6 +1,6 @@
 """Quick withdrawals: the cheapest listings of an item at or below a per-unit ceiling."""
 
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 
 from django.db import transaction
 
@@ -9,7 +9,7 @@ from merchants.models import Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing, PurchaseResult
 from trading.models import CatalogItem, Status, Trade, TradeItem
-from trading.pricing import fee_inclusive, sourcing_ceiling
+from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
 from trading.representations import catalog_details
 from trading.sandbox.names import CS_GAME
 from trading.services.trades import Move, trade_apply, trade_lock
@@ -46,6 +46,9 @@ def quick_withdrawal_create(
         raise APIError("INVALID_AMOUNT", "maxPrice leaves nothing once the fee is backed out.")
     external_id_check(merchant, external_id)
     platform_id = recipient_check(trade_url=recipient.trade_url)
+    # Fee-inclusive prices are whole cents, so no unit can cost more than maxPrice rounded down
+    # to the cent: that is each row's worst-case lock (a fraction of a cent cannot be locked).
+    unit_ceiling = max_price.quantize(CENT, rounding=ROUND_FLOOR)
     if not get_marketplace().cheapest(
         catalog_id=item.id, phase=phase, delivery=delivery, ceiling=ceiling, limit=1
     ):
@@ -55,7 +58,7 @@ def quick_withdrawal_create(
             public_id=item.id,
             catalog_id=item.id,
             appid=game,
-            price=max_price,
+            price=unit_ceiling,
             delivery=delivery,
             phase=phase,
         )
@@ -74,7 +77,7 @@ def quick_withdrawal_create(
             "quick_catalog_id": item.id,
             "quick_phase": phase,
             "quick_delivery": delivery,
-            "quick_gross_ceiling": max_price,
+            "quick_gross_ceiling": unit_ceiling,
             "quick_sourcing_ceiling": ceiling,
         },
     )
@@ -129,7 +132,10 @@ def quick_fill(*, trade_id: str) -> None:
                     actor="marketplace",
                     kind="quick_unfilled",
                     moves=[Move(current, Status.FAILED, {"error": "NO_LISTING_AT_PRICE"})],
-                    trade_fields={"total_price": _spend(items, current)},
+                    trade_fields={
+                        "total_price": _spend(items, current),
+                        "error": "NO_LISTING_AT_PRICE",
+                    },
                 )
                 continue
             _bind(trade, items, current, result, catalog)

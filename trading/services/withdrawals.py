@@ -282,12 +282,18 @@ def withdrawal_purchase(*, trade_id: str) -> None:
     ).exclude(listing_id="")
     for item in waiting:
         assert item.sourcing_price is not None
-        result = market.purchase(
-            listing_id=item.listing_id,
-            max_price=item.sourcing_price,
-            key=f"ti-{item.pk}",
-            amount=item.amount,
-        )
+        for _ in range(2):
+            result = market.purchase(
+                listing_id=item.listing_id,
+                max_price=item.sourcing_price,
+                key=f"ti-{item.pk}",
+                amount=item.amount,
+            )
+            # A refusal may mean a concurrent run (a re-queued task) bought the listing under
+            # our key while we waited for it: the key makes asking again safe, and the answer
+            # is then that purchase.
+            if result.ok:
+                break
         with transaction.atomic():
             trade, items = trade_lock(trade_id=trade_id)
             current = next(i for i in items if i.pk == item.pk)
@@ -380,13 +386,15 @@ def withdrawal_items_ended(
     for item in targets:
         refund_item(trade, item)
     fields = {"error": error} if error else {}
+    # The trade carries the shared failure cause too, as a failed purchase's does.
+    trade_fields = {**fields, **({"reverted_by": reverted_by} if reverted_by else {})}
     trade_apply(
         trade=trade,
         items=items,
         actor=actor,
         kind=kind,
         moves=[Move(item, to, dict(fields)) for item in targets],
-        trade_fields={"reverted_by": reverted_by} if reverted_by else None,
+        trade_fields=trade_fields or None,
     )
 
 
