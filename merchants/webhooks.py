@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from standardwebhooks.webhooks import Webhook
+from standardwebhooks.webhooks import EmptyWebhookSecretError, Webhook
 
 from config import clock
 from config.api.exceptions import APIError
@@ -34,7 +34,8 @@ logger = logging.getLogger(__name__)
 
 ATTEMPT_TIMEOUT_SECONDS = 10
 TEST_TIMEOUT_SECONDS = 8
-LEASE = timedelta(seconds=60)
+# Longer than any attempt can take (connect 3 s + read 10 s, with room for a slow drip).
+LEASE = timedelta(seconds=120)
 # Regular events: about 72 hours of retries, each delay with +-10 % jitter.
 RETRY_DELAYS = [
     timedelta(seconds=s) for s in (30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, *(21600,) * 11)
@@ -142,19 +143,21 @@ def signed_post(
     started = time.monotonic()
     text = body.decode()
     sent_at = timezone.now().astimezone(UTC)  # real time: receivers check it against theirs
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": "trading-service-webhooks/1",
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(int(sent_at.timestamp())),
-        "webhook-signature": _signatures(merchant, msg_id, sent_at, text),
-    }
     try:
+        # A secret that cannot sign (not base64) is a failed attempt, recorded like any other,
+        # not a crash that would leave the claimed event to be retried without a trace.
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": "trading-service-webhooks/1",
+            "webhook-id": msg_id,
+            "webhook-timestamp": str(int(sent_at.timestamp())),
+            "webhook-signature": _signatures(merchant, msg_id, sent_at, text),
+        }
         _guard_address(url)
         response = requests.post(
             url, data=body, headers=headers, timeout=(3.05, timeout), allow_redirects=False
         )
-    except (requests.RequestException, ValueError, OSError) as exc:
+    except (requests.RequestException, ValueError, OSError, EmptyWebhookSecretError) as exc:
         return PostResult(None, b"", int((time.monotonic() - started) * 1000), str(exc)[:300])
     return PostResult(
         response.status_code, response.content[:2000], int((time.monotonic() - started) * 1000), ""
@@ -220,7 +223,7 @@ def _record(*, event_id: str, lease_until: datetime, url: str, result: PostResul
         event.attempts += 1
         WebhookDelivery.objects.create(
             event=event,
-            attempt=event.attempts,
+            attempt=event.deliveries.count() + 1,
             url=url,
             status_code=result.status_code,
             latency_ms=result.latency_ms,
@@ -247,14 +250,19 @@ def _finish(event: WebhookEvent, status: str, now: datetime) -> None:
         event.last_error = ""
 
 
+def _disable_callback(event: WebhookEvent, now: datetime) -> None:
+    """410 Gone: the merchant retired the URL; nothing is sent until a URL is set again."""
+    Merchant.objects.filter(pk=event.merchant_id, callback_disabled_at__isnull=True).update(
+        callback_disabled_at=now
+    )
+
+
 def _settle_regular(event: WebhookEvent, result: PostResult, now: datetime) -> None:
     code = result.status_code
     if code is not None and 200 <= code < 300:
         _finish(event, WebhookEvent.Status.DELIVERED, now)
     elif code == 410:
-        Merchant.objects.filter(pk=event.merchant_id, callback_disabled_at__isnull=True).update(
-            callback_disabled_at=now
-        )
+        _disable_callback(event, now)
         _finish(event, WebhookEvent.Status.FAILED, now)
     elif event.attempts > len(RETRY_DELAYS):
         _finish(event, WebhookEvent.Status.FAILED, now)
@@ -268,6 +276,8 @@ def _settle_approval(event: WebhookEvent, result: PostResult, now: datetime) -> 
         event.next_attempt_at = now + APPROVAL_DELAYS[event.attempts - 1]
         return
     outcome, reason = decided or (Approval.TIMED_OUT, event.last_error)
+    if result.status_code == 410:
+        _disable_callback(event, now)
     _finish(
         event,
         WebhookEvent.Status.DELIVERED if decided else WebhookEvent.Status.FAILED,
@@ -289,13 +299,25 @@ def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:
 
 
 def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
-    """A failed or delivered event goes out again, same id and body, fresh attempt budget."""
+    """A failed or delivered event goes out again, same id and body, with a fresh retry budget
+    (``attempts`` counts this round; delivery rows keep numbering on)."""
     if event.is_approval:
         raise APIError("INVALID_TRANSITION", "Approval callbacks cannot be re-sent.")
     now = clock.now()
-    WebhookEvent.objects.filter(pk=event.pk).update(
-        status=WebhookEvent.Status.PENDING, attempts=0, next_attempt_at=now, lease_until=None
+    reopened = (
+        WebhookEvent.objects.filter(pk=event.pk)
+        .exclude(status=WebhookEvent.Status.PENDING)
+        .update(
+            status=WebhookEvent.Status.PENDING,
+            attempts=0,
+            next_attempt_at=now,
+            lease_until=None,
+            delivered_at=None,
+            last_error="",
+        )
     )
+    if not reopened:
+        raise APIError("INVALID_TRANSITION", "The event is still being delivered.")
     transaction.on_commit(lambda: _schedule(str(event.pk)))
     event.refresh_from_db()
     return event

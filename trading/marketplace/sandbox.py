@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Count, IntegerField, Min, QuerySet, Value, When
 
 from config import clock
@@ -237,6 +237,10 @@ class SandboxMarketplace:
                 .filter(pk=listing_id)
                 .first()
             )
+            # A twin request with the same key may have bought while we waited for the lock.
+            earlier = SandboxPurchase.objects.filter(key=key).first()
+            if earlier is not None:
+                return _purchase_result(earlier)
             if row is None or row.amount < amount:
                 return PurchaseResult(ok=False, reason="LISTING_UNAVAILABLE")
             if row.price > max_price:
@@ -244,15 +248,20 @@ class SandboxMarketplace:
             was_floor = not SandboxListing.objects.filter(
                 item_id=row.item_id, delivery=row.delivery, price__lt=row.price
             ).exists()
-            purchase = SandboxPurchase.objects.create(
-                key=key,
-                listing_id=row.id,
-                item_id=row.item_id,
-                listing=_listing_snapshot(row),
-                price=row.price,
-                amount=amount,
-                created_at=clock.now(),
-            )
+            try:
+                with transaction.atomic():
+                    purchase = SandboxPurchase.objects.create(
+                        key=key,
+                        listing_id=row.id,
+                        item_id=row.item_id,
+                        listing=_listing_snapshot(row),
+                        price=row.price,
+                        amount=amount,
+                        created_at=clock.now(),
+                    )
+            except IntegrityError:
+                # The twin bought another listing under our key first: that is our purchase.
+                return _purchase_result(SandboxPurchase.objects.get(key=key))
             if row.amount > amount:
                 row.amount -= amount
                 row.save(update_fields=["amount"])

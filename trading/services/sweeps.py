@@ -10,7 +10,8 @@ from trading.models import Status, Trade, TradeItem
 from trading.services.trades import trade_lock
 from trading.services.withdrawals import withdrawal_items_completed
 
-PURCHASE_GRACE = timedelta(seconds=30)
+# Long enough that a busy worker is not raced by its own re-queued task.
+PURCHASE_GRACE = timedelta(seconds=120)
 BATCH = 200
 
 

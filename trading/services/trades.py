@@ -65,6 +65,7 @@ def trade_apply(
     kind: str,
     trade_fields: dict[str, Any] | None = None,
     changed: list[TradeItem] | None = None,
+    detail: dict[str, Any] | None = None,
 ) -> None:
     """Move items (each move must be legal, else 409 INVALID_TRANSITION), store the derived
     status, record the events (``changed`` items were edited in place, without a move) and emit
@@ -85,7 +86,7 @@ def trade_apply(
             from_status=move.item.status,
             to_status=move.to,
             actor=actor,
-            detail={},
+            detail=detail or {},
             created_at=now,
         )
         move.item.status = move.to
@@ -101,7 +102,7 @@ def trade_apply(
             from_status=item.status,
             to_status=item.status,
             actor=actor,
-            detail={},
+            detail=detail or {},
             created_at=now,
         )
         item.updated_at = now

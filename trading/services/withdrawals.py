@@ -270,6 +270,7 @@ def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> Non
         kind=error.lower(),
         moves=[Move(item, Status.FAILED, {"error": error}) for item in items],
         trade_fields={"error": error},
+        detail={"reason": reason} if reason else None,
     )
 
 
@@ -282,18 +283,12 @@ def withdrawal_purchase(*, trade_id: str) -> None:
     ).exclude(listing_id="")
     for item in waiting:
         assert item.sourcing_price is not None
-        for _ in range(2):
-            result = market.purchase(
-                listing_id=item.listing_id,
-                max_price=item.sourcing_price,
-                key=f"ti-{item.pk}",
-                amount=item.amount,
-            )
-            # A refusal may mean a concurrent run (a re-queued task) bought the listing under
-            # our key while we waited for it: the key makes asking again safe, and the answer
-            # is then that purchase.
-            if result.ok:
-                break
+        result = market.purchase(
+            listing_id=item.listing_id,
+            max_price=item.sourcing_price,
+            key=f"ti-{item.pk}",
+            amount=item.amount,
+        )
         with transaction.atomic():
             trade, items = trade_lock(trade_id=trade_id)
             current = next(i for i in items if i.pk == item.pk)
