@@ -168,6 +168,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
         "data_folder_out": str(VAR_DIR / "broker"),
         "processed_folder": str(VAR_DIR / "broker-processed"),
         "store_processed": False,
+        # Exchange tables; kombu's default is ./control, i.e. wherever a process was started.
+        "control_folder": str(VAR_DIR / "broker-control"),
     }
 )
 CELERY_TASK_IGNORE_RESULT = True

@@ -169,7 +169,8 @@ class TestCache:
     def test_an_hour_of_service_clock(self, api, alice, advance_clock):
         configure(api, alice, 7)
         assert check(api, alice, trade_url(7))["state"] == 1
-        configure(api, alice, 7, tradeUrlState=4)
+        # The platform changes underneath (the sandbox helper would also forget the cache).
+        SandboxPlatformUser.objects.filter(platform_id=platform_id(7)).update(trade_url_state=4)
         assert check(api, alice, trade_url(7))["state"] == 1  # cached
         advance_clock(59 * 60)
         assert check(api, alice, trade_url(7))["state"] == 1  # still within the hour
@@ -179,11 +180,16 @@ class TestCache:
     def test_force_refresh_asks_again_and_caches_the_answer(self, api, alice):
         configure(api, alice, 7)
         assert check(api, alice, trade_url(7))["state"] == 1
-        configure(api, alice, 7, tradeUrlState=4)
+        SandboxPlatformUser.objects.filter(platform_id=platform_id(7)).update(trade_url_state=4)
         assert check(api, alice, trade_url(7), forceRefresh=False)["state"] == 1
         assert check(api, alice, trade_url(7), forceRefresh=True)["state"] == 4
-        configure(api, alice, 7)
+        SandboxPlatformUser.objects.filter(platform_id=platform_id(7)).update(trade_url_state=1)
         assert check(api, alice, trade_url(7))["state"] == 4  # the refreshed answer is cached
+
+    def test_the_sandbox_helper_forgets_the_users_cached_checks(self, api, alice):
+        assert check(api, alice, trade_url(7))["state"] == 1
+        configure(api, alice, 7, tradeUrlState=4)
+        assert check(api, alice, trade_url(7))["state"] == 4
 
     def test_world_changed_underneath_is_not_seen_within_the_hour(self, api, alice):
         check(api, alice, trade_url(7))

@@ -210,4 +210,3 @@ def set_platform_user(desk: Desk, actor: Actor, partner: int, **fields: object) 
         headers=actor.headers,
     )
     assert ok_data(response)["configured"] is True
-

@@ -25,8 +25,14 @@ def test_self_buy_goes_from_initiated_to_completed_with_settlement(
     trade = response.json()["data"]
     assert trade["status"] == "initiated"
     assert trade["items"] == [
-        {"id": listing.id, "appid": 730, "tradable": True, "amount": 1, "status": "initiated",
-         "offer": {"price": 10.5, "delivery": "standard"}}
+        {
+            "id": listing.id,
+            "appid": 730,
+            "tradable": True,
+            "amount": 1,
+            "status": "initiated",
+            "offer": {"price": 10.5, "delivery": "standard"},
+        }
     ]
     # The approval callback went out signed; the 2xx answer approved it and the purchase ran.
     initiated = hooks.of_type("trade.initiated")[0]
@@ -37,10 +43,16 @@ def test_self_buy_goes_from_initiated_to_completed_with_settlement(
     assert balances["available"] == Decimal("989.50")
     assert balances["locked"] == Decimal("10.50")
 
-    for event, status in (("purchased", "active"), ("accepted", "hold"), ("hold_ended", "completed")):
+    for event, status in (
+        ("purchased", "active"),
+        ("accepted", "hold"),
+        ("hold_ended", "completed"),
+    ):
         with django_capture_on_commit_callbacks(execute=True):
             moved = api.post(
-                f"/sandbox/trades/{trade['id']}/events", {"event": event}, format="json",
+                f"/sandbox/trades/{trade['id']}/events",
+                {"event": event},
+                format="json",
                 headers=alice_funded.headers,
             )
         assert moved.status_code == 200, moved.json()

@@ -1,8 +1,10 @@
 """The sandbox marketplace: listings in the service's own database, searched like the real one.
 
-A search first finds the matching catalog items (trigram index). Few matches: each item's
-cheapest listings come from its own index and are merged (a LATERAL top-N per item). Many
-matches: the global sort index is walked and filtered by item. Counts are cached briefly.
+A search splits the matching catalog items (trigram index) into segments that sort apart: for
+``relevance`` the exact name, then names starting with the search, then the rest; for the other
+sorts one segment. Each segment is read the cheapest way: few items, each item's own sorted
+listings merged (a LATERAL top-N per item); many items, the global sort index walked and
+filtered by item. Segment sizes (for paging and ``count``) are cached for a few seconds.
 """
 
 import hashlib
@@ -13,7 +15,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Count, IntegerField, Min, QuerySet, Value, When
+from django.db.models import Count, Min, Q, QuerySet
 
 from config import clock
 from trading.marketplace.base import (
@@ -53,11 +55,6 @@ LATERAL_ORDERS: dict[MarketSort, tuple[str, str]] = {
         "c.market_hash_name DESC, l.price DESC, l.id DESC",
     ),
 }
-# Relevance with a search: exact names first, then names starting with it, then the rest.
-LATERAL_RELEVANCE_RANK = (
-    "CASE WHEN UPPER(c.market_hash_name) = UPPER(%(search)s) THEN 0"
-    " WHEN STARTS_WITH(UPPER(c.market_hash_name), UPPER(%(search)s)) THEN 1 ELSE 2 END"
-)
 
 
 def _listing(row: SandboxListing) -> Listing:
@@ -93,18 +90,15 @@ def _price_bounds(rows: QuerySet[SandboxListing], query: MarketQuery) -> QuerySe
     return rows
 
 
-def _lateral_page(item_ids: list[str], query: MarketQuery) -> list[str]:
+def _lateral_page(item_ids: list[str], query: MarketQuery, offset: int, limit: int) -> list[str]:
     inner, outer = LATERAL_ORDERS[query.sort]
     bounds = ""
     params: dict[str, Any] = {
         "ids": item_ids,
-        "window": query.offset + query.limit,
-        "limit": query.limit,
-        "offset": query.offset,
+        "window": offset + limit,
+        "limit": limit,
+        "offset": offset,
     }
-    if query.sort is MarketSort.RELEVANCE:
-        outer = f"{LATERAL_RELEVANCE_RANK}, {outer}"
-        params["search"] = query.search
     if query.min_price is not None:
         bounds += " AND s.price >= %(min)s"
         params["min"] = query.min_price
@@ -124,49 +118,65 @@ def _lateral_page(item_ids: list[str], query: MarketQuery) -> list[str]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def _ordered(rows: QuerySet[SandboxListing], query: MarketQuery) -> QuerySet[SandboxListing]:
-    ordering = ORDERINGS[query.sort]
-    if query.sort is MarketSort.RELEVANCE and query.search:
-        # Exact names first, then names starting with the search, then the rest.
-        rank = Case(
-            When(market_hash_name__iexact=query.search, then=Value(0)),
-            When(market_hash_name__istartswith=query.search, then=Value(1)),
-            default=Value(2),
-            output_field=IntegerField(),
-        )
-        return rows.annotate(rank=rank).order_by("rank", *ordering)
-    return rows.order_by(*ordering)
+def _segments(query: MarketQuery) -> list[tuple[str, Q]]:
+    """(name, catalog filter) of each part of the match set, in the order they sort."""
+    contains = Q(game=query.game, market_hash_name__icontains=query.search)
+    if query.sort is not MarketSort.RELEVANCE:
+        return [("all", contains)]
+    exact = Q(game=query.game, market_hash_name__iexact=query.search)
+    prefix = Q(game=query.game, market_hash_name__istartswith=query.search) & ~exact
+    return [("exact", exact), ("prefix", prefix), ("rest", contains & ~Q(prefix | exact))]
 
 
 class SandboxMarketplace:
     def search(self, query: MarketQuery) -> tuple[list[Listing], int]:
-        rows = _price_bounds(SandboxListing.objects.filter(game=query.game), query)
-        page_ids: list[str] | None = None
-        if query.search:
-            item_ids = list(
-                CatalogItem.objects.filter(
-                    game=query.game, market_hash_name__icontains=query.search
-                ).values_list("id", flat=True)[: LATERAL_MAX_ITEMS + 1]
-            )
-            if len(item_ids) <= LATERAL_MAX_ITEMS and connection.vendor == "postgresql":
-                page_ids = _lateral_page(item_ids, query)
-                rows = _price_bounds(SandboxListing.objects.filter(item_id__in=item_ids), query)
-            else:
-                matching = CatalogItem.objects.filter(
-                    game=query.game, market_hash_name__icontains=query.search
-                ).values("id")
-                rows = rows.filter(item_id__in=matching)
-        if page_ids is None:
-            ordered = _ordered(rows, query)
+        if not query.search:
+            rows = _price_bounds(SandboxListing.objects.filter(game=query.game), query)
             page_ids = list(
-                ordered.values_list("id", flat=True)[query.offset : query.offset + query.limit]
+                rows.order_by(*ORDERINGS[query.sort]).values_list("id", flat=True)[
+                    query.offset : query.offset + query.limit
+                ]
             )
+            total = self._count(rows, query, "all")
+        else:
+            page_ids, total = self._search_segments(query)
         found = SandboxListing.objects.select_related("bot").in_bulk(page_ids)
-        return [_listing(found[i]) for i in page_ids if i in found], self._count(rows, query)
+        return [_listing(found[i]) for i in page_ids if i in found], total
 
-    def _count(self, rows: QuerySet[SandboxListing], query: MarketQuery) -> int:
+    def _search_segments(self, query: MarketQuery) -> tuple[list[str], int]:
+        skip, want, total = query.offset, query.limit, 0
+        page: list[str] = []
+        for name, matching in _segments(query):
+            catalog = CatalogItem.objects.filter(matching)
+            item_ids = list(catalog.values_list("id", flat=True)[: LATERAL_MAX_ITEMS + 1])
+            few = len(item_ids) <= LATERAL_MAX_ITEMS and connection.vendor == "postgresql"
+            rows = _price_bounds(
+                SandboxListing.objects.filter(
+                    item_id__in=item_ids if few else catalog.values("id")
+                ),
+                query,
+            )
+            size = self._count(rows, query, name) if item_ids else 0
+            total += size
+            if want == 0 or skip >= size:
+                skip -= min(skip, size)
+                continue
+            if few:
+                ids = _lateral_page(item_ids, query, skip, want)
+            else:
+                ids = list(
+                    rows.filter(game=query.game)
+                    .order_by(*ORDERINGS[query.sort])
+                    .values_list("id", flat=True)[skip : skip + want]
+                )
+            page += ids
+            want -= len(ids)
+            skip = 0
+        return page, total
+
+    def _count(self, rows: QuerySet[SandboxListing], query: MarketQuery, segment: str) -> int:
         """Cached for a few seconds: counting a million rows on every page turn is not worth it."""
-        shape = f"{query.game}|{query.search.upper()}|{query.min_price}|{query.max_price}"
+        shape = f"{query.game}|{query.search.upper()}|{query.min_price}|{query.max_price}|{segment}"
         key = (
             f"sandbox-market-count:{self.price_version()}:"
             + hashlib.sha256(shape.encode()).hexdigest()

@@ -5,6 +5,7 @@ from typing import Any
 
 from trading.models import SandboxBot, SandboxPlatformUser
 from trading.selectors.inventory import inventory_cache_forget
+from trading.selectors.tradeurls import trade_url_cache_forget
 
 
 def sandbox_platform_user_set(
@@ -45,6 +46,7 @@ def sandbox_platform_user_set(
         },
     )
     inventory_cache_forget(platform_id=platform_id)
+    trade_url_cache_forget(platform_id=platform_id)
     return user
 
 

@@ -1,6 +1,7 @@
 """The price book (contract 2.4): built once per game, marketplace price version and merchant
 fee/margin, cached as ready JSON until a price changes."""
 
+import time
 from collections import defaultdict
 from decimal import Decimal
 from typing import Any
@@ -17,18 +18,35 @@ from trading.pricing import deposit_price, fee_inclusive
 from trading.sandbox.names import CS_GAME, PHASES
 
 PRICE_BOOK_TTL = 24 * 3600
+# How long one build may take before others stop waiting for it and build themselves.
+BUILD_SECONDS = 15
 
 
 def price_book_get(*, merchant: Merchant, game: int) -> orjson.Fragment:
     version = get_marketplace().price_version()
     key = f"prices:{game}:{version}:{merchant.withdraw_fee_rate}:{merchant.deposit_margin_rate}"
-    book = cache.get(key)
+    book = cache.get(key) or _built_by_another(key)
     if book is None:
         book = dumps(
             _build(game, fee=merchant.withdraw_fee_rate, margin=merchant.deposit_margin_rate)
         )
         cache.set(key, book, timeout=PRICE_BOOK_TTL)
+        cache.delete(f"{key}:building")
     return orjson.Fragment(book)
+
+
+def _built_by_another(key: str) -> bytes | None:
+    """When another request is already building this book, wait for it (a few seconds at
+    most) instead of building the same thing again; None means: build it yourself."""
+    if cache.add(f"{key}:building", 1, timeout=BUILD_SECONDS):
+        return None
+    deadline = time.monotonic() + BUILD_SECONDS
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        book = cache.get(key)
+        if book is not None:
+            return bytes(book)
+    return None
 
 
 def _floor(floors: PriceFloors, item_id: str, phases: list[str], delivery: str) -> Decimal | None:

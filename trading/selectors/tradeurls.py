@@ -21,8 +21,20 @@ from trading.platform.base import (
 from trading.tradeurls import trade_url_platform_id
 
 
-def _key(url: str) -> str:
-    return "tradeurl:" + hashlib.sha256(url.encode()).hexdigest()
+def _key(url: str, platform_id: str) -> str:
+    # The generation lets the sandbox forget every cached check of a user it reconfigures.
+    generation = cache.get(_generation_key(platform_id), 0)
+    return f"tradeurl:{generation}:" + hashlib.sha256(url.encode()).hexdigest()
+
+
+def _generation_key(platform_id: str) -> str:
+    return f"tradeurl-generation:{platform_id}"
+
+
+def trade_url_cache_forget(*, platform_id: str) -> None:
+    key = _generation_key(platform_id)
+    cache.add(key, 0, timeout=None)
+    cache.incr(key)
 
 
 def _result(user: PlatformUser) -> dict[str, Any]:
@@ -39,12 +51,13 @@ def _result(user: PlatformUser) -> dict[str, Any]:
 def trade_url_check(*, url: str, force_refresh: bool) -> dict[str, Any]:
     """The URL must already match the trade URL pattern."""
     now = clock.now()
-    cached: tuple[datetime, dict[str, Any]] | None = None if force_refresh else cache.get(_key(url))
+    platform_id = trade_url_platform_id(url)
+    assert platform_id is not None
+    key = _key(url, platform_id)
+    cached: tuple[datetime, dict[str, Any]] | None = None if force_refresh else cache.get(key)
     max_age = timedelta(seconds=settings.TRADE_URL_CHECK_CACHE_SECONDS)
     if cached is not None and now - cached[0] < max_age:
         return cached[1]
-    platform_id = trade_url_platform_id(url)
-    assert platform_id is not None
     try:
         user = get_platform().user(platform_id)
     except (PlatformUnavailableError, PlatformRateLimitedError):
@@ -53,5 +66,5 @@ def trade_url_check(*, url: str, force_refresh: bool) -> dict[str, Any]:
         user = PlatformUser(platform_id=platform_id, state=TradeUrlState.UNKNOWN_ERROR)
     result = _result(user)
     if user.state not in TRANSIENT_STATES:
-        cache.set(_key(url), (now, result), timeout=settings.TRADE_URL_CHECK_CACHE_SECONDS)
+        cache.set(key, (now, result), timeout=settings.TRADE_URL_CHECK_CACHE_SECONDS)
     return result
