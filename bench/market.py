@@ -106,9 +106,17 @@ def main() -> None:
             ),
             drive(
                 service.base_url,
-                "GET /secure/prices (whole book, cached)",
+                "GET /secure/prices (whole book, cached), 8 clients",
                 [Request("GET", "/secure/prices", h) for h in keys],
                 seconds=args.seconds,
+            ),
+            drive(
+                service.base_url,
+                "GET /secure/prices (whole book, cached), 1 client",
+                [Request("GET", "/secure/prices", h) for h in keys],
+                seconds=args.seconds,
+                connections=1,
+                threads=1,
             ),
             drive(
                 service.base_url,

@@ -8,6 +8,7 @@ import pytest
 from tests.factories import assert_error, platform_id, trade_url
 from tests.trading.factories import CatalogItemFactory
 from tests.trading.helpers import Caller, client_token, names, ok
+from trading.marketplace.sandbox import market_version_bump
 from trading.models import CatalogItem, GameSettings, SandboxBot, SandboxPlatformUser
 
 pytestmark = pytest.mark.django_db
@@ -188,9 +189,12 @@ class TestOffers:
         )
         assert zero["doppler"] == {"name": "Phase 2", "paintIndex": 419}
 
-    def test_prices_follow_the_catalog_on_every_read(self, as_alice, stocked):
+    def test_prices_follow_the_catalog(self, as_alice, stocked):
         inventory(as_alice)
+        # A catalog change is a market change: whoever makes it bumps the price version (the
+        # admin does), and cached offers follow.
         CatalogItem.objects.filter(pk="730-000200").update(reference_price=D("60.00"))
+        market_version_bump()
         awp = next(r for r in inventory(as_alice)["inventory"] if r["assetId"] == "1009")
         assert awp["offer"]["price"] == D("54.00")
 

@@ -33,27 +33,29 @@ from trading.sandbox.names import CS_GAME
 VERSION_KEY = "sandbox-market-version"
 # First-game listings are UUIDs; second-game ones are compound: <catalog id>-<sequence>.
 RUST_LISTING_ID = re.compile(r"^\d+-\d{6}-\d{8}$")
-COUNT_TTL_SECONDS = 10
+COUNT_TTL_SECONDS = 60
 # Above this many matching items, walking the global sort index beats merging per-item lists.
 LATERAL_MAX_ITEMS = 500
 
+# Relevance: most-listed items first, each item's listings cheapest first.
 ORDERINGS: dict[MarketSort, tuple[str, ...]] = {
-    MarketSort.RELEVANCE: ("-popularity", "price", "id"),
+    MarketSort.RELEVANCE: ("-popularity", "item_id", "price", "id"),
     MarketSort.PRICE_ASC: ("price", "id"),
     MarketSort.PRICE_DESC: ("-price", "-id"),
     MarketSort.NAME_ASC: ("market_hash_name", "price", "id"),
     MarketSort.NAME_DESC: ("-market_hash_name", "-price", "-id"),
 }
-# (order of each item's own listings, order of the merged page) for the LATERAL plan.
+# Price sorts over few items: (each item's own listings, the merged page), top-N per item.
 LATERAL_ORDERS: dict[MarketSort, tuple[str, str]] = {
-    MarketSort.RELEVANCE: ("s.price, s.id", "c.popularity DESC, l.price, l.id"),
     MarketSort.PRICE_ASC: ("s.price, s.id", "l.price, l.id"),
     MarketSort.PRICE_DESC: ("s.price DESC, s.id DESC", "l.price DESC, l.id DESC"),
-    MarketSort.NAME_ASC: ("s.price, s.id", "c.market_hash_name, l.price, l.id"),
-    MarketSort.NAME_DESC: (
-        "s.price DESC, s.id DESC",
-        "c.market_hash_name DESC, l.price DESC, l.id DESC",
-    ),
+}
+# Sorts by an item-level key first: (item order, each item's listings). Items are walked in
+# order and their listings streamed (incremental sort), so a page reads only what it shows.
+ITEM_ORDERS: dict[MarketSort, tuple[str, str]] = {
+    MarketSort.RELEVANCE: ("c.popularity DESC, c.id", "s.price, s.id"),
+    MarketSort.NAME_ASC: ("c.market_hash_name, c.id", "s.price, s.id"),
+    MarketSort.NAME_DESC: ("c.market_hash_name DESC, c.id DESC", "s.price DESC, s.id DESC"),
 }
 
 
@@ -90,32 +92,63 @@ def _price_bounds(rows: QuerySet[SandboxListing], query: MarketQuery) -> QuerySe
     return rows
 
 
-def _lateral_page(item_ids: list[str], query: MarketQuery, offset: int, limit: int) -> list[str]:
-    inner, outer = LATERAL_ORDERS[query.sort]
+def _bounds(query: MarketQuery, params: dict[str, Any]) -> str:
     bounds = ""
-    params: dict[str, Any] = {
-        "ids": item_ids,
-        "window": offset + limit,
-        "limit": limit,
-        "offset": offset,
-    }
     if query.min_price is not None:
         bounds += " AND s.price >= %(min)s"
         params["min"] = query.min_price
     if query.max_price is not None:
         bounds += " AND s.price <= %(max)s"
         params["max"] = query.max_price
-    # Only the fixed fragments of LATERAL_ORDERS and the bounds above are spliced in; every
-    # value is a parameter.
-    sql = (
-        "SELECT l.id FROM trading_catalogitem c CROSS JOIN LATERAL ("  # noqa: S608
-        f" SELECT s.id, s.price FROM trading_sandboxlisting s WHERE s.item_id = c.id{bounds}"
-        f" ORDER BY {inner} LIMIT %(window)s) l"
-        f" WHERE c.id = ANY(%(ids)s) ORDER BY {outer} LIMIT %(limit)s OFFSET %(offset)s"
-    )
+    return bounds
+
+
+def _page_ids(sql: str, params: dict[str, Any]) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
+
+
+def _lateral_page(item_ids: list[str], query: MarketQuery, offset: int, limit: int) -> list[str]:
+    """Price order over few items: each item's cheapest (dearest) listings, merged."""
+    inner, outer = LATERAL_ORDERS[query.sort]
+    params: dict[str, Any] = {
+        "ids": item_ids,
+        "window": offset + limit,
+        "limit": limit,
+        "offset": offset,
+    }
+    bounds = _bounds(query, params)
+    # Only fixed fragments (the orders above, the bounds) are spliced in; values are parameters.
+    return _page_ids(
+        "SELECT l.id FROM trading_catalogitem c CROSS JOIN LATERAL ("  # noqa: S608
+        f" SELECT s.id, s.price FROM trading_sandboxlisting s WHERE s.item_id = c.id{bounds}"
+        f" ORDER BY {inner} LIMIT %(window)s) l"
+        f" WHERE c.id = ANY(%(ids)s) ORDER BY {outer} LIMIT %(limit)s OFFSET %(offset)s",
+        params,
+    )
+
+
+def _item_ordered_page(
+    catalog: QuerySet[CatalogItem], query: MarketQuery, offset: int, limit: int
+) -> list[str]:
+    """Relevance and name orders: items in order, each item's listings by price."""
+    items, order = ITEM_ORDERS[query.sort]
+    item_sql, item_params = catalog.values(
+        "id", "market_hash_name", "popularity"
+    ).query.sql_with_params()
+    params: dict[str, Any] = {"limit": limit, "offset": offset}
+    params.update({f"p{n}": value for n, value in enumerate(item_params)})
+    item_sql = item_sql % tuple(f"%(p{n})s" for n in range(len(item_params)))
+    bounds = _bounds(query, params)
+    listing_order = order.replace("s.", "l.")
+    return _page_ids(
+        f"SELECT l.id FROM ({item_sql}) c CROSS JOIN LATERAL ("  # noqa: S608
+        f" SELECT s.id, s.price FROM trading_sandboxlisting s WHERE s.item_id = c.id{bounds}"
+        f" ORDER BY {order}) l ORDER BY {items}, {listing_order}"
+        " LIMIT %(limit)s OFFSET %(offset)s",
+        params,
+    )
 
 
 def _segments(query: MarketQuery) -> list[tuple[str, Q]]:
@@ -161,7 +194,9 @@ class SandboxMarketplace:
             if want == 0 or skip >= size:
                 skip -= min(skip, size)
                 continue
-            if few:
+            if query.sort in ITEM_ORDERS and connection.vendor == "postgresql":
+                ids = _item_ordered_page(catalog, query, skip, want)
+            elif few:
                 ids = _lateral_page(item_ids, query, skip, want)
             else:
                 ids = list(

@@ -54,9 +54,15 @@ class SandboxListing(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["game", "price", "id"]),
-            models.Index(fields=["game", "-popularity", "price", "id"]),
+            models.Index(fields=["game", "-popularity", "item", "price", "id"]),
             models.Index(fields=["game", "market_hash_name", "price", "id"]),
             models.Index(fields=["item", "price", "id"]),
+            # The bots' own stock per item (deposit acceptance), counted from the index alone.
+            models.Index(
+                fields=["item"],
+                condition=models.Q(delivery="instant"),
+                name="listing_instant_item",
+            ),
         ]
         constraints = [
             models.CheckConstraint(condition=models.Q(price__gt=0), name="listing_price_positive")

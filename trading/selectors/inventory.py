@@ -130,6 +130,22 @@ def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list
     return rows
 
 
+def _priced_cached(
+    snapshot: _Snapshot, platform_id: str, merchant: Merchant, game: int
+) -> list[dict[str, Any]]:
+    """Offers depend on the snapshot, the merchant's margin and the market (reference prices,
+    own stock): the same three give the same rows, so they are computed once."""
+    key = (
+        f"inventory-priced:{platform_id}:{game}:{snapshot.fetched_at.timestamp()}:"
+        f"{merchant.deposit_margin_rate}:{get_marketplace().price_version()}"
+    )
+    rows = cache.get(key)
+    if rows is None:
+        rows = _priced(snapshot.assets, merchant, game)
+        cache.set(key, rows, timeout=settings.INVENTORY_CACHE_SECONDS)
+    return [dict(row) for row in rows]
+
+
 _SORTS: dict[MarketSort, tuple[Callable[[dict[str, Any]], Any], bool]] = {
     MarketSort.RELEVANCE: (lambda r: (r["offer"]["accepted"], r["offer"]["price"]), True),
     MarketSort.PRICE_ASC: (lambda r: r["offer"]["price"], False),
@@ -145,7 +161,7 @@ def inventory_get(
     deposits_open_check(game=query.game)
     fleet_check()
     snapshot = _snapshot(platform_id, query.game, query.refresh)
-    rows = _priced(snapshot.assets, merchant, query.game)
+    rows = _priced_cached(snapshot, platform_id, merchant, query.game)
     if query.accepted_only:
         rows = [r for r in rows if r["offer"]["accepted"]]
     if query.search:

@@ -1,10 +1,14 @@
 """Market browsing: listings with the merchant's fee applied, one item's listings, suggestions."""
 
+import hashlib
 from decimal import Decimal
 from typing import Any
 
+import orjson
+from django.core.cache import cache
 from django.db.models import Case, IntegerField, Value, When
 
+from config.api.rendering import dumps
 from merchants.models import Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import ItemListingsQuery, Listing, MarketQuery, MarketSort
@@ -13,6 +17,7 @@ from trading.pricing import sourcing_ceiling, sourcing_floor
 from trading.representations import listing_json
 
 SUGGESTIONS_LIMIT = 20
+PAGE_TTL_SECONDS = 30
 
 
 def _render(listings: list[Listing], merchant: Merchant) -> list[dict[str, Any]]:
@@ -51,10 +56,17 @@ def market_search(
     max_price: Decimal | None,
     page: int,
     per_page: int,
-) -> dict[str, Any]:
+) -> orjson.Fragment:
     """Price bounds are on the fee-inclusive price the merchant sees; they are turned into the
-    exact sourcing-price bounds, so the marketplace filters on its own indexed column."""
+    exact sourcing-price bounds, so the marketplace filters on its own indexed column. Rendered
+    pages are cached for a few seconds per market version, fee and query."""
     fee = merchant.withdraw_fee_rate
+    market = get_marketplace()
+    shape = f"{market.price_version()}|{fee}|{game}|{search.upper()}|{sort}|{min_price}|{max_price}"
+    key = "market-page:" + hashlib.sha256(f"{shape}|{page}|{per_page}".encode()).hexdigest()
+    cached = cache.get(key)
+    if cached is not None:
+        return orjson.Fragment(cached)
     query = MarketQuery(
         game=game,
         search=search,
@@ -64,8 +76,10 @@ def market_search(
         offset=(page - 1) * per_page,
         limit=per_page,
     )
-    listings, count = get_marketplace().search(query)
-    return {"items": _render(listings, merchant), "count": count}
+    listings, count = market.search(query)
+    rendered = dumps({"items": _render(listings, merchant), "count": count})
+    cache.set(key, rendered, timeout=PAGE_TTL_SECONDS)
+    return orjson.Fragment(rendered)
 
 
 def catalog_item_resolve(
