@@ -24,9 +24,9 @@ RESULTS = ROOT / "bench" / "results"
 
 BENCH_ENV = {
     "DATABASE_URL": os.environ.get(
-        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trading_bench"
+        "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/trading_perf"
     ),
-    "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/1"),
+    "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/2"),
     "SECRET_KEY": "bench-only-insecure-secret-key",
     "SANDBOX": "true",
     "LOG_LEVEL": "WARNING",

@@ -51,7 +51,8 @@ def transfer_post(
         accounts[move.target.pk] = move.target
         if move.source.merchant_id is not None and not move.may_overdraw:
             guarded.add(move.source.pk)
-    with transaction.atomic():
+    # Inside the caller's transaction no savepoint is needed: a refused debit aborts the cause.
+    with transaction.atomic(savepoint=False):
         transfer = Transfer.objects.create(
             kind=kind,
             cause_type=cause_type,

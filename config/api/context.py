@@ -1,9 +1,15 @@
-"""The request id of the work being done now, for the envelope and every log line."""
+"""The request being served now: its id (for the envelope and every log line) and a memo of
+values read once per request."""
 
 import uuid
+from collections.abc import Callable
 from contextvars import ContextVar
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _request_id: ContextVar[str] = ContextVar("request_id", default="-")
+_memo: ContextVar[dict[str, Any] | None] = ContextVar("request_memo", default=None)
 
 
 def current_request_id() -> str:
@@ -13,4 +19,27 @@ def current_request_id() -> str:
 def start_request() -> str:
     request_id = str(uuid.uuid4())
     _request_id.set(request_id)
+    _memo.set({})
     return request_id
+
+
+def end_request() -> None:
+    """The memo lives for one request only; work after it reads afresh."""
+    _memo.set(None)
+
+
+def request_memo(key: str, load: Callable[[], T]) -> T:
+    """``load()`` once per request; outside a request (workers, shells) every time."""
+    memo = _memo.get()
+    if memo is None:
+        return load()
+    if key not in memo:
+        memo[key] = load()
+    value: T = memo[key]
+    return value
+
+
+def request_memo_forget(key: str) -> None:
+    memo = _memo.get()
+    if memo is not None:
+        memo.pop(key, None)

@@ -8,7 +8,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 
-from config.api.context import current_request_id, start_request
+from config.api.context import current_request_id, end_request, start_request
 from config.api.exceptions import APIError, validation_error
 from config.api.rendering import envelope_response
 
@@ -27,7 +27,10 @@ class RequestIdMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         request_id = start_request()
-        response = self.get_response(request)
+        try:
+            response = self.get_response(request)
+        finally:
+            end_request()
         response["X-Request-Id"] = request_id
         return response
 

@@ -1,12 +1,17 @@
 from django.core.cache import cache
 
+from config.api.context import request_memo
 from trading.models import GameSettings, ServiceSettings
 
 SETTINGS_CACHE_KEY = "service-settings"
 
 
 def service_settings_get() -> ServiceSettings:
-    """The switches, read through the shared cache; saving them refreshes it."""
+    """The switches, read through the shared cache once per request; saving them refreshes it."""
+    return request_memo(SETTINGS_CACHE_KEY, _service_settings_load)
+
+
+def _service_settings_load() -> ServiceSettings:
     cached = cache.get(SETTINGS_CACHE_KEY)
     if isinstance(cached, ServiceSettings):
         return cached

@@ -1,6 +1,7 @@
 from django.core.cache import cache
 from django.db import transaction
 
+from config.api.context import request_memo_forget
 from trading.models import ServiceSettings
 from trading.selectors import SETTINGS_CACHE_KEY
 
@@ -19,6 +20,7 @@ def service_settings_update(*, maintenance: bool | None = None) -> ServiceSettin
 
 def service_settings_cache_clear() -> None:
     """Drop the cached switches once the change is committed, so no reader re-caches old ones."""
+    request_memo_forget(SETTINGS_CACHE_KEY)
     transaction.on_commit(lambda: cache.delete(SETTINGS_CACHE_KEY))
 
 
