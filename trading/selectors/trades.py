@@ -39,7 +39,11 @@ def _with_items(rows: QuerySet[Trade]) -> QuerySet[Trade]:
 def trades_page(*, rows: QuerySet[Trade], cursor: str | None, limit: int) -> dict[str, Any]:
     if cursor:
         created_at, trade_id = _decode_cursor(cursor)
-        rows = rows.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, id__lt=trade_id))
+        # A row comparison is one index range; the equivalent OR would filter every row above.
+        rows = rows.extra(
+            where=['("trading_trade"."created_at", "trading_trade"."id") < (%s, %s)'],
+            params=[created_at, trade_id],
+        )
     page = list(_with_items(rows.order_by("-created_at", "-id"))[: limit + 1])
     more = len(page) > limit
     page = page[:limit]
