@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from config.api.exceptions import APIError
 from config.api.serializers import parse
 from config.api.views import ClientApiView, MerchantApiView
+from merchants.authentication import ClientCaller
 from merchants.models import Client
 from trading.apischema import TradeOut
 from trading.models import CatalogItem, Trade
@@ -43,6 +44,17 @@ WITHDRAW_ERRORS = (
     "INVALID_AMOUNT",
     "MERCHANT_NO_CALLBACK_URL",
 )
+
+
+def client_recipient(caller: ClientCaller) -> Recipient:
+    """The token's own account receives; its client row serializes its withdrawals."""
+    return Recipient(
+        trade_url=caller.trade_url,
+        client=Client.objects.filter(
+            merchant=caller.merchant, platform_id=caller.platform_id
+        ).first(),
+        external_client_user_id=caller.client_id or "",
+    )
 
 
 def withdraw_items(raw: list[dict[str, Any]]) -> list[WithdrawItemIn]:
@@ -102,18 +114,11 @@ class ClientWithdrawApi(ClientApiView):
     def post(self, request: Request) -> Response:
         caller = self.caller(request)
         body = parse(ClientWithdrawIn, request.data)
-        client = Client.objects.filter(
-            merchant=caller.merchant, platform_id=caller.platform_id
-        ).first()
         game = body["game"]
         trade = withdrawal_create(
             merchant=caller.merchant,
             source=Trade.Source.CLIENT,
-            recipient=Recipient(
-                trade_url=caller.trade_url,
-                client=client,
-                external_client_user_id=caller.client_id or "",
-            ),
+            recipient=client_recipient(caller),
             items=withdraw_items(body["items"]),
             game=game,
             external_id=body.get("externalId", ""),
@@ -188,13 +193,7 @@ class ClientQuickWithdrawApi(ClientApiView):
         trade = quick_withdrawal_create(
             merchant=caller.merchant,
             source=Trade.Source.CLIENT,
-            recipient=Recipient(
-                trade_url=caller.trade_url,
-                client=Client.objects.filter(
-                    merchant=caller.merchant, platform_id=caller.platform_id
-                ).first(),
-                external_client_user_id=caller.client_id or "",
-            ),
+            recipient=client_recipient(caller),
             item=_catalog_item(body),
             max_price=body["maxPrice"],
             amount=body["amount"],
