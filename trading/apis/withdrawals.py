@@ -141,6 +141,19 @@ QUICK_ERRORS = (
 )
 
 
+def _quick_order(body: dict[str, Any]) -> dict[str, Any]:
+    """What to buy, from either quick route's body."""
+    return {
+        "item": _catalog_item(body),
+        "max_price": body["maxPrice"],
+        "amount": body["amount"],
+        "delivery": body["delivery"],
+        "phase": body["phase"],
+        "game": body["game"],
+        "external_id": body.get("externalId", ""),
+    }
+
+
 def _catalog_item(body: dict[str, Any]) -> CatalogItem:
     item = catalog_item_resolve(
         item_id=body.get("itemId"), market_hash_name=body.get("marketHashName")
@@ -166,13 +179,7 @@ class SecureQuickBuyApi(MerchantApiView):
             merchant=self.merchant(request),
             source=Trade.Source.SELF,
             recipient=Recipient(trade_url=body["tradeUrl"]),
-            item=_catalog_item(body),
-            max_price=body["maxPrice"],
-            amount=body["amount"],
-            delivery=body["delivery"],
-            phase=body["phase"],
-            game=body["game"],
-            external_id=body.get("externalId", ""),
+            **_quick_order(body),
         )
         return Response(trade_json(trade))
 
@@ -194,12 +201,6 @@ class ClientQuickWithdrawApi(ClientApiView):
             merchant=caller.merchant,
             source=Trade.Source.CLIENT,
             recipient=client_recipient(caller),
-            item=_catalog_item(body),
-            max_price=body["maxPrice"],
-            amount=body["amount"],
-            delivery=body["delivery"],
-            phase=body["phase"],
-            game=body["game"],
-            external_id=body.get("externalId", ""),
+            **_quick_order(body),
         )
         return Response(trade_json(trade))
