@@ -5,7 +5,12 @@ from datetime import datetime
 
 from django.db.models import Q
 
-from merchants.models import ApiKey, ApiSecret, Merchant, WebhookEvent
+from merchants.models import ApiKey, ApiSecret, Client, Merchant, WebhookEvent
+
+
+def client_get(*, merchant: Merchant, platform_id: str) -> Client | None:
+    """The client row an authentication stored for this platform id, if any."""
+    return Client.objects.filter(merchant=merchant, platform_id=platform_id).first()
 
 
 def api_key_hash(raw_key: str) -> str:

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 
 from config.api.views import ClientApiView, MerchantApiView
 from trading.models import Trade
+from trading.selectors.trades import client_trade_scope
 from trading.services.cancels import withdrawal_cancel, withdrawal_item_cancel
 
 CANCEL_RESULT = inline_serializer(
@@ -89,11 +90,7 @@ class SecureBuyItemCancelApi(MerchantApiView):
 
 def _client_scope(view: ClientApiView, request: Request) -> QuerySet[Trade]:
     caller = view.caller(request)
-    return Trade.objects.filter(
-        merchant=caller.merchant,
-        source=Trade.Source.CLIENT,
-        client_platform_id=caller.platform_id,
-    )
+    return client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
 
 
 class ClientWithdrawCancelApi(ClientApiView):

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from config.api.serializers import parse
 from config.api.views import ClientApiView, MerchantApiView
-from merchants.models import Client
+from merchants.selectors import client_get
 from trading.apischema import INVENTORY_PARAMETERS, InventoryOut, TradeUrlCheckOut
 from trading.selectors.inventory import InventoryQuery, inventory_get
 from trading.selectors.tradeurls import trade_url_check
@@ -55,9 +55,7 @@ class ClientInventoryApi(ClientApiView):
     def get(self, request: Request) -> Response:
         caller = self.caller(request)
         query = _inventory_query(parse(InventoryQueryIn, request.query_params))
-        client = Client.objects.filter(
-            merchant=caller.merchant, platform_id=caller.platform_id
-        ).first()
+        client = client_get(merchant=caller.merchant, platform_id=caller.platform_id)
         data = inventory_get(
             merchant=caller.merchant, platform_id=caller.platform_id, query=query, client=client
         )

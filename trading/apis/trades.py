@@ -11,6 +11,7 @@ from trading.apischema import TRADES_PARAMETERS, TradeOut, TradePageOut
 from trading.models import Trade
 from trading.representations import trade_json
 from trading.selectors.trades import (
+    client_trade_scope,
     client_trades,
     merchant_self_trades,
     trade_get,
@@ -109,11 +110,7 @@ class ClientTradeApi(ClientApiView):
     def get(self, request: Request, id: str) -> Response:
         trade_ref = id
         caller = self.caller(request)
-        scope = Trade.objects.filter(
-            merchant=caller.merchant,
-            source=Trade.Source.CLIENT,
-            client_platform_id=caller.platform_id,
-        )
+        scope = client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
         trade = trade_get(scope=scope, ref=trade_ref)
         if trade is None:
             raise APIError("TRADE_NOT_FOUND")

@@ -11,7 +11,7 @@ from config.api.exceptions import APIError
 from config.api.serializers import parse
 from config.api.views import ClientApiView, MerchantApiView
 from merchants.authentication import ClientCaller
-from merchants.models import Client
+from merchants.selectors import client_get
 from trading.apischema import TradeOut
 from trading.models import CatalogItem, Trade
 from trading.representations import trade_json
@@ -50,9 +50,7 @@ def client_recipient(caller: ClientCaller) -> Recipient:
     """The token's own account receives; its client row serializes its withdrawals."""
     return Recipient(
         trade_url=caller.trade_url,
-        client=Client.objects.filter(
-            merchant=caller.merchant, platform_id=caller.platform_id
-        ).first(),
+        client=client_get(merchant=caller.merchant, platform_id=caller.platform_id),
         external_client_user_id=caller.client_id or "",
     )
 

@@ -58,12 +58,17 @@ def merchant_self_trades(*, merchant: Merchant, game: int, type: str | None) -> 
     return rows.filter(type=type) if type else rows
 
 
+def client_trade_scope(*, merchant: Merchant, platform_id: str) -> QuerySet[Trade]:
+    """A client sees its own trades with this merchant, nothing else."""
+    return Trade.objects.filter(
+        merchant=merchant, source=Trade.Source.CLIENT, client_platform_id=platform_id
+    )
+
+
 def client_trades(
     *, merchant: Merchant, platform_id: str, game: int, type: str | None
 ) -> QuerySet[Trade]:
-    rows = Trade.objects.filter(
-        merchant=merchant, source=Trade.Source.CLIENT, client_platform_id=platform_id, game=game
-    )
+    rows = client_trade_scope(merchant=merchant, platform_id=platform_id).filter(game=game)
     return rows.filter(type=type) if type else rows
 
 
