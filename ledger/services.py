@@ -1,0 +1,80 @@
+"""Writes to the funding ledger. Called by the services that move the money, inside their
+transaction, so a funding row exists exactly when its wallet transfer does."""
+
+from datetime import datetime
+from decimal import Decimal
+
+from config import clock
+from ledger.models import Funding
+from merchants.models import Merchant
+
+# Statuses after which a funding does not change any more.
+FINAL_STATUSES = frozenset(
+    {
+        Funding.Status.COMPLETED,
+        Funding.Status.REJECTED,
+        Funding.Status.FAILED,
+        Funding.Status.CANCELLED,
+        Funding.Status.REFUNDED,
+        Funding.Status.EXPIRED,
+    }
+)
+
+
+def funding_record(
+    *,
+    merchant: Merchant,
+    type: str,
+    status: str,
+    amount_usd: Decimal,
+    source_type: str,
+    source_id: str,
+    fee: Decimal = Decimal("0.00"),
+    amount_crypto: Decimal = Decimal(0),
+    token: str = "",
+    chain: str = "",
+    address: str = "",
+    txn_hash: str = "",
+    created_at: datetime | None = None,
+) -> Funding:
+    """The funding row of a source (one per source and type). Recording it again returns the
+    first row unchanged, so a retried task cannot write two."""
+    now = clock.now()
+    funding, _ = Funding.objects.get_or_create(
+        source_type=source_type,
+        source_id=source_id,
+        type=type,
+        defaults={
+            "merchant": merchant,
+            "status": status,
+            "amount_usd": amount_usd,
+            "fee": fee,
+            "amount_crypto": amount_crypto,
+            "token": token,
+            "chain": chain,
+            "address": address,
+            "txn_hash": txn_hash,
+            "created_at": created_at or now,
+            "updated_at": now,
+            "completed_at": now if status == Funding.Status.COMPLETED else None,
+        },
+    )
+    return funding
+
+
+def funding_status_set(
+    *, source_type: str, source_id: str, type: str, status: str, txn_hash: str = ""
+) -> int:
+    """Move a source's funding to ``status`` (compare-and-set: a final funding stays as it is).
+    Returns how many rows changed (0 or 1)."""
+    now = clock.now()
+    changes: dict[str, object] = {"status": status, "updated_at": now}
+    if txn_hash:
+        changes["txn_hash"] = txn_hash
+    if status == Funding.Status.COMPLETED:
+        changes["completed_at"] = now
+    return (
+        Funding.objects.filter(source_type=source_type, source_id=source_id, type=type)
+        .exclude(status__in=FINAL_STATUSES)
+        .update(**changes)
+    )
