@@ -261,6 +261,8 @@ LOGGING = {
 GAME_PLATFORM = os.environ.get("GAME_PLATFORM", "trading.platform.sandbox.SandboxPlatform")
 MARKETPLACE = os.environ.get("MARKETPLACE", "trading.marketplace.sandbox.SandboxMarketplace")
 INVENTORY_CACHE_SECONDS = 15 * 60
+# A deposit's trade offer is withdrawn (the deposit declined) if the owner leaves it this long.
+DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
 # Sandbox only: move the simulated world one step per item after this many idle seconds (0: off).
 SANDBOX_AUTOPILOT_SECONDS = env_int("SANDBOX_AUTOPILOT_SECONDS", 0)
 TRADE_URL_CHECK_CACHE_SECONDS = 3600
