@@ -5,6 +5,8 @@ import os
 from celery import Celery
 from celery.schedules import crontab
 
+import config.broker  # noqa: F401 (registers the quick start's broker transport)
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("config")

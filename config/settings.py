@@ -159,7 +159,7 @@ def _caches() -> dict[str, Any]:
 CACHES = _caches()
 
 # Celery: the broker is Redis when configured, else a folder shared by every local process.
-CELERY_BROKER_URL = REDIS_URL or "filesystem://"
+CELERY_BROKER_URL = REDIS_URL or "atomicfs://"  # config/broker.py
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
     {"visibility_timeout": 3600}
     if REDIS_URL

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import Sum
+from django.db.models.functions import Round
 
 from merchants.models import Merchant
 from wallet.models import Account, Posting
@@ -100,13 +101,13 @@ def wallet_invariants_check() -> InvariantReport:
     deposits in their hold."""
     unbalanced = (
         Posting.objects.values("transfer_id")
-        .annotate(total=Sum("amount"))
+        .annotate(total=Round(Sum("amount"), 2))
         .exclude(total=0)
         .values_list("transfer_id", flat=True)
     )
     sums = dict(
         Posting.objects.values("account_id")
-        .annotate(total=Sum("amount"))
+        .annotate(total=Round(Sum("amount"), 2))
         .values_list("account_id", "total")
     )
     drifted = [

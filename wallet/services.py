@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import F
+from django.db.models.functions import Round
 
 from config import clock
 from merchants.models import Merchant
@@ -67,7 +68,8 @@ def transfer_post(
             rows = Account.objects.filter(pk=account_id)
             if delta < 0 and account_id in guarded:
                 rows = rows.filter(balance__gte=-delta)
-            if rows.update(balance=F("balance") + delta) != 1:
+            # Round: SQLite (the quick start) adds decimals as floats and would drift off the cent.
+            if rows.update(balance=Round(F("balance") + delta, 2)) != 1:
                 raise InsufficientFundsError(str(accounts[account_id]))
         Posting.objects.bulk_create(
             Posting(transfer=transfer, account_id=account_id, amount=delta)
