@@ -16,12 +16,12 @@ SCHEME = "atomicfs"
 
 
 class Channel(filesystem.Channel):
-    def _put(self, queue: str, message: Any) -> None:
+    def _put(self, queue: str, payload: dict[str, Any], **kwargs: Any) -> None:  # type: ignore[override]
         name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
         # Same folder, so the rename is atomic; readers skip names not ending in ".<queue>.msg".
         fd, temporary = tempfile.mkstemp(dir=self.data_folder_out, suffix=".part")
         with os.fdopen(fd, "wb") as file:
-            file.write(str_to_bytes(dumps(message)))
+            file.write(str_to_bytes(dumps(payload)))
         os.replace(temporary, os.path.join(self.data_folder_out, name))
 
 
