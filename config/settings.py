@@ -260,6 +260,9 @@ LOGGING = {
 # The outside systems, each behind an interface with a sandbox implementation.
 GAME_PLATFORM = os.environ.get("GAME_PLATFORM", "trading.platform.sandbox.SandboxPlatform")
 MARKETPLACE = os.environ.get("MARKETPLACE", "trading.marketplace.sandbox.SandboxMarketplace")
+IDENTITY_PROVIDER = os.environ.get(
+    "IDENTITY_PROVIDER", "merchants.verification.sandbox.SandboxIdentityProvider"
+)
 INVENTORY_CACHE_SECONDS = 15 * 60
 # Sandbox only: move the simulated world one step per item after this many idle seconds (0: off).
 SANDBOX_AUTOPILOT_SECONDS = env_int("SANDBOX_AUTOPILOT_SECONDS", 0)
