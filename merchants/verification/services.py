@@ -66,7 +66,9 @@ def verification_start(*, client: Client, email: str | None) -> VerificationProc
         now = clock.now()
         _start_allowed(client=locked, now=now)
         VerificationProcess.objects.filter(
-            client=locked, status=VerificationProcess.Status.PENDING
+            client=locked,
+            status=VerificationProcess.Status.PENDING,
+            started_at__lte=now - IN_PROGRESS_WINDOW,
         ).update(status=VerificationProcess.Status.EXPIRED, completed_at=now, next_check_at=None)
         return VerificationProcess.objects.create(
             id=reference,
@@ -142,9 +144,17 @@ def verification_process_sync(*, process: VerificationProcess) -> VerificationPr
     return verification_verdict_apply(process=process, verdict=verdict)
 
 
+def verification_process_claim(*, process: VerificationProcess, now: datetime) -> bool:
+    """Move a pending process's next check on, unless another worker did since ``process`` was
+    read (compare-and-set on ``checks``): only the winner asks the provider."""
+    claimed = VerificationProcess.objects.filter(
+        pk=process.pk, status=VerificationProcess.Status.PENDING, checks=process.checks
+    ).update(checks=process.checks + 1, next_check_at=now + _check_interval(process.checks + 1))
+    return claimed == 1
+
+
 def verification_process_poll(*, process_id: uuid.UUID | str) -> None:
-    """One check of a due pending process by the sweep: claim it by moving its deadline on
-    (compare-and-set on ``checks``, so two workers never ask twice), then ask the provider."""
+    """One check of a due pending process by the sweep."""
     process = VerificationProcess.objects.filter(pk=process_id).first()
     now = clock.now()
     if (
@@ -154,10 +164,7 @@ def verification_process_poll(*, process_id: uuid.UUID | str) -> None:
         or process.next_check_at > now
     ):
         return
-    claimed = VerificationProcess.objects.filter(
-        pk=process.pk, status=VerificationProcess.Status.PENDING, checks=process.checks
-    ).update(checks=process.checks + 1, next_check_at=now + _check_interval(process.checks + 1))
-    if claimed:
+    if verification_process_claim(process=process, now=now):
         verification_process_sync(process=process)
 
 

@@ -1,11 +1,13 @@
 """The verification endpoints as the tests drive them, over alice's and bob's clients."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
 
+from config.celery import app as celery_app
 from merchants.models import Client
 from tests.factories import Actor, platform_id
 from tests.trading.helpers import client_token, ok
@@ -72,6 +74,14 @@ class Verifier:
         dossier_id = self.started(person, email)["dossierId"]
         data: dict[str, Any] = ok(self.decide(person.actor, dossier_id, "ACCEPTED"))
         return data
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery() -> Iterator[None]:
+    """The verdict sweep queues one poll per due process; run them in the test's process."""
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture
