@@ -36,7 +36,9 @@ class Person:
 
     @property
     def client(self) -> Client:
-        return Client.objects.get(merchant=self.actor.merchant, platform_id=platform_id(self.partner))
+        return Client.objects.get(
+            merchant=self.actor.merchant, platform_id=platform_id(self.partner)
+        )
 
 
 class Verifier:
@@ -47,7 +49,9 @@ class Verifier:
         return Person(actor, partner, client_token(self.api, actor, partner, **client_data))
 
     def start(self, person: Person, body: Any = None):
-        return self.api.post(START, {} if body is None else body, format="json", headers=person.headers)
+        return self.api.post(
+            START, {} if body is None else body, format="json", headers=person.headers
+        )
 
     def started(self, person: Person, email: str | None = None) -> dict[str, Any]:
         data: dict[str, Any] = ok(self.start(person, {"email": email} if email else {}))
@@ -65,9 +69,9 @@ class Verifier:
         )
 
     def provider(self, actor: Actor, status: str) -> None:
-        assert ok(self.api.post(PROVIDER, {"status": status}, format="json", headers=actor.headers)) == {
-            "status": status
-        }
+        assert ok(
+            self.api.post(PROVIDER, {"status": status}, format="json", headers=actor.headers)
+        ) == {"status": status}
 
     def verified(self, person: Person, email: str | None = None) -> dict[str, Any]:
         """Start and have the provider accept; returns the process as the helper answers it."""

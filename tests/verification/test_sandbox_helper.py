@@ -93,7 +93,9 @@ def test_another_merchant_cannot_see_or_decide_a_dossier(verifier, alice, bob):
 def test_bad_bodies(api, verifier, alice, body, field):
     started = verifier.started(verifier.person(alice))
 
-    response = api.post(decide_path(started["dossierId"]), body, format="json", headers=alice.headers)
+    response = api.post(
+        decide_path(started["dossierId"]), body, format="json", headers=alice.headers
+    )
 
     error = assert_error(response, 400, 1001, "VALIDATION_FAILED")
     assert set(error["fields"]) == {field}
@@ -105,7 +107,10 @@ def test_needs_an_api_key(api, verifier, alice):
     started = verifier.started(person)
 
     response = api.post(
-        decide_path(started["dossierId"]), {"status": "ACCEPTED"}, format="json", headers=person.headers
+        decide_path(started["dossierId"]),
+        {"status": "ACCEPTED"},
+        format="json",
+        headers=person.headers,
     )
 
     assert_error(response, 401, 1900, "MISSING_API_KEY")
@@ -168,7 +173,10 @@ def test_helpers_do_not_exist_outside_the_sandbox(api, verifier, alice, sandbox_
     person = verifier.person(alice)
     started = verifier.started(person)
 
-    for path, body in ((decide_path(started["dossierId"]), {"status": "ACCEPTED"}), (PROVIDER, {"status": "offline"})):
+    for path, body in (
+        (decide_path(started["dossierId"]), {"status": "ACCEPTED"}),
+        (PROVIDER, {"status": "offline"}),
+    ):
         response = api.post(path, body, format="json", headers=alice.headers)
         assert_error(response, 404, 1002, "NOT_FOUND")
     assert VerificationProcess.objects.get().status == "PENDING"

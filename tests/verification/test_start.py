@@ -24,7 +24,7 @@ def test_start_opens_a_dossier_with_a_capture_url(verifier, alice):
     assert set(data) == {"captureUrl", "dossierId"}
     url = urlsplit(data["captureUrl"])
     assert url.scheme == "https"
-    assert url.hostname is not None and url.hostname.endswith(".invalid")
+    assert str(url.hostname).endswith(".invalid")
     process = VerificationProcess.objects.get(dossier_id=data["dossierId"])
     assert process.client == person.client
     assert process.merchant == alice.merchant
