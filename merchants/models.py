@@ -144,7 +144,7 @@ class Client(models.Model):
     kyc_hash = models.CharField(max_length=256, blank=True)
     identity = models.ForeignKey(
         "VerifiedIdentity",
-        on_delete=models.PROTECT,
+        on_delete=models.RESTRICT,
         null=True,
         blank=True,
         related_name="clients",
@@ -223,7 +223,7 @@ class VerificationProcess(models.Model):
     email = models.CharField(max_length=254, blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
     identity = models.ForeignKey(
-        VerifiedIdentity, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        VerifiedIdentity, on_delete=models.RESTRICT, null=True, blank=True, related_name="+"
     )
     started_at = models.DateTimeField()
     completed_at = models.DateTimeField(null=True, blank=True)

@@ -128,3 +128,23 @@ def test_re_authentication_keeps_the_verified_level(api, verifier, alice):
     assert person.client.total_wager == Decimal("10.00")
     response = api.post(START, {}, format="json", headers={"Authorization": token})
     assert_error(response, 409, 3006, "VERIFICATION_ALREADY_VERIFIED")
+
+
+def test_an_identity_with_accounts_cannot_be_deleted_alone_but_goes_with_its_merchant(
+    verifier, alice, bob
+):
+    from django.db.models import RestrictedError
+
+    from merchants.models import Merchant, VerificationProcess, VerifiedIdentity
+
+    verifier.verified(verifier.person(alice, 1), "ann@example.com")
+    ok(verifier.link(verifier.person(alice, 2), {"email": "ann@example.com"}))
+    verifier.verified(verifier.person(bob, 1), "ann@example.com")
+
+    with pytest.raises(RestrictedError):
+        VerifiedIdentity.objects.filter(merchant=alice.merchant).delete()
+    Merchant.objects.filter(pk=alice.merchant.pk).delete()
+
+    assert list(VerifiedIdentity.objects.values_list("merchant", flat=True)) == [bob.merchant.pk]
+    assert VerificationProcess.objects.get().merchant == bob.merchant
+    assert Client.objects.get().verification_level == 3
