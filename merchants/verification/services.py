@@ -51,8 +51,8 @@ def _start_allowed(*, client: Client, now: datetime) -> None:
 
 
 def verification_start(*, client: Client, email: str | None) -> VerificationProcess:
-    """Open a dossier at the provider and record it as the client's one open process (an open
-    process older than 30 minutes expires in its favour). The provider is called outside any
+    """Open a dossier at the provider and record it as the client's one open process; an open
+    process older than 30 minutes is expired and replaced. The provider is called outside any
     transaction; the rules are checked again under the client's row lock afterwards."""
     _start_allowed(client=client, now=clock.now())
     reference = uuid.uuid4()
@@ -122,14 +122,14 @@ def verification_verdict_apply(
             pk=process.pk, status=VerificationProcess.Status.PENDING
         ).update(status=verdict.value, completed_at=now, next_check_at=None)
         if closed and verdict == Verdict.ACCEPTED:
-            if client.identity_id is not None:
-                identity = VerifiedIdentity.objects.get(pk=client.identity_id)
-            else:
+            identity_id = client.identity_id
+            if identity_id is None:
                 identity = _identity_for(
                     merchant_id=client.merchant_id, email=process.email, now=now
                 )
                 _client_link(client=client, identity=identity, now=now)
-            VerificationProcess.objects.filter(pk=process.pk).update(identity=identity)
+                identity_id = identity.pk
+            VerificationProcess.objects.filter(pk=process.pk).update(identity_id=identity_id)
     process.refresh_from_db()
     return process
 
