@@ -19,6 +19,7 @@ app.conf.beat_schedule = {
     "sweep-holds": {"task": "trading.sweep_holds", "schedule": 60.0},
     "sweep-cancels": {"task": "trading.sweep_cancels", "schedule": 30.0},
     "sweep-deposit-offers": {"task": "trading.sweep_deposit_offers", "schedule": 30.0},
+    "sweep-verifications": {"task": "merchants.sweep_verifications", "schedule": 60.0},
     "sandbox-autopilot": {"task": "trading.sandbox_autopilot", "schedule": 2.0},
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",

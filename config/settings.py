@@ -260,6 +260,9 @@ LOGGING = {
 # The outside systems, each behind an interface with a sandbox implementation.
 GAME_PLATFORM = os.environ.get("GAME_PLATFORM", "trading.platform.sandbox.SandboxPlatform")
 MARKETPLACE = os.environ.get("MARKETPLACE", "trading.marketplace.sandbox.SandboxMarketplace")
+IDENTITY_PROVIDER = os.environ.get(
+    "IDENTITY_PROVIDER", "merchants.verification.sandbox.SandboxIdentityProvider"
+)
 INVENTORY_CACHE_SECONDS = 15 * 60
 # A deposit's trade offer is withdrawn (the deposit declined) if the owner leaves it this long.
 DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
