@@ -17,6 +17,9 @@ app.conf.beat_schedule = {
     "sweep-holds": {"task": "trading.sweep_holds", "schedule": 60.0},
     "sweep-cancels": {"task": "trading.sweep_cancels", "schedule": 30.0},
     "sandbox-autopilot": {"task": "trading.sandbox_autopilot", "schedule": 2.0},
+    "crypto-sweep-deposits": {"task": "crypto.sweep_deposits", "schedule": 15.0},
+    "crypto-sweep-withdrawals": {"task": "crypto.sweep_withdrawals", "schedule": 10.0},
+    "crypto-sandbox-autopilot": {"task": "crypto.sandbox_autopilot", "schedule": 2.0},
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),
