@@ -96,7 +96,6 @@ class CryptoDepositAdmin(ReadOnlyAdmin):
     readonly_fields = ["webhooks", "transfers"]
     actions = ["release", "refund"]
 
-
     @admin.display(description="webhook events")
     def webhooks(self, deposit: CryptoDeposit) -> str:
         return _webhooks("crypto_deposit", str(deposit.id))
@@ -107,7 +106,9 @@ class CryptoDepositAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Release frozen deposits (credit them)")
     def release(self, request: HttpRequest, queryset: QuerySet[CryptoDeposit]) -> None:
-        _apply(self, request, queryset, lambda pk: crypto_deposit_release(deposit_id=pk), "Released")
+        _apply(
+            self, request, queryset, lambda pk: crypto_deposit_release(deposit_id=pk), "Released"
+        )
 
     @admin.action(description="Refund frozen deposits (never credited)")
     def refund(self, request: HttpRequest, queryset: QuerySet[CryptoDeposit]) -> None:
@@ -134,7 +135,6 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
     list_select_related = ["merchant"]
     readonly_fields = ["webhooks", "transfers"]
     actions = ["approve", "reject", "cancel"]
-
 
     @admin.display(description="webhook events")
     def webhooks(self, withdrawal: CryptoWithdrawal) -> str:

@@ -7,6 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.exceptions import validation_error
 from config.api.serializers import parse
 from config.api.views import ClientApiView, MerchantApiView
 from crypto.apischema import (
@@ -18,6 +19,7 @@ from crypto.apischema import (
     WithdrawalPageOut,
 )
 from crypto.models import CryptoWithdrawal
+from crypto.networks import CHAINS
 from crypto.representations import deposit_address_json, deposit_json, withdrawal_json
 from crypto.sandbox import (
     SandboxTransfer,
@@ -304,14 +306,20 @@ class SandboxCryptoChainApi(MerchantApiView):
         tags=["sandbox"],
         request=SandboxChainIn,
         responses=SandboxChainOut,
-        parameters=[OpenApiParameter("chain", str, OpenApiParameter.PATH, enum=["ETH", "BSC", "SOL"])],
+        parameters=[OpenApiParameter("chain", str, OpenApiParameter.PATH, enum=list(CHAINS))],
         summary="Halt or resume a sandbox chain; make its node refuse broadcasts.",
     )
     def post(self, request: Request, chain: str) -> Response:
+        if chain not in CHAINS:
+            raise validation_error({"chain": "Must be ETH, BSC or SOL."})
         body = parse(SandboxChainIn, request.data)
         config = sandbox_chain_set(
             chain=chain, paused=body.get("paused"), fail_broadcasts=body.get("failBroadcasts")
         )
         return Response(
-            {"chain": config.chain, "paused": config.paused, "failBroadcasts": config.fail_broadcasts}
+            {
+                "chain": config.chain,
+                "paused": config.paused,
+                "failBroadcasts": config.fail_broadcasts,
+            }
         )

@@ -120,7 +120,9 @@ def _refreshed(merchant: Merchant, tx_hash: str) -> SandboxTransfer:
     return _scoped(merchant, tx_hash)
 
 
-def sandbox_transfer_confirm(*, merchant: Merchant, tx_hash: str, confirmations: int) -> SandboxTransfer:
+def sandbox_transfer_confirm(
+    *, merchant: Merchant, tx_hash: str, confirmations: int
+) -> SandboxTransfer:
     """The transaction now has ``confirmations`` (they only grow)."""
     found = _scoped(merchant, tx_hash)
     if found.transfer.dropped:

@@ -2,7 +2,7 @@
 hold of merchants' locked balances."""
 
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from django.db.models import QuerySet, Sum
 
@@ -13,7 +13,9 @@ from wallet.selectors import LockHolding
 Row = TypeVar("Row", CryptoDeposit, CryptoWithdrawal)
 
 
-def _page(rows: QuerySet[Row], *, before: datetime | None, limit: int) -> tuple[list[Row], Any]:
+def _page(
+    rows: QuerySet[Row], *, before: datetime | None, limit: int
+) -> tuple[list[Row], datetime | None]:
     """Rows created before ``before``, newest first. Rows sharing the boundary time all go on
     one page (it may run past ``limit``), so the next page, ``created_at < nextBefore``, skips
     none of them."""

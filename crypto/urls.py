@@ -1,5 +1,5 @@
 from django.conf import settings
-from django.urls import path, re_path
+from django.urls import path
 
 from crypto.apis import (
     ClientDepositAddressApi,
@@ -35,5 +35,5 @@ if settings.SANDBOX:
             SandboxCryptoConfirmationsApi.as_view(),
         ),
         path("sandbox/crypto/transfers/<str:txHash>/reorg", SandboxCryptoReorgApi.as_view()),
-        re_path(r"^sandbox/crypto/chains/(?P<chain>ETH|BSC|SOL)$", SandboxCryptoChainApi.as_view()),
+        path("sandbox/crypto/chains/<str:chain>", SandboxCryptoChainApi.as_view()),
     ]

@@ -177,10 +177,16 @@ def wallet_settle_cashout(
     """A confirmed crypto cashout: what was sent leaves to the outside world, the fee is
     revenue; both from the cashout's lock."""
     locked = _merchant_account(merchant, Account.Kind.LOCKED)
-    moves = [Move(source=locked, target=account_get(merchant=None, kind=Account.Kind.WORLD), amount=sent)]
+    moves = [
+        Move(source=locked, target=account_get(merchant=None, kind=Account.Kind.WORLD), amount=sent)
+    ]
     if fee > 0:
         moves.append(
-            Move(source=locked, target=account_get(merchant=None, kind=Account.Kind.REVENUE), amount=fee)
+            Move(
+                source=locked,
+                target=account_get(merchant=None, kind=Account.Kind.REVENUE),
+                amount=fee,
+            )
         )
     return transfer_post(
         kind="CRYPTO_WITHDRAWAL", cause_type="crypto_withdrawal", cause_id=cause_id, moves=moves

@@ -53,9 +53,7 @@ class ChainGateway(Protocol):
     def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
         """None when the chain does not know the transaction."""
 
-    def broadcast(
-        self, *, chain: str, contract: str, to: str, amount: Decimal, key: str
-    ) -> str:
+    def broadcast(self, *, chain: str, contract: str, to: str, amount: Decimal, key: str) -> str:
         """Send ``amount`` (token units) of the token at ``contract`` to ``to`` from the hot
         wallet; returns the transaction hash. The same ``key`` always gives the same
         transaction, so a retried worker never pays twice. Raises BroadcastError."""

@@ -47,9 +47,9 @@ class SandboxChains:
             },
         )
         if not created and account.state == AccountState.CLOSED:
-            SandboxTokenAccount.objects.filter(
-                address=address, state=AccountState.CLOSED
-            ).update(state=AccountState.OPENING, opens_at=opens_at)
+            SandboxTokenAccount.objects.filter(address=address, state=AccountState.CLOSED).update(
+                state=AccountState.OPENING, opens_at=opens_at
+            )
 
     def token_account_state(self, *, address: str) -> str:
         # Opening takes a while of service clock: the creation transaction has to confirm.

@@ -1,6 +1,8 @@
 """Deposit addresses: one HD allocation per (merchant, end user), and Solana token accounts that
 open on request (pending until the chain has created them) and close once emptied."""
 
+from dataclasses import replace
+
 from django.conf import settings
 from django.db import transaction
 
@@ -10,7 +12,14 @@ from crypto.chains import get_chains
 from crypto.chains.base import AccountState, ChainError
 from crypto.keys import associated_token_account, evm_address, solana_owner
 from crypto.models import AddressAllocation, ChainLock, CryptoDeposit, SolanaTokenAccount
-from crypto.networks import EVM_CHAINS, SOL, TOKENS, network
+from crypto.networks import (
+    EVM_CHAINS,
+    SOL,
+    TOKENS,
+    min_confirmations,
+    min_deposit_cents,
+    network,
+)
 from crypto.representations import DepositAddress
 from crypto.services.common import chain_paused, crypto_access_check, now_ms
 from merchants.models import Merchant
@@ -81,7 +90,9 @@ def solana_account_progress(*, account: SolanaTokenAccount) -> SolanaTokenAccoun
     try:
         if account.open_requested_at is None:
             chains.token_account_open(
-                owner=account.allocation.solana_owner or "", mint=account.mint, address=account.address
+                owner=account.allocation.solana_owner or "",
+                mint=account.mint,
+                address=account.address,
             )
             SolanaTokenAccount.objects.filter(
                 pk=account.pk, status=Status.PENDING, open_requested_at__isnull=True
@@ -105,45 +116,41 @@ def deposit_address_get(
     crypto_access_check(merchant=merchant)
     allocation = allocation_get(merchant=merchant, platform_id=platform_id)
     net = network(chain)
-    paused = chain_paused(chain)
-    live = "paused" if paused else "active"
-    common = {
-        "platform_id": platform_id,
-        "chain": chain,
-        "network": net.name,
-        "testnet": net.testnet,
-        "min_deposit_cents": int(settings.CRYPTO_MIN_DEPOSIT_CENTS[chain]),
-        "min_confirmations": int(settings.CRYPTO_MIN_CONFIRMATIONS[chain]),
-    }
+    live = "paused" if chain_paused(chain) else "active"
+    unopened = DepositAddress(
+        platform_id=platform_id,
+        chain=chain,
+        network=net.name,
+        testnet=net.testnet,
+        status="pending",
+        address=None,
+        token_account=None,
+        tokens=[],
+        min_deposit_cents=min_deposit_cents(chain),
+        min_confirmations=min_confirmations(chain),
+        explorer_url=None,
+    )
     if chain in EVM_CHAINS:
         address = allocation.evm_address or ""
-        return DepositAddress(
-            **common,
+        return replace(
+            unopened,
             status=live,
             address=address,
-            token_account=None,
             tokens=list(net.tokens.values()),
             explorer_url=net.explorer.format(address=address),
         )
     account = solana_account_progress(account=_account_claim(allocation, token))
     open_tokens = set(
-        SolanaTokenAccount.objects.filter(
-            allocation=allocation, status=Status.ACTIVE
-        ).values_list("token", flat=True)
+        SolanaTokenAccount.objects.filter(allocation=allocation, status=Status.ACTIVE).values_list(
+            "token", flat=True
+        )
     )
     tokens = [net.token(symbol) for symbol in TOKENS if symbol in open_tokens]
     if account.status != Status.ACTIVE:
-        return DepositAddress(
-            **common,
-            status="pending",
-            address=None,
-            token_account=None,
-            tokens=tokens,
-            explorer_url=None,
-        )
+        return replace(unopened, tokens=tokens)
     owner = allocation.solana_owner or ""
-    return DepositAddress(
-        **common,
+    return replace(
+        unopened,
         status=live,
         address=owner,
         token_account=account.address,

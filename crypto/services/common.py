@@ -2,6 +2,7 @@
 the clock in milliseconds and the webhooks."""
 
 from datetime import datetime
+from uuid import UUID
 
 from django.conf import settings
 
@@ -37,18 +38,18 @@ def chain_paused(chain: str) -> bool:
     return get_chains().status(chain) == ChainStatus.PAUSED
 
 
-def _policy(merchant_id: object) -> MerchantCryptoPolicy | None:
+def _policy(merchant_id: UUID | str) -> MerchantCryptoPolicy | None:
     return MerchantCryptoPolicy.objects.filter(merchant_id=merchant_id).first()
 
 
-def deposit_review_above_cents(merchant_id: object) -> int:
+def deposit_review_above_cents(merchant_id: UUID | str) -> int:
     policy = _policy(merchant_id)
     if policy is not None and policy.deposit_review_above_cents is not None:
         return policy.deposit_review_above_cents
     return int(settings.CRYPTO_DEPOSIT_REVIEW_ABOVE_CENTS)
 
 
-def withdraw_review_above_cents(merchant_id: object) -> int:
+def withdraw_review_above_cents(merchant_id: UUID | str) -> int:
     policy = _policy(merchant_id)
     if policy is not None and policy.withdraw_review_above_cents is not None:
         return policy.withdraw_review_above_cents

@@ -9,6 +9,7 @@ once, never credited. Each change emits ``crypto_deposit.<status>`` and moves it
 import re
 from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal
+from uuid import UUID
 
 from django.db import IntegrityError, transaction
 from eth_utils import to_checksum_address
@@ -110,9 +111,10 @@ def _credit(deposit: CryptoDeposit) -> None:
 def _review_reason(deposit: CryptoDeposit) -> str:
     if deposit.amount_cents > deposit_review_above_cents(deposit.merchant_id):
         return "ABOVE_REVIEW_THRESHOLD"
-    if deposit.from_address and FlaggedAddress.objects.filter(
-        address__iexact=deposit.from_address
-    ).exists():
+    if (
+        deposit.from_address
+        and FlaggedAddress.objects.filter(address__iexact=deposit.from_address).exists()
+    ):
         return "FLAGGED_SENDER"
     return ""
 
@@ -230,7 +232,9 @@ def crypto_deposit_observe(
     return deposit
 
 
-def crypto_deposit_refresh(*, deposit_id: object, paused: bool | None = None) -> CryptoDeposit | None:
+def crypto_deposit_refresh(
+    *, deposit_id: UUID | str, paused: bool | None = None
+) -> CryptoDeposit | None:
     """Ask the chain about a pending deposit and apply its answer. Network I/O first."""
     deposit = CryptoDeposit.objects.filter(pk=deposit_id, status=Status.PENDING).first()
     if deposit is None:

@@ -11,6 +11,7 @@ dropped), rejected (merchant or staff), cancelled (staff). Each change emits
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
+from uuid import UUID
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -75,7 +76,7 @@ def _cents(value: int) -> Decimal:
     return Decimal(value) / 100
 
 
-def _lock(withdrawal_id: object) -> CryptoWithdrawal | None:
+def _lock(withdrawal_id: UUID | str) -> CryptoWithdrawal | None:
     return (
         CryptoWithdrawal.objects.select_for_update()
         .select_related("merchant")
@@ -162,9 +163,7 @@ def crypto_withdrawal_create(
     if first is not None:
         return first, False
     if not cashout_address_valid(chain=request.chain, address=request.address):
-        raise APIError(
-            "ONCHAIN_WITHDRAW_INVALID_ADDRESS", f"Not a valid {request.chain} address."
-        )
+        raise APIError("ONCHAIN_WITHDRAW_INVALID_ADDRESS", f"Not a valid {request.chain} address.")
     fee = int(settings.CRYPTO_WITHDRAW_FEE_CENTS[request.chain])
     receive = request.amount_cents - fee
     least = int(settings.CRYPTO_WITHDRAW_MIN_RECEIVE_CENTS[request.chain])

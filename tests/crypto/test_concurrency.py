@@ -12,9 +12,9 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from config.api.exceptions import APIError
 from crypto.models import CryptoWithdrawal, SolanaTokenAccount
 from crypto.services.addresses import deposit_address_get
-from config.api.exceptions import APIError
 from merchants.models import Merchant
 from tests.crypto.conftest import USER, cashout_body
 from tests.factories import make_actor, platform_id
@@ -93,7 +93,10 @@ def test_the_last_solana_slot_is_taken_once(settings):
         def work() -> str:
             try:
                 deposit_address_get(
-                    merchant=shop.merchant, platform_id=platform_id(partner), chain="SOL", token="USDC"
+                    merchant=shop.merchant,
+                    platform_id=platform_id(partner),
+                    chain="SOL",
+                    token="USDC",
                 )
             except APIError as exc:
                 return exc.spec.key

@@ -6,11 +6,11 @@ from crypto.keys import associated_token_account, evm_address, solana_owner
 from crypto.models import AddressAllocation
 from tests.crypto.conftest import (
     USER,
+    confirm,
     data,
     deposit_address,
     open_solana_address,
     send,
-    confirm,
     user_headers,
 )
 from tests.factories import assert_error, make_actor
@@ -147,7 +147,9 @@ def test_mainnet_solana_accounts_use_the_mainnet_mints(desk, alice, settings, cl
     assert active["tokenAccount"] == associated_token_account(owner=active["address"], mint=usdt)
 
 
-@pytest.mark.parametrize("path", ["/client/crypto/deposit-address", "/secure/crypto/deposit-address"])
+@pytest.mark.parametrize(
+    "path", ["/client/crypto/deposit-address", "/secure/crypto/deposit-address"]
+)
 def test_crypto_off_in_this_environment_is_2500(desk, alice, settings, path):
     settings.CRYPTO_ENABLED = False
     headers = user_headers(desk, alice) if path.startswith("/client") else alice.headers
@@ -156,7 +158,9 @@ def test_crypto_off_in_this_environment_is_2500(desk, alice, settings, path):
     assert not AddressAllocation.objects.exists()
 
 
-@pytest.mark.parametrize("path", ["/client/crypto/deposit-address", "/secure/crypto/deposit-address"])
+@pytest.mark.parametrize(
+    "path", ["/client/crypto/deposit-address", "/secure/crypto/deposit-address"]
+)
 def test_unverified_merchant_is_2522(desk, db, path):
     unverified = make_actor(name="Unverified", is_verified=False)
     headers = user_headers(desk, unverified) if path.startswith("/client") else unverified.headers

@@ -67,7 +67,8 @@ def test_deposit_is_pending_until_its_confirmations_then_credited_1_to_1(desk, a
         "updatedAt": deposit["updatedAt"],
         "completedAt": None,
     }
-    assert sent["txHash"].startswith("0x") and len(sent["txHash"]) == 66
+    assert sent["txHash"].startswith("0x")
+    assert len(sent["txHash"]) == 66
     assert funding(deposit["id"]).status == Funding.Status.PENDING
     assert money(alice)["available"] == Decimal("1000.00")
 
@@ -79,7 +80,12 @@ def test_deposit_is_pending_until_its_confirmations_then_credited_1_to_1(desk, a
     assert money(alice)["available"] == Decimal("1025.12")
     row = funding(deposit["id"])
     assert (row.type, row.status, row.amount_usd) == ("DEPOSIT", "COMPLETED", Decimal("25.12"))
-    assert (row.chain, row.token, row.txn_hash, row.address) == ("ETH", "USDC", sent["txHash"], address)
+    assert (row.chain, row.token, row.txn_hash, row.address) == (
+        "ETH",
+        "USDC",
+        sent["txHash"],
+        address,
+    )
     credit = Transfer.objects.get(cause_type="crypto_deposit", cause_id=deposit["id"])
     assert credit.kind == "CRYPTO_DEPOSIT"
     # Signed webhooks, one per status, numbered per deposit.
@@ -177,7 +183,9 @@ def test_a_reorganised_transfer_fails_and_is_never_credited(desk, alice, hooks):
     address = deposit_address(desk, alice, "ETH")["address"]
     sent = data(send(desk, alice, "ETH", address, "30", confirmations=5))
 
-    dropped = data(desk.post(f"/sandbox/crypto/transfers/{sent['txHash']}/reorg", headers=alice.headers))
+    dropped = data(
+        desk.post(f"/sandbox/crypto/transfers/{sent['txHash']}/reorg", headers=alice.headers)
+    )
 
     assert dropped["dropped"] is True
     assert dropped["deposit"]["status"] == "failed"
@@ -346,7 +354,9 @@ def test_another_merchants_transaction_is_not_found_and_stays_as_it_is(desk, ali
 
 def make_deposits(desk, actor, count: int, user: str = USER) -> list[str]:
     address = deposit_address(desk, actor, "ETH", user=user)["address"]
-    return [data(send(desk, actor, "ETH", address, f"{10 + n}"))["deposit"]["id"] for n in range(count)]
+    return [
+        data(send(desk, actor, "ETH", address, f"{10 + n}"))["deposit"]["id"] for n in range(count)
+    ]
 
 
 def test_secure_history_pages_newest_first_with_next_before(desk, alice):
@@ -370,10 +380,14 @@ def test_deposits_sharing_a_time_all_go_on_one_page(desk, alice):
     CryptoDeposit.objects.filter(pk=ids[3]).update(created_at=moment.replace(year=2031))
 
     first = data(
-        desk.get("/secure/crypto/deposits", headers=alice.headers, params={"platformId": USER, "limit": 2})
+        desk.get(
+            "/secure/crypto/deposits",
+            headers=alice.headers,
+            params={"platformId": USER, "limit": 2},
+        )
     )
-    assert [d["id"] for d in first["deposits"]][0] == ids[3]
-    assert set(d["id"] for d in first["deposits"][1:]) == set(ids[1:3])  # 3 rows: no split
+    assert first["deposits"][0]["id"] == ids[3]
+    assert {d["id"] for d in first["deposits"][1:]} == set(ids[1:3])  # 3 rows: no split
     rest = data(
         desk.get(
             "/secure/crypto/deposits",
@@ -392,7 +406,10 @@ def test_client_history_shows_the_tokens_own_deposits_only(desk, alice, bob):
     page = data(desk.get("/client/crypto/deposits", headers=user_headers(desk, alice)))
     assert [d["id"] for d in page["deposits"]] == list(reversed(mine))
     assert page["nextBefore"] is None
-    assert data(desk.get("/client/crypto/deposits", headers=user_headers(desk, bob, 3)))["deposits"] == []
+    assert (
+        data(desk.get("/client/crypto/deposits", headers=user_headers(desk, bob, 3)))["deposits"]
+        == []
+    )
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,9 @@ pytestmark = pytest.mark.django_db
 
 def client_cashout(desk, actor, partner: int = 1, **fields):
     return desk.post(
-        "/client/crypto/withdraw", cashout_body(**fields), headers=user_headers(desk, actor, partner)
+        "/client/crypto/withdraw",
+        cashout_body(**fields),
+        headers=user_headers(desk, actor, partner),
     )
 
 
@@ -50,9 +52,9 @@ def row(withdrawal_id: str) -> CryptoWithdrawal:
 
 def fundings(withdrawal_id: str) -> dict[str, str]:
     return dict(
-        Funding.objects.filter(source_type="crypto_withdrawal", source_id=withdrawal_id).values_list(
-            "type", "status"
-        )
+        Funding.objects.filter(
+            source_type="crypto_withdrawal", source_id=withdrawal_id
+        ).values_list("type", "status")
     )
 
 
@@ -223,7 +225,12 @@ def test_staff_cancel_a_cashout_awaiting_approval_but_not_a_sent_one(desk, alice
 
 
 def test_secure_cashout_is_approved_at_once(desk, alice, hooks):
-    created = data(secure_cashout(desk, alice, chain="SOL", token="USDT", address=SOL_RECIPIENT, amountCents=150), 201)
+    created = data(
+        secure_cashout(
+            desk, alice, chain="SOL", token="USDT", address=SOL_RECIPIENT, amountCents=150
+        ),
+        201,
+    )
     assert created["status"] == "approved"
     assert (created["feeCents"], created["receiveCents"]) == (50, 100)
     assert row(created["id"]).status == "sent"
@@ -359,7 +366,9 @@ def test_an_address_invalid_for_its_chain_is_3004(desk, alice, chain, address):
     assert not CryptoWithdrawal.objects.exists()
 
 
-@pytest.mark.parametrize(("chain", "cents"), [("ETH", 500), ("ETH", 1499), ("SOL", 149), ("BSC", 1)])
+@pytest.mark.parametrize(
+    ("chain", "cents"), [("ETH", 500), ("ETH", 1499), ("SOL", 149), ("BSC", 1)]
+)
 def test_too_little_to_arrive_is_3005(desk, alice, chain, cents):
     address = SOL_RECIPIENT if chain == "SOL" else RECIPIENT
     for response in (
@@ -414,12 +423,18 @@ def test_bad_bodies_are_validation_failed(desk, alice, fields, field):
 
 
 def test_histories_page_newest_first_and_stay_with_their_user(desk, alice, bob):
-    ids = [data(secure_cashout(desk, alice, requestId=f"req-hist-{n}"), 201)["id"] for n in range(3)]
+    ids = [
+        data(secure_cashout(desk, alice, requestId=f"req-hist-{n}"), 201)["id"] for n in range(3)
+    ]
     data(secure_cashout(desk, alice, platformId=OTHER_USER, requestId="req-other"), 201)
     data(secure_cashout(desk, bob, requestId="req-bob-1"), 201)
 
     page = data(
-        desk.get("/secure/crypto/withdrawals", headers=alice.headers, params={"platformId": USER, "limit": 2})
+        desk.get(
+            "/secure/crypto/withdrawals",
+            headers=alice.headers,
+            params={"platformId": USER, "limit": 2},
+        )
     )
     assert [w["id"] for w in page["withdrawals"]] == [ids[2], ids[1]]
     rest = data(
@@ -445,6 +460,8 @@ def test_the_invariant_check_counts_cashout_locks(desk, alice):
     assert clean()
     CryptoWithdrawal.objects.filter(pk=created["id"]).update(status="completed")
     report = wallet_invariants_check()
-    assert any(f"cashout {created['id']} is completed but holds 25.00" in p for p in report.orphan_locks)
+    assert any(
+        f"cashout {created['id']} is completed but holds 25.00" in p for p in report.orphan_locks
+    )
     CryptoWithdrawal.objects.filter(pk=created["id"]).update(status="sent", locked=Decimal("0.00"))
     assert any("held by trades and cashouts 0" in p for p in wallet_invariants_check().orphan_locks)
