@@ -70,6 +70,8 @@ def sandbox_transfer_create(
     except UnknownAddressError as exc:
         raise validation_error({"address": "Not a deposit address of this merchant."}) from exc
     except AccountNotOpenError as exc:
+        if exc.allocation.merchant_id != merchant.pk:
+            raise validation_error({"address": "Not a deposit address of this merchant."}) from exc
         raise APIError(
             "INVALID_TRANSITION",
             f"The {token} token account of this address is not open: ask for the deposit "

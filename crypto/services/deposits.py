@@ -44,6 +44,10 @@ class UnknownAddressError(Exception):
 class AccountNotOpenError(Exception):
     """The Solana token account the transfer needs is not open: the chain refuses it."""
 
+    def __init__(self, allocation: AddressAllocation) -> None:
+        super().__init__(allocation.solana_owner)
+        self.allocation = allocation
+
 
 @dataclass(frozen=True)
 class DepositTarget:
@@ -74,11 +78,12 @@ def deposit_target(*, chain: str, token: str, address: str) -> DepositTarget:
         .first()
     )
     if account is None:
-        if AddressAllocation.objects.filter(solana_owner=address).exists():
-            raise AccountNotOpenError(address)
+        owner = AddressAllocation.objects.filter(solana_owner=address).first()
+        if owner is not None:
+            raise AccountNotOpenError(owner)
         raise UnknownAddressError(address)
     if account.status != SolanaTokenAccount.Status.ACTIVE:
-        raise AccountNotOpenError(address)
+        raise AccountNotOpenError(account.allocation)
     return DepositTarget(account.allocation, account.allocation.solana_owner or "", account.address)
 
 
@@ -143,7 +148,7 @@ def _advance(deposit: CryptoDeposit, *, confirmations: int, dropped: bool, pause
 
 def _lock(**lookup: object) -> CryptoDeposit | None:
     return (
-        CryptoDeposit.objects.select_for_update()
+        CryptoDeposit.objects.select_for_update(of=("self",))
         .select_related("merchant")
         .filter(**lookup)
         .first()

@@ -78,7 +78,7 @@ def _cents(value: int) -> Decimal:
 
 def _lock(withdrawal_id: UUID | str) -> CryptoWithdrawal | None:
     return (
-        CryptoWithdrawal.objects.select_for_update()
+        CryptoWithdrawal.objects.select_for_update(of=("self",))
         .select_related("merchant")
         .filter(pk=withdrawal_id)
         .first()

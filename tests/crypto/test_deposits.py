@@ -424,3 +424,13 @@ def test_client_history_shows_the_tokens_own_deposits_only(desk, alice, bob):
 def test_history_queries_are_validated(desk, alice, params, field):
     response = desk.get("/secure/crypto/deposits", headers=alice.headers, params=params)
     assert field in assert_error(response, 400, 1001, "VALIDATION_FAILED")["fields"]
+
+
+def test_another_merchants_solana_address_is_not_revealed_by_its_account_state(
+    desk, alice, bob, clock_advance
+):
+    bobs = open_solana_address(desk, bob, clock_advance)["address"]
+    for token in ("USDC", "USDT"):  # bob's USDC account is open, his USDT one is not
+        response = send(desk, alice, "SOL", bobs, "5", token=token)
+        assert "address" in assert_error(response, 400, 1001, "VALIDATION_FAILED")["fields"]
+    assert not CryptoDeposit.objects.exists()
