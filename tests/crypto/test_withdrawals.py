@@ -465,3 +465,10 @@ def test_the_invariant_check_counts_cashout_locks(desk, alice):
     )
     CryptoWithdrawal.objects.filter(pk=created["id"]).update(status="sent", locked=Decimal("0.00"))
     assert any("held by trades and cashouts 0" in p for p in wallet_invariants_check().orphan_locks)
+
+
+def test_a_client_short_of_balance_is_3003_too(desk, alice):
+    response = client_cashout(desk, alice, amountCents=100_001)
+    assert_error(response, 400, 3003, "INSUFFICIENT_BALANCE")
+    assert not CryptoWithdrawal.objects.exists()
+    assert money(alice)["available"] == Decimal("1000.00")
