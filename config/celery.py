@@ -21,6 +21,9 @@ app.conf.beat_schedule = {
     "sweep-deposit-offers": {"task": "trading.sweep_deposit_offers", "schedule": 30.0},
     "sweep-verifications": {"task": "merchants.sweep_verifications", "schedule": 60.0},
     "sandbox-autopilot": {"task": "trading.sandbox_autopilot", "schedule": 2.0},
+    "crypto-sweep-deposits": {"task": "crypto.sweep_deposits", "schedule": 15.0},
+    "crypto-sweep-withdrawals": {"task": "crypto.sweep_withdrawals", "schedule": 10.0},
+    "crypto-sandbox-autopilot": {"task": "crypto.sandbox_autopilot", "schedule": 2.0},
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),

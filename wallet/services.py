@@ -228,3 +228,41 @@ def wallet_settle_purchase(
             )
         )
     return transfer_post(kind="SETTLE", cause_type=cause_type, cause_id=cause_id, moves=moves)
+
+
+def wallet_crypto_credit(*, merchant: Merchant, amount: Decimal, cause_id: str) -> Transfer:
+    """A completed crypto deposit: money from outside into the merchant's spendable balance."""
+    return transfer_post(
+        kind="CRYPTO_DEPOSIT",
+        cause_type="crypto_deposit",
+        cause_id=cause_id,
+        moves=[
+            Move(
+                source=account_get(merchant=None, kind=Account.Kind.WORLD),
+                target=_merchant_account(merchant, Account.Kind.AVAILABLE),
+                amount=amount,
+            )
+        ],
+    )
+
+
+def wallet_settle_cashout(
+    *, merchant: Merchant, sent: Decimal, fee: Decimal, cause_id: str
+) -> Transfer:
+    """A confirmed crypto cashout: what was sent leaves to the outside world, the fee is
+    revenue; both from the cashout's lock."""
+    locked = _merchant_account(merchant, Account.Kind.LOCKED)
+    moves = [
+        Move(source=locked, target=account_get(merchant=None, kind=Account.Kind.WORLD), amount=sent)
+    ]
+    if fee > 0:
+        moves.append(
+            Move(
+                source=locked,
+                target=account_get(merchant=None, kind=Account.Kind.REVENUE),
+                amount=fee,
+            )
+        )
+    return transfer_post(
+        kind="CRYPTO_WITHDRAWAL", cause_type="crypto_withdrawal", cause_id=cause_id, moves=moves
+    )
