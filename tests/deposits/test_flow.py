@@ -11,6 +11,7 @@ from tests.deposits.conftest import (
     OWNER,
     ak_item,
     authenticate,
+    client_row,
     deposit,
     sell,
     trade_of,
@@ -269,3 +270,16 @@ def test_second_game_stack_deposits_one_unit(desk, alice, owner):
     assert created["game"] == "252490"
     assert created["items"][0]["amount"] == 1
     assert created["totalPrice"] == Decimal("1.80")
+
+
+def test_identity_verification_raises_the_collateral_cap(desk, api, alice, world):
+    headers = authenticate(api, alice, OWNER, kycLevel=0, totalWager=2000)  # 10 + 100, cap 50
+    assert ok_data(desk.get("/client/inventory", headers=headers))["collateral"] == Decimal("50.00")
+
+    client = client_row(alice, OWNER)
+    client.verification_level = 3  # what an accepted document-and-selfie check grants
+    client.save(update_fields=["verification_level"])
+
+    assert ok_data(desk.get("/client/inventory", headers=headers))["collateral"] == Decimal(
+        "110.00"
+    )
