@@ -84,9 +84,13 @@ def quick_withdrawal_create(
 
 
 def _buy_one(row: TradeItem, trade: Trade, candidates: list[Listing]) -> PurchaseResult | None:
-    """The cheapest candidate that can still be bought; the row's key makes a retry return the
-    purchase an earlier, interrupted run made."""
+    """The purchase an earlier, interrupted run made for the row (asked first: a retry must
+    neither fail a unit it bought nor spend a candidate another unit needs), else the cheapest
+    candidate that can still be bought, under the row's key."""
     market = get_marketplace()
+    earlier = market.purchase_get(key=f"ti-{row.pk}")
+    if earlier is not None:
+        return earlier
     assert trade.quick_sourcing_ceiling is not None
     while candidates:
         listing = candidates.pop(0)
