@@ -25,9 +25,7 @@ class CallbackServer:
     # --- what arrived ----------------------------------------------------------------------
 
     def ids(self, event_type: str | None = None) -> list[str]:
-        return [
-            r.json["id"] for r in self.received if event_type in (None, r.json.get("type"))
-        ]
+        return [r.json["id"] for r in self.received if event_type in (None, r.json.get("type"))]
 
     def count(self, event_id: str) -> int:
         return sum(1 for r in self.received if r.json.get("id") == event_id)

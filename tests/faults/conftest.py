@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+import requests
 from django.conf import settings
 from rest_framework.test import APIClient
 
@@ -19,7 +20,14 @@ from merchants.tasks import sweep_webhooks
 from tests.factories import Actor, make_actor, trade_url
 from tests.faults.callback import CallbackServer
 from tests.faults.database import database_url
-from tests.faults.processes import Process, celery_worker, service_env
+from tests.faults.processes import (
+    Process,
+    celery_worker,
+    free_port,
+    service_env,
+    wait_until,
+    web_server,
+)
 from tests.withdrawals.conftest import catalog_item, funded
 from trading.models import SandboxListing, Status, TradeItem
 from trading.tasks import sweep_cancels, sweep_purchases
@@ -77,12 +85,15 @@ def sweeps_send() -> None:
     sweep_cancels.delay()
 
 
-def buy(api: APIClient, actor: Actor, listings: list[SandboxListing]) -> str:
-    """``POST /secure/buy`` of listings at their current price; returns the trade id."""
+def buy_body(listings: list[SandboxListing]) -> dict[str, object]:
+    """A ``POST /secure/buy`` body for listings at their current price."""
     items = [{"itemId": row.id, "price": float(row.price * FEE)} for row in listings]
-    response = api.post(
-        "/secure/buy", {"tradeUrl": TRADE_URL, "items": items}, format="json", headers=actor.headers
-    )
+    return {"tradeUrl": TRADE_URL, "items": items}
+
+
+def buy(api: APIClient, actor: Actor, listings: list[SandboxListing]) -> str:
+    """``POST /secure/buy`` in the test process; returns the trade id."""
+    response = api.post("/secure/buy", buy_body(listings), format="json", headers=actor.headers)
     assert response.status_code == 200, response.content
     return str(response.json()["data"]["id"])
 
@@ -107,3 +118,24 @@ def every_event_received(actor: Actor, server: CallbackServer) -> None:
     assert events
     for event in events:
         assert bodies.get(str(event.id)) == event.payload, event.type
+
+
+@contextmanager
+def web_serving(env: dict[str, str], log: Path) -> Iterator[str]:
+    """gunicorn on a free port, once ``/health`` says the database, cache and broker are up;
+    yields its base URL."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    web = web_server(env, port, log).start()
+    try:
+        wait_until(lambda: _healthy(base), "the web server", alive=[web])
+        yield base
+    finally:
+        web.stop()
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return requests.get(f"{base}/health", timeout=5).status_code == 200
+    except requests.RequestException:  # not listening yet, or still loading the application
+        return False

@@ -13,7 +13,9 @@ def database_url() -> str:
     db = connection.settings_dict
     user = db["USER"] or "postgres"
     password = f":{db['PASSWORD']}" if db["PASSWORD"] else ""
-    return f"postgres://{user}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    return (
+        f"postgres://{user}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    )
 
 
 class RowLock:

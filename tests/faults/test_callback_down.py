@@ -43,9 +43,9 @@ class ServiceClock:
 
 def attempt_times(event: WebhookEvent) -> list[datetime]:
     return list(
-        WebhookDelivery.objects.filter(event=event).order_by("attempt").values_list(
-            "created_at", flat=True
-        )
+        WebhookDelivery.objects.filter(event=event)
+        .order_by("attempt")
+        .values_list("created_at", flat=True)
     )
 
 

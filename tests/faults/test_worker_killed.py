@@ -59,7 +59,9 @@ def killed_while_waiting_on_the_wallet(actor: Actor, worker: Process, start: Cal
     with rows_locked("wallet_account", accounts):
         start()
         wait_until(
-            lambda: backends_waiting_on_lock(WALLET_UPDATE), "the worker at the wallet", alive=[worker]
+            lambda: backends_waiting_on_lock(WALLET_UPDATE),
+            "the worker at the wallet",
+            alive=[worker],
         )
         blocked = backends_waiting_on_lock(WALLET_UPDATE)
         worker.kill()
@@ -188,9 +190,11 @@ def test_a_quick_fill_cut_between_purchase_and_record_buys_each_unit_once(
     clock_advance(seconds(PURCHASE_GRACE))
     sweeps_send()
     wait_until(
-        lambda: not TradeItem.objects.filter(
-            trade_id=trade_id, status=Status.PENDING, listing_id=""
-        ).exists(),
+        lambda: (
+            not TradeItem.objects.filter(
+                trade_id=trade_id, status=Status.PENDING, listing_id=""
+            ).exists()
+        ),
         "every unit filled or failed",
         alive=[worker],
     )
