@@ -70,10 +70,14 @@ def shop(transactional_db: None, callback: CallbackServer) -> Actor:
 
 
 @pytest.fixture
-def worker(transactional_db: None, tmp_path: Path) -> Iterator[Process]:
-    """A running Celery worker on the test database and the test broker."""
+def worker(
+    request: pytest.FixtureRequest, transactional_db: None, tmp_path: Path
+) -> Iterator[Process]:
+    """A running Celery worker on the test database and the test broker; its pool is ``solo``
+    unless a test asks for another (``indirect`` parametrization)."""
     env = service_env(database_url=database_url(), redis_url=settings.REDIS_URL)
-    process = celery_worker(env, tmp_path / "worker.log").start()
+    pool = getattr(request, "param", "solo")
+    process = celery_worker(env, tmp_path / "worker.log", pool).start()
     yield process
     process.stop()
 

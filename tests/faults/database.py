@@ -7,6 +7,9 @@ from contextlib import contextmanager
 import psycopg
 from django.db import connection
 
+# The application_name (libpq's PGAPPNAME) of every process a fault test starts.
+SERVICE_APPLICATION = "trading-service-under-test"
+
 
 def database_url() -> str:
     """The URL of the database this test runs on (pytest-django's ``test_<name>``)."""
@@ -62,22 +65,14 @@ def backends_alive(pids: Sequence[int]) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def own_backend_pid() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        pid: int = cursor.fetchone()[0]
-    return pid
-
-
-def backends_terminate(*, sparing: Sequence[int]) -> int:
-    """What a database failover does to every client: all connections of this database are cut
-    (the test's own, named in ``sparing``, excepted). Returns how many were."""
+def backends_terminate() -> int:
+    """What a database failover does to its clients: every connection the processes under test
+    hold to this database is cut (the test's own are left alone). Returns how many were."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            " AND NOT pid = ANY(%s)",
-            [list(sparing)],
+            " WHERE datname = current_database() AND application_name = %s",
+            [SERVICE_APPLICATION],
         )
         terminated: int = cursor.fetchone()[0]
     return terminated

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from tests.faults.database import SERVICE_APPLICATION
+
 # Generous: the machine is small and shared; a passing run takes a fraction of this.
 DEADLINE_SECONDS = 40.0
 POLL_SECONDS = 0.05
@@ -77,6 +79,21 @@ class Process:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
 
+def child_pids(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux: read from /proc)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            children.append(int(entry.name))
+    return children
+
+
 def wait_until(
     condition: Callable[[], object],
     what: str,
@@ -107,16 +124,18 @@ def service_env(*, database_url: str, redis_url: str) -> dict[str, str]:
         "SANDBOX": "true",
         "PYTHONUNBUFFERED": "1",
         "LOG_LEVEL": "WARNING",
+        "PGAPPNAME": SERVICE_APPLICATION,  # tells their database connections from the test's
     }
     for name in ("CELERY_TASK_ALWAYS_EAGER", "SANDBOX_AUTOPILOT_SECONDS"):
         env.pop(name, None)  # the world moves only when a test moves it
     return env
 
 
-def celery_worker(env: Mapping[str, str], log: Path) -> Process:
-    """One worker taking one task at a time, so "the task in flight" is a single, known task."""
-    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo"]
-    argv += ["-Q", "celery", "--loglevel", "WARNING"]
+def celery_worker(env: Mapping[str, str], log: Path, pool: str = "solo") -> Process:
+    """One worker taking one task at a time, so "the task in flight" is a single, known task:
+    run by the worker itself (``solo``) or by its one pool process (``prefork``)."""
+    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", pool]
+    argv += ["--concurrency", "1", "-Q", "celery", "--loglevel", "WARNING"]
     argv += ["--without-mingle", "--without-gossip", "--without-heartbeat"]
     return Process("celery worker", argv, env, log)
 

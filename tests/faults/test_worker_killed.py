@@ -7,13 +7,17 @@ worker waits on them inside its transaction, which PostgreSQL shows in ``pg_stat
 rejected: what brings the work back is the periodic sweeps, once their deadlines (the delivery
 lease, the purchase grace, the cancel grace) have passed on the service clock."""
 
-from collections.abc import Callable
+import os
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from rest_framework.test import APIClient
 
+from config.celery import app as celery_app
 from merchants.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks import LEASE, webhook_events_due
 from tests.factories import Actor
@@ -27,15 +31,24 @@ from tests.faults.conftest import (
     sweeps_send,
 )
 from tests.faults.database import backends_alive, backends_waiting_on_lock, rows_locked
-from tests.faults.processes import Process, wait_until
+from tests.faults.processes import Process, child_pids, wait_until
 from tests.withdrawals.conftest import make_listing, money, wallet_clean
-from trading.models import CatalogItem, SandboxPurchase, Status, Trade, TradeEvent, TradeItem
+from trading.models import (
+    CatalogItem,
+    SandboxListing,
+    SandboxPurchase,
+    Status,
+    Trade,
+    TradeEvent,
+    TradeItem,
+)
 from trading.services.sweeps import PURCHASE_GRACE
 from wallet.models import Account, Transfer
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 WALLET_UPDATE = 'UPDATE "wallet_account"'
+QUICK_ITEM = "730-000001"  # the catalog_item fixture
 
 
 def of_type(event_type: str) -> Callable[[object], bool]:
@@ -51,21 +64,35 @@ def seconds(delta: timedelta) -> int:
     return int(delta.total_seconds()) + 1
 
 
-def killed_while_waiting_on_the_wallet(actor: Actor, worker: Process, start: Callable[[], None]):  # type: ignore[no-untyped-def]
-    """Holds the merchant's wallet rows, runs ``start``, waits until the worker blocks on them
-    inside its task's transaction, SIGKILLs it, then lets the rows go and waits until the dead
-    worker's transaction is gone (rolled back: it never committed)."""
+@contextmanager
+def wallet_held(actor: Actor) -> Iterator[None]:
+    """The merchant's wallet rows locked by the test: whoever moves its money waits."""
     accounts = list(Account.objects.filter(merchant=actor.merchant).values_list("pk", flat=True))
     with rows_locked("wallet_account", accounts):
+        yield
+
+
+def blocked(
+    worker: Process, statement: str = WALLET_UPDATE, besides: Sequence[int] = ()
+) -> list[int]:
+    """Waits until a task of the worker waits for a row lock inside its transaction."""
+
+    def waiting() -> list[int]:
+        return [pid for pid in backends_waiting_on_lock(statement) if pid not in besides]
+
+    wait_until(waiting, f"a task waiting in {statement}", alive=[worker])
+    return waiting()
+
+
+def killed_at_the_wallet(actor: Actor, worker: Process, start: Callable[[], None]) -> None:
+    """Runs ``start`` with the wallet held, SIGKILLs the worker once its task waits for the
+    wallet, lets the rows go and waits until the dead task's transaction is gone (rolled back:
+    it never committed)."""
+    with wallet_held(actor):
         start()
-        wait_until(
-            lambda: backends_waiting_on_lock(WALLET_UPDATE),
-            "the worker at the wallet",
-            alive=[worker],
-        )
-        blocked = backends_waiting_on_lock(WALLET_UPDATE)
+        stuck = blocked(worker)
         worker.kill()
-    wait_until(lambda: not backends_alive(blocked), "the killed worker's transaction to end")
+    wait_until(lambda: not backends_alive(stuck), "the killed task's transaction to end")
 
 
 def test_a_webhook_delivery_cut_by_a_kill_is_delivered_after_the_restart(
@@ -156,39 +183,30 @@ def test_an_approval_cut_by_a_kill_is_asked_again_and_decided_once(
     assert wallet_clean()
 
 
-def test_a_quick_fill_cut_between_purchase_and_record_buys_each_unit_once(
-    api: APIClient,
-    shop: Actor,
-    callback: CallbackServer,
-    catalog_item: CatalogItem,
-    worker: Process,
-    clock_advance: Callable[[int], None],
-) -> None:
-    cheap, dearer = make_listing(catalog_item, "10.00"), make_listing(catalog_item, "10.40")
+def quick_withdrawal_awaiting_approval(
+    api: APIClient, actor: Actor, callback: CallbackServer, worker: Process
+) -> str:
+    """Two units of an item at up to 12.00 each; the worker is held inside the approval."""
     callback.hold(of_type("trade.initiated"))
     response = api.post(
         "/secure/buy/quick",
-        {"tradeUrl": TRADE_URL, "itemId": catalog_item.id, "maxPrice": 12, "amount": 2},
+        {"tradeUrl": TRADE_URL, "itemId": QUICK_ITEM, "maxPrice": 12, "amount": 2},
         format="json",
-        headers=shop.headers,
+        headers=actor.headers,
     )
     assert response.status_code == 200, response.content
-    trade_id = response.json()["data"]["id"]
     wait_until(lambda: callback.ids("trade.initiated"), "the approval", alive=[worker])
-    assert money(shop)["locked"] == Decimal("24.00")  # the worst case: 2 x 12.00
+    assert money(actor)["locked"] == Decimal("24.00")  # the worst case: 2 x 12.00
+    return str(response.json()["data"]["id"])
 
-    # Approved; the fill buys the first unit, then waits to hand back its savings.
-    killed_while_waiting_on_the_wallet(shop, worker, callback.release)
-    first, second = TradeItem.objects.filter(trade_id=trade_id).order_by("position")
-    assert list(SandboxPurchase.objects.values_list("key", "listing_id")) == [
-        (f"ti-{first.pk}", cheap.id)
-    ]
-    assert {(row.status, row.listing_id) for row in (first, second)} == {(Status.PENDING, "")}
-    assert money(shop)["locked"] == Decimal("24.00")
 
-    worker.start()
-    clock_advance(seconds(PURCHASE_GRACE))
-    sweeps_send()
+def each_unit_bought_once(
+    actor: Actor,
+    callback: CallbackServer,
+    worker: Process,
+    trade_id: str,
+    listings: tuple[SandboxListing, SandboxListing],
+) -> None:
     wait_until(
         lambda: (
             not TradeItem.objects.filter(
@@ -198,10 +216,9 @@ def test_a_quick_fill_cut_between_purchase_and_record_buys_each_unit_once(
         "every unit filled or failed",
         alive=[worker],
     )
-    wait_until(lambda: events_delivered(shop), "every event delivered", alive=[worker])
-
-    first.refresh_from_db()
-    second.refresh_from_db()
+    wait_until(lambda: events_delivered(actor), "every event delivered", alive=[worker])
+    first, second = TradeItem.objects.filter(trade_id=trade_id).order_by("position")
+    cheap, dearer = listings
     assert [(r.status, r.listing_id, r.price) for r in (first, second)] == [
         (Status.PENDING, cheap.id, Decimal("10.50")),
         (Status.PENDING, dearer.id, Decimal("10.92")),
@@ -212,7 +229,107 @@ def test_a_quick_fill_cut_between_purchase_and_record_buys_each_unit_once(
     savings = Transfer.objects.filter(kind="QUICK_SAVINGS").values_list("cause_id", flat=True)
     assert sorted(savings) == sorted([str(first.pk), str(second.pk)])  # each handed back once
     assert Trade.objects.get(pk=trade_id).total_price == Decimal("21.42")
-    assert spendable_and_locked(shop) == (Decimal("978.58"), Decimal("21.42"))
+    assert spendable_and_locked(actor) == (Decimal("978.58"), Decimal("21.42"))
+    every_event_received(actor, callback)
+    assert wallet_clean()
+
+
+def test_a_quick_fill_cut_between_purchase_and_record_buys_each_unit_once(
+    api: APIClient,
+    shop: Actor,
+    callback: CallbackServer,
+    catalog_item: CatalogItem,
+    worker: Process,
+    clock_advance: Callable[[int], None],
+) -> None:
+    listings = make_listing(catalog_item, "10.00"), make_listing(catalog_item, "10.40")
+    trade_id = quick_withdrawal_awaiting_approval(api, shop, callback, worker)
+
+    # Approved; the fill buys the first unit, then waits to hand back its savings.
+    killed_at_the_wallet(shop, worker, callback.release)
+    first, second = TradeItem.objects.filter(trade_id=trade_id).order_by("position")
+    assert list(SandboxPurchase.objects.values_list("key", "listing_id")) == [
+        (f"ti-{first.pk}", listings[0].id)
+    ]
+    assert {(row.status, row.listing_id) for row in (first, second)} == {(Status.PENDING, "")}
+    assert money(shop)["locked"] == Decimal("24.00")
+
+    worker.start()
+    clock_advance(seconds(PURCHASE_GRACE))
+    sweeps_send()
+    each_unit_bought_once(shop, callback, worker, trade_id, listings)
+
+
+@pytest.mark.parametrize("worker", ["prefork"], indirect=True)
+def test_a_pool_process_killed_mid_fill_has_its_task_run_again_at_once(
+    api: APIClient,
+    shop: Actor,
+    callback: CallbackServer,
+    catalog_item: CatalogItem,
+    worker: Process,
+) -> None:
+    """Only the pool process dies (an out-of-memory kill): the worker sees it go and rejects
+    the unacknowledged task back to the broker (``acks_late``, ``reject_on_worker_lost``); a new
+    pool process runs it again at once, no sweep and no clock needed."""
+    listings = make_listing(catalog_item, "10.00"), make_listing(catalog_item, "10.40")
+    trade_id = quick_withdrawal_awaiting_approval(api, shop, callback, worker)
+
+    with wallet_held(shop):
+        callback.release()
+        killed = blocked(worker)
+        (pool_process,) = child_pids(worker.pid)
+        os.kill(pool_process, signal.SIGKILL)
+        # The same task, run again by a new pool process, waits behind the row locks of the
+        # killed run (they go when the test lets the wallet go), having found the purchase the
+        # killed run made instead of buying another.
+        blocked(worker, 'SELECT "trading_trade"', besides=killed)
+        assert child_pids(worker.pid) != [pool_process]
+        assert SandboxPurchase.objects.count() == 1
+    each_unit_bought_once(shop, callback, worker, trade_id, listings)
+    assert not backends_alive(killed)
+
+
+def test_a_cancel_of_a_cut_fill_cancels_the_purchase_the_dead_run_made(
+    api: APIClient,
+    shop: Actor,
+    callback: CallbackServer,
+    catalog_item: CatalogItem,
+    worker: Process,
+    clock_advance: Callable[[int], None],
+) -> None:
+    """The worker stays down past the 30 minutes after which the merchant may cancel: the unit
+    the dead run bought has no recorded order, yet its purchase is what the cancel must stop.
+    The queued completion is lost as well (the broker went meanwhile), so the sweeps finish
+    the cancel, and the purchase sweep, running first, must not buy for units being cancelled."""
+    make_listing(catalog_item, "10.00"), make_listing(catalog_item, "10.40")
+    trade_id = quick_withdrawal_awaiting_approval(api, shop, callback, worker)
+    killed_at_the_wallet(shop, worker, callback.release)
+    (bought_unrecorded,) = SandboxPurchase.objects.all()
+
+    clock_advance(31 * 60)
+    response = api.post(f"/secure/buy/{trade_id}/cancel", headers=shop.headers)
+    assert response.status_code == 200, response.content
+    assert response.json()["data"]["cancelled"] == 2
+    bought_unrecorded.refresh_from_db()
+    assert bought_unrecorded.status == "canceled"  # stopped at the supplier, not only here
+    assert celery_app.control.purge() == 1  # the completion task
+
+    worker.start()
+    clock_advance(seconds(PURCHASE_GRACE))
+    sweeps_send()
+    wait_until(
+        lambda: Trade.objects.filter(pk=trade_id, status=Status.CANCELED).exists(),
+        "the cancel completed",
+        alive=[worker],
+    )
+    wait_until(lambda: events_delivered(shop), "every event delivered", alive=[worker])
+    assert list(SandboxPurchase.objects.values_list("pk", "status")) == [
+        (bought_unrecorded.pk, "canceled")
+    ]
+    for item in TradeItem.objects.filter(trade_id=trade_id):
+        assert item.status == Status.CANCELED
+        assert Transfer.objects.filter(kind="REFUND", cause_id=str(item.pk)).count() == 1
+    assert spendable_and_locked(shop) == (Decimal("1000.00"), Decimal("0"))
     every_event_received(shop, callback)
     assert wallet_clean()
 
@@ -234,7 +351,7 @@ def test_a_cancel_cut_before_its_refund_refunds_once_after_the_restart(
         assert response.status_code == 200, response.content
         assert response.json()["data"]["cancelled"] == 2
 
-    killed_while_waiting_on_the_wallet(shop, worker, cancel)
+    killed_at_the_wallet(shop, worker, cancel)
     items = list(TradeItem.objects.filter(trade_id=trade_id))
     assert {(i.status, i.cancel_requested_at is not None) for i in items} == {
         (Status.PENDING, True)

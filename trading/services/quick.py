@@ -105,10 +105,12 @@ def _buy_one(row: TradeItem, trade: Trade, candidates: list[Listing]) -> Purchas
 def quick_fill(*, trade_id: str) -> None:
     """Buy a listing for every unbound row; unfilled rows fail, savings go back to the wallet."""
     trade = Trade.objects.get(pk=trade_id)
+    # Units whose cancel was accepted are the cancel's to end: buying them would only leave a
+    # purchase nobody takes.
     rows = list(
-        TradeItem.objects.filter(trade=trade, status=Status.PENDING, listing_id="").order_by(
-            "position"
-        )
+        TradeItem.objects.filter(
+            trade=trade, status=Status.PENDING, listing_id="", cancel_requested_at__isnull=True
+        ).order_by("position")
     )
     if not rows:
         return
