@@ -69,15 +69,36 @@ def shop(transactional_db: None, callback: CallbackServer) -> Actor:
     return funded(make_actor(name="Shop"), "1000.00", callback.url)
 
 
-@pytest.fixture
-def worker(
-    request: pytest.FixtureRequest, transactional_db: None, tmp_path: Path
+@pytest.fixture(scope="module")
+def module_worker(
+    django_db_setup: None, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Process]:
-    """A running Celery worker on the test database and the test broker; its pool is ``solo``
-    unless a test asks for another (``indirect`` parametrization)."""
+    """One solo Celery worker per module on the test database and broker. Booting takes seconds
+    on a busy machine, so a test that kills it starts it again and hands the running worker on
+    to the next test (between tests it idles; the database and Redis are emptied under it)."""
     env = service_env(database_url=database_url(), redis_url=settings.REDIS_URL)
-    pool = getattr(request, "param", "solo")
-    process = celery_worker(env, tmp_path / "worker.log", pool).start()
+    process = celery_worker(env, tmp_path_factory.mktemp("worker") / "worker.log")
+    yield process.start()
+    process.stop()
+
+
+@pytest.fixture
+def worker(module_worker: Process, transactional_db: None) -> Process:
+    """The module's worker, running (again, if a failed test left it dead)."""
+    if not module_worker.alive():
+        module_worker.start()
+    return module_worker
+
+
+@pytest.fixture
+def prefork_worker(
+    module_worker: Process, transactional_db: None, tmp_path: Path
+) -> Iterator[Process]:
+    """A worker whose task runs in one pool process; the module's worker is stopped meanwhile
+    so that this one takes every task."""
+    module_worker.stop()
+    env = service_env(database_url=database_url(), redis_url=settings.REDIS_URL)
+    process = celery_worker(env, tmp_path / "worker.log", "prefork").start()
     yield process
     process.stop()
 

@@ -3,9 +3,10 @@
 "In the middle" is made certain, not hoped for: the callback endpoint holds the worker's request
 open until the kill (deliveries, approvals), or the test holds the merchant's wallet rows so the
 worker waits on them inside its transaction, which PostgreSQL shows in ``pg_stat_activity``
-(fills, cancels). The whole worker dies with its task, so the message is never acknowledged nor
-rejected: what brings the work back is the periodic sweeps, once their deadlines (the delivery
-lease, the purchase grace, the cancel grace) have passed on the service clock."""
+(fills, cancels). Mostly the whole worker dies with its task, so the message is never
+acknowledged nor rejected: what brings the work back is the periodic sweeps, once their deadlines
+(the delivery lease, the purchase grace, the cancel grace) have passed on the service clock. The
+last test kills only the pool process running the task, which the worker itself recovers from."""
 
 import os
 import signal
@@ -33,6 +34,7 @@ from tests.faults.conftest import (
 from tests.faults.database import backends_alive, backends_waiting_on_lock, rows_locked
 from tests.faults.processes import Process, child_pids, wait_until
 from tests.withdrawals.conftest import make_listing, money, wallet_clean
+from tests.withdrawals.receiver import Received
 from trading.models import (
     CatalogItem,
     SandboxListing,
@@ -48,11 +50,10 @@ from wallet.models import Account, Transfer
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 WALLET_UPDATE = 'UPDATE "wallet_account"'
-QUICK_ITEM = "730-000001"  # the catalog_item fixture
 
 
-def of_type(event_type: str) -> Callable[[object], bool]:
-    return lambda received: received.json.get("type") == event_type  # type: ignore[attr-defined]
+def of_type(event_type: str) -> Callable[[Received], bool]:
+    return lambda received: received.json.get("type") == event_type
 
 
 def spendable_and_locked(actor: Actor) -> tuple[Decimal, Decimal]:
@@ -184,13 +185,13 @@ def test_an_approval_cut_by_a_kill_is_asked_again_and_decided_once(
 
 
 def quick_withdrawal_awaiting_approval(
-    api: APIClient, actor: Actor, callback: CallbackServer, worker: Process
+    api: APIClient, actor: Actor, item: CatalogItem, callback: CallbackServer, worker: Process
 ) -> str:
     """Two units of an item at up to 12.00 each; the worker is held inside the approval."""
     callback.hold(of_type("trade.initiated"))
     response = api.post(
         "/secure/buy/quick",
-        {"tradeUrl": TRADE_URL, "itemId": QUICK_ITEM, "maxPrice": 12, "amount": 2},
+        {"tradeUrl": TRADE_URL, "itemId": item.id, "maxPrice": 12, "amount": 2},
         format="json",
         headers=actor.headers,
     )
@@ -243,7 +244,7 @@ def test_a_quick_fill_cut_between_purchase_and_record_buys_each_unit_once(
     clock_advance: Callable[[int], None],
 ) -> None:
     listings = make_listing(catalog_item, "10.00"), make_listing(catalog_item, "10.40")
-    trade_id = quick_withdrawal_awaiting_approval(api, shop, callback, worker)
+    trade_id = quick_withdrawal_awaiting_approval(api, shop, catalog_item, callback, worker)
 
     # Approved; the fill buys the first unit, then waits to hand back its savings.
     killed_at_the_wallet(shop, worker, callback.release)
@@ -260,35 +261,6 @@ def test_a_quick_fill_cut_between_purchase_and_record_buys_each_unit_once(
     each_unit_bought_once(shop, callback, worker, trade_id, listings)
 
 
-@pytest.mark.parametrize("worker", ["prefork"], indirect=True)
-def test_a_pool_process_killed_mid_fill_has_its_task_run_again_at_once(
-    api: APIClient,
-    shop: Actor,
-    callback: CallbackServer,
-    catalog_item: CatalogItem,
-    worker: Process,
-) -> None:
-    """Only the pool process dies (an out-of-memory kill): the worker sees it go and rejects
-    the unacknowledged task back to the broker (``acks_late``, ``reject_on_worker_lost``); a new
-    pool process runs it again at once, no sweep and no clock needed."""
-    listings = make_listing(catalog_item, "10.00"), make_listing(catalog_item, "10.40")
-    trade_id = quick_withdrawal_awaiting_approval(api, shop, callback, worker)
-
-    with wallet_held(shop):
-        callback.release()
-        killed = blocked(worker)
-        (pool_process,) = child_pids(worker.pid)
-        os.kill(pool_process, signal.SIGKILL)
-        # The same task, run again by a new pool process, waits behind the row locks of the
-        # killed run (they go when the test lets the wallet go), having found the purchase the
-        # killed run made instead of buying another.
-        blocked(worker, 'SELECT "trading_trade"', besides=killed)
-        assert child_pids(worker.pid) != [pool_process]
-        assert SandboxPurchase.objects.count() == 1
-    each_unit_bought_once(shop, callback, worker, trade_id, listings)
-    assert not backends_alive(killed)
-
-
 def test_a_cancel_of_a_cut_fill_cancels_the_purchase_the_dead_run_made(
     api: APIClient,
     shop: Actor,
@@ -302,7 +274,7 @@ def test_a_cancel_of_a_cut_fill_cancels_the_purchase_the_dead_run_made(
     The queued completion is lost as well (the broker went meanwhile), so the sweeps finish
     the cancel, and the purchase sweep, running first, must not buy for units being cancelled."""
     make_listing(catalog_item, "10.00"), make_listing(catalog_item, "10.40")
-    trade_id = quick_withdrawal_awaiting_approval(api, shop, callback, worker)
+    trade_id = quick_withdrawal_awaiting_approval(api, shop, catalog_item, callback, worker)
     killed_at_the_wallet(shop, worker, callback.release)
     (bought_unrecorded,) = SandboxPurchase.objects.all()
 
@@ -378,3 +350,32 @@ def test_a_cancel_cut_before_its_refund_refunds_once_after_the_restart(
     assert spendable_and_locked(shop) == (Decimal("1000.00"), Decimal("0"))
     every_event_received(shop, callback)
     assert wallet_clean()
+
+
+def test_a_pool_process_killed_mid_fill_has_its_task_run_again_at_once(
+    api: APIClient,
+    shop: Actor,
+    callback: CallbackServer,
+    catalog_item: CatalogItem,
+    prefork_worker: Process,
+) -> None:
+    """Only the pool process dies (an out-of-memory kill): the worker sees it go and rejects
+    the unacknowledged task back to the broker (``acks_late``, ``reject_on_worker_lost``); a new
+    pool process runs it again at once, no sweep and no clock needed."""
+    worker = prefork_worker
+    listings = make_listing(catalog_item, "10.00"), make_listing(catalog_item, "10.40")
+    trade_id = quick_withdrawal_awaiting_approval(api, shop, catalog_item, callback, worker)
+
+    with wallet_held(shop):
+        callback.release()
+        killed = blocked(worker)
+        (pool_process,) = child_pids(worker.pid)
+        os.kill(pool_process, signal.SIGKILL)
+        # The same task, run again by a new pool process, waits behind the row locks of the
+        # killed run (they go when the test lets the wallet go), having found the purchase the
+        # killed run made instead of buying another.
+        blocked(worker, 'SELECT "trading_trade"', besides=killed)
+        assert child_pids(worker.pid) != [pool_process]
+        assert SandboxPurchase.objects.count() == 1
+    each_unit_bought_once(shop, callback, worker, trade_id, listings)
+    assert not backends_alive(killed)
