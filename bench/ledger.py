@@ -1,0 +1,186 @@
+"""GET /v1/ledger/transactions over a merchant with 100,000 ledger rows (fundings of every type
+and status plus staff credits and debits), beside a second merchant with as many: the time of
+the page query and of the count, per query shape, and the plans PostgreSQL picks.
+
+    DATABASE_URL=postgres://... REDIS_URL=... SECRET_KEY=... SANDBOX=true \
+        .venv/bin/python bench/ledger.py [--rows 100000] [--repeat 20]
+
+Seeds the rows on first use (merchants named "ledger bench ..."). Times are the median of
+``--repeat`` calls, through the whole HTTP stack (Django's test client, no network).
+"""
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ADMIN_ROWS = 1_000
+
+
+def setup() -> None:
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+
+
+def seed(name: str, rows: int) -> str:
+    """A merchant with ``rows`` fundings over the last year and ADMIN_ROWS staff credits and
+    debits; returns a LEDGER_READ key."""
+    from config import clock
+    from ledger.models import Funding
+    from merchants.models import Merchant, Scope
+    from merchants.services import api_key_create, merchant_create
+    from wallet.services import wallet_admin_credit, wallet_admin_debit
+
+    merchant = Merchant.objects.filter(name=name).first()
+    if merchant is None:
+        merchant = merchant_create(name=name, is_verified=True)
+        now = clock.now()
+        randomness = random.Random(name)
+        types = Funding.Type.values
+        statuses = Funding.Status.values
+        batch = []
+        for n in range(rows - ADMIN_ROWS):
+            created = now - timedelta(seconds=randomness.randrange(365 * 86400))
+            kind = randomness.choice(types)
+            amount = Decimal(randomness.randrange(100, 1_000_000)) / 100
+            batch.append(
+                Funding(
+                    merchant=merchant,
+                    type=kind,
+                    status=randomness.choice(statuses),
+                    amount_usd=-amount if kind == "INTERNAL_TRANSFER" and n % 2 else amount,
+                    amount_crypto=amount,
+                    token="USDT",
+                    chain="ETH",
+                    address="0x" + uuid.uuid4().hex + "00000000",
+                    txn_hash="0x" + uuid.uuid4().hex * 2,
+                    source_type="bench",
+                    source_id=str(uuid.uuid4()),
+                    created_at=created,
+                    updated_at=created,
+                )
+            )
+            if len(batch) == 5_000:
+                Funding.objects.bulk_create(batch)
+                batch = []
+        Funding.objects.bulk_create(batch)
+        for n in range(ADMIN_ROWS):
+            if n % 4 == 3:
+                wallet_admin_debit(merchant=merchant, amount=Decimal(1), reason="bench")
+            else:
+                wallet_admin_credit(merchant=merchant, amount=Decimal(2), reason="bench")
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE ledger_funding")
+        cursor.execute("ANALYZE wallet_transfer")
+        cursor.execute("ANALYZE wallet_posting")
+    _, key = api_key_create(merchant=merchant, scopes=[Scope.LEDGER_READ])
+    return key
+
+
+def measure(key: str, repeat: int) -> None:
+    from django.db import connection, reset_queries
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    shapes = {
+        "first page": "",
+        "page 2 (offset 50)": "?offset=50",
+        "limit 100": "?limit=100",
+        "offset 50,000": "?offset=50000",
+        "last page (offset 99,950)": "?offset=99950",
+        "status=COMPLETED": "?status=COMPLETED",
+        "type=DEPOSIT": "?type=DEPOSIT",
+        "type=REFUND&status=PENDING": "?type=REFUND&status=PENDING",
+        "last 30 days": "?startDate=" + (time.strftime("%Y-%m-%d", time.gmtime(time.time() - 30 * 86400))),
+        "one day, date-times": "?startDate=2026-06-01T00:00:00Z&endDate=2026-06-01T23:59:59Z",
+    }
+    print(f"{'query':32} {'median':>9} {'p90':>9} {'page SQL':>9} {'count SQL':>9}  total")
+    for label, query in shapes.items():
+        timings = []
+        sql_times: list[list[float]] = []
+        total = 0
+        for _ in range(repeat):
+            reset_queries()
+            with CaptureQueriesContext(connection) as captured:
+                started = time.perf_counter()
+                response = client.get(f"/v1/ledger/transactions{query}", headers={"api-key": key})
+                timings.append((time.perf_counter() - started) * 1000)
+            assert response.status_code == 200, response.content
+            total = response.json()["data"]["pagination"]["total"]
+            sql_times.append([float(q["time"]) * 1000 for q in captured.captured_queries])
+        # The two statements of the read: the page, then the count (the last two).
+        page_ms = statistics.median(times[-2] for times in sql_times)
+        count_ms = statistics.median(times[-1] for times in sql_times)
+        ordered = sorted(timings)
+        print(
+            f"{label:32} {statistics.median(timings):8.1f}ms {ordered[int(len(ordered) * 0.9)]:8.1f}ms"
+            f" {page_ms:8.1f}ms {count_ms:8.1f}ms  {total}"
+        )
+
+
+def explain(merchant_name: str) -> None:
+    from django.db import connection
+
+    from ledger.selectors import LedgerQuery, _admin_rows, _funding_rows
+    from merchants.models import Merchant
+    from config import clock
+
+    merchant = Merchant.objects.get(name=merchant_name)
+    query = LedgerQuery()
+    rows = _funding_rows(merchant=merchant, query=query, now=clock.now()).union(
+        _admin_rows(merchant=merchant, query=query), all=True
+    )
+    for label, queryset in (
+        ("page", rows.order_by("-created_at", "-id")[:50]),
+        ("count", None),
+    ):
+        if queryset is None:
+            sql, params = rows.query.sql_with_params()
+            sql = f"SELECT COUNT(*) FROM ({sql}) AS rows"
+        else:
+            sql, params = queryset.query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + sql, params)
+            print(f"\n-- {label}")
+            for (line,) in cursor.fetchall():
+                print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--explain", action="store_true")
+    args = parser.parse_args()
+    setup()
+    from django.conf import settings
+
+    settings.DEBUG = True  # keeps the SQL timings
+    settings.ALLOWED_HOSTS = ["*"]
+    from merchants import ratelimits
+
+    ratelimits.REGISTRY["ledger.transactions"] = ratelimits.Budget(
+        "bench", ratelimits.Rate(10**9, 60), ratelimits.Rate(10**9, 60)
+    )
+    seed("ledger bench neighbour", args.rows)
+    key = seed("ledger bench", args.rows)
+    measure(key, args.repeat)
+    if args.explain:
+        explain("ledger bench")
+
+
+if __name__ == "__main__":
+    main()
