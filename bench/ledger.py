@@ -95,6 +95,7 @@ def measure(key: str, repeat: int) -> None:
     from django.test.utils import CaptureQueriesContext
 
     client = Client()
+    month_ago = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 30 * 86400))
     shapes = {
         "first page": "",
         "page 2 (offset 50)": "?offset=50",
@@ -104,7 +105,7 @@ def measure(key: str, repeat: int) -> None:
         "status=COMPLETED": "?status=COMPLETED",
         "type=DEPOSIT": "?type=DEPOSIT",
         "type=REFUND&status=PENDING": "?type=REFUND&status=PENDING",
-        "last 30 days": "?startDate=" + (time.strftime("%Y-%m-%d", time.gmtime(time.time() - 30 * 86400))),
+        "last 30 days": "?startDate=" + month_ago,
         "one day, date-times": "?startDate=2026-06-01T00:00:00Z&endDate=2026-06-01T23:59:59Z",
     }
     print(f"{'query':32} {'median':>9} {'p90':>9} {'page SQL':>9} {'count SQL':>9}  total")
@@ -124,19 +125,17 @@ def measure(key: str, repeat: int) -> None:
         # The two statements of the read: the page, then the count (the last two).
         page_ms = statistics.median(times[-2] for times in sql_times)
         count_ms = statistics.median(times[-1] for times in sql_times)
-        ordered = sorted(timings)
-        print(
-            f"{label:32} {statistics.median(timings):8.1f}ms {ordered[int(len(ordered) * 0.9)]:8.1f}ms"
-            f" {page_ms:8.1f}ms {count_ms:8.1f}ms  {total}"
-        )
+        median = statistics.median(timings)
+        p90 = sorted(timings)[int(len(timings) * 0.9)]
+        print(f"{label:32} {median:8.1f}ms {p90:8.1f}ms {page_ms:8.1f}ms {count_ms:8.1f}ms {total}")
 
 
 def explain(merchant_name: str) -> None:
     from django.db import connection
 
+    from config import clock
     from ledger.selectors import LedgerQuery, _admin_rows, _funding_rows
     from merchants.models import Merchant
-    from config import clock
 
     merchant = Merchant.objects.get(name=merchant_name)
     query = LedgerQuery()

@@ -3,7 +3,7 @@ merchants, and the audit log every staff action writes to (Django's admin LogEnt
 
 from typing import Any
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.admin.models import LogEntry
 from django.core.exceptions import PermissionDenied
 from django.db import transaction

@@ -87,8 +87,8 @@ def _funding_rows(*, merchant: Merchant, query: LedgerQuery, now: datetime) -> Q
 
 
 def _column(model: type[models.Model], name: str) -> "models.Field[Any, Any]":
-    """A fresh field like ``model.name``, so a constant casts to that column's exact type."""
-    field = model._meta.get_field(name).clone()
+    """``model.name``'s field, so a constant casts to that column's exact type."""
+    field = model._meta.get_field(name)
     assert isinstance(field, models.Field)
     return field
 

@@ -157,20 +157,22 @@ def wallet_settle_purchase(
 
 def wallet_admin_debit(*, merchant: Merchant, amount: Decimal, reason: str) -> Transfer:
     """Money out of the merchant's spendable balance to the outside world (a staff debit).
-    InsufficientFundsError, changing nothing, if it would take ``available`` below zero."""
-    return transfer_post(
-        kind="ADMIN_DEBIT",
-        cause_type="admin",
-        cause_id=str(merchant.pk),
-        memo=reason,
-        moves=[
-            Move(
-                source=account_get(merchant=merchant, kind=Account.Kind.AVAILABLE),
-                target=account_get(merchant=None, kind=Account.Kind.WORLD),
-                amount=amount,
-            )
-        ],
-    )
+    InsufficientFundsError, changing nothing, if it would take ``available`` below zero; the
+    refusal is its own (a savepoint), so the caller's transaction goes on."""
+    with transaction.atomic():
+        return transfer_post(
+            kind="ADMIN_DEBIT",
+            cause_type="admin",
+            cause_id=str(merchant.pk),
+            memo=reason,
+            moves=[
+                Move(
+                    source=account_get(merchant=merchant, kind=Account.Kind.AVAILABLE),
+                    target=account_get(merchant=None, kind=Account.Kind.WORLD),
+                    amount=amount,
+                )
+            ],
+        )
 
 
 def wallet_merchant_transfer(

@@ -61,3 +61,27 @@ def staff(client):
     user = get_user_model().objects.create_superuser("ops", "ops@example.com", "pw-ops-123")
     client.force_login(user)
     return client
+
+
+def change_form_data(client, url: str) -> dict[str, object]:
+    """What an admin add or change form would post back untouched (its current values)."""
+    form = client.get(url).context["adminform"].form
+    posted: dict[str, object] = {}
+    for name in form.fields:
+        value = form[name].value()
+        if value is True:
+            posted[name] = "on"
+        elif value is not None and value is not False:
+            posted[name] = value
+    return posted
+
+
+# The withdrawal suite's world (a funded merchant with a live receiver, a catalog item, the
+# desk that runs on-commit work, eager Celery) for the staff force-cancel audit.
+from tests.withdrawals.conftest import (  # noqa: E402
+    _eager_celery,  # noqa: F401
+    alice_funded,  # noqa: F401
+    catalog_item,  # noqa: F401
+    desk,  # noqa: F401
+    hooks,  # noqa: F401
+)

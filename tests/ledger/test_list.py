@@ -224,9 +224,7 @@ class TestDates:
             "may3_midnight",
         }
 
-    def test_a_date_only_end_date_means_midnight_at_the_start_of_that_day(
-        self, api, alice, days
-    ):
+    def test_a_date_only_end_date_means_midnight_at_the_start_of_that_day(self, api, alice, days):
         page = ledger(api, alice, endDate="2026-05-02")
 
         assert self.names(page, days) == {"may1_late", "may2_midnight"}
@@ -237,9 +235,7 @@ class TestDates:
         assert self.names(page, days) == {"may2_midnight", "may2_noon", "may2_credit", "may2_last"}
 
     def test_date_times_are_inclusive_at_both_ends(self, api, alice, days):
-        page = ledger(
-            api, alice, startDate="2026-05-02T12:00:00Z", endDate="2026-05-02T23:59:59Z"
-        )
+        page = ledger(api, alice, startDate="2026-05-02T12:00:00Z", endDate="2026-05-02T23:59:59Z")
 
         assert self.names(page, days) == {"may2_noon", "may2_credit", "may2_last"}
 
