@@ -22,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ADMIN_ROWS = 1_000
+# Trading traffic on the same wallet (locks and releases): postings the admin rows must not scan.
+TRADE_TRANSFERS = 50_000
 
 
 def setup() -> None:
@@ -79,6 +81,7 @@ def seed(name: str, rows: int) -> str:
                 wallet_admin_debit(merchant=merchant, amount=Decimal(1), reason="bench")
             else:
                 wallet_admin_credit(merchant=merchant, amount=Decimal(2), reason="bench")
+        trading_traffic(merchant)
     from django.db import connection
 
     with connection.cursor() as cursor:
@@ -87,6 +90,28 @@ def seed(name: str, rows: int) -> str:
         cursor.execute("ANALYZE wallet_posting")
     _, key = api_key_create(merchant=merchant, scopes=[Scope.LEDGER_READ])
     return key
+
+
+def trading_traffic(merchant: object) -> None:
+    """Balanced lock transfers written in bulk (the running balances are left alone: the bench
+    reads the ledger, not balances)."""
+    from config import clock
+    from wallet.models import Account, Posting, Transfer
+    from wallet.services import account_get
+
+    available = account_get(merchant=merchant, kind=Account.Kind.AVAILABLE)
+    locked = account_get(merchant=merchant, kind=Account.Kind.LOCKED)
+    now = clock.now()
+    for start in range(0, TRADE_TRANSFERS, 5_000):
+        transfers = Transfer.objects.bulk_create(
+            Transfer(kind="LOCK", cause_type="trade_item", cause_id=str(n), created_at=now)
+            for n in range(start, start + 5_000)
+        )
+        Posting.objects.bulk_create(
+            Posting(transfer=transfer, account=account, amount=amount)
+            for transfer in transfers
+            for account, amount in ((available, Decimal(-1)), (locked, Decimal(1)))
+        )
 
 
 def measure(key: str, repeat: int) -> None:
