@@ -114,6 +114,12 @@ def trading_traffic(merchant: object) -> None:
         )
 
 
+def _statements(captured: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The read's own statements: after its statement timeout is set, up to COMMIT."""
+    first = next(n for n, q in enumerate(captured) if "statement_timeout" in q["sql"])
+    return [q for q in captured[first + 1 :] if q["sql"] != "COMMIT"]
+
+
 def measure(key: str, repeat: int) -> None:
     from django.db import connection, reset_queries
     from django.test import Client
@@ -133,52 +139,45 @@ def measure(key: str, repeat: int) -> None:
         "last 30 days": "?startDate=" + month_ago,
         "one day, date-times": "?startDate=2026-06-01T00:00:00Z&endDate=2026-06-01T23:59:59Z",
     }
-    print(f"{'query':32} {'median':>9} {'p90':>9} {'page SQL':>9} {'count SQL':>9}  total")
+    print(f"{'query':28} {'request':>8} {'p90':>8} {'ids':>7} {'rows':>7} {'count':>7}  total")
     for label, query in shapes.items():
         timings = []
-        sql_times: list[list[float]] = []
+        sql: dict[str, list[float]] = {"ids": [], "rows": [], "count": []}
         total = 0
         for _ in range(repeat):
-            reset_queries()
+            reset_queries()  # the log is a bounded deque: a full one breaks the capture
             with CaptureQueriesContext(connection) as captured:
                 started = time.perf_counter()
                 response = client.get(f"/v1/ledger/transactions{query}", headers={"api-key": key})
                 timings.append((time.perf_counter() - started) * 1000)
             assert response.status_code == 200, response.content
             total = response.json()["data"]["pagination"]["total"]
-            sql_times.append([float(q["time"]) * 1000 for q in captured.captured_queries])
-        # The two statements of the read: the page, then the count (the last two).
-        page_ms = statistics.median(times[-2] for times in sql_times)
-        count_ms = statistics.median(times[-1] for times in sql_times)
+            for name, statement in zip(sql, _statements(captured.captured_queries), strict=False):
+                sql[name].append(float(statement["time"]) * 1000)
         median = statistics.median(timings)
         p90 = sorted(timings)[int(len(timings) * 0.9)]
-        print(f"{label:32} {median:8.1f}ms {p90:8.1f}ms {page_ms:8.1f}ms {count_ms:8.1f}ms {total}")
+        parts = " ".join(
+            f"{statistics.median(times):6.1f}ms" if times else "      - " for times in sql.values()
+        )
+        print(f"{label:28} {median:6.1f}ms {p90:6.1f}ms {parts}  {total}")
 
 
 def explain(merchant_name: str) -> None:
-    from django.db import connection
+    """The plans of the first page's statements (ids, rows, count)."""
+    from django.db import connection, reset_queries
+    from django.test.utils import CaptureQueriesContext
 
-    from config import clock
-    from ledger.selectors import LedgerQuery, _admin_rows, _funding_rows
+    from ledger.selectors import LedgerQuery, ledger_page
     from merchants.models import Merchant
 
     merchant = Merchant.objects.get(name=merchant_name)
-    query = LedgerQuery()
-    rows = _funding_rows(merchant=merchant, query=query, now=clock.now()).union(
-        _admin_rows(merchant=merchant, query=query), all=True
-    )
-    for label, queryset in (
-        ("page", rows.order_by("-created_at", "-id")[:50]),
-        ("count", None),
-    ):
-        if queryset is None:
-            sql, params = rows.query.sql_with_params()
-            sql = f"SELECT COUNT(*) FROM ({sql}) AS rows"
-        else:
-            sql, params = queryset.query.sql_with_params()
+    reset_queries()
+    with CaptureQueriesContext(connection) as captured:
+        ledger_page(merchant=merchant, query=LedgerQuery())
+    for statement in _statements(captured.captured_queries):
         with connection.cursor() as cursor:
-            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + sql, params)
-            print(f"\n-- {label}")
+            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + statement["sql"])
+            print()
             for (line,) in cursor.fetchall():
                 print(line)
 

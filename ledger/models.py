@@ -28,8 +28,9 @@ class Funding(models.Model):
         EXPIRED = "EXPIRED"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Indexed by the ledger's (merchant, created, id) index below.
     merchant = models.ForeignKey(
-        "merchants.Merchant", on_delete=models.PROTECT, related_name="fundings"
+        "merchants.Merchant", on_delete=models.PROTECT, related_name="fundings", db_index=False
     )
     type = models.CharField(max_length=20, choices=Type.choices)
     status = models.CharField(max_length=16, choices=Status.choices)

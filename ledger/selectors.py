@@ -10,14 +10,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import DatabaseError, connection, models, transaction
-from django.db.models import F, QuerySet, Value
+from django.db.models import F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Abs, Cast
 
 from config import clock
 from config.api.exceptions import APIError
 from ledger.models import Funding
 from merchants.models import Merchant
-from wallet.models import Account, Transfer
+from wallet.models import Posting, Transfer
 
 logger = logging.getLogger(__name__)
 
@@ -94,20 +94,18 @@ def _column(model: type[models.Model], name: str) -> "models.Field[Any, Any]":
 
 
 def _admin_rows(*, merchant: Merchant, query: LedgerQuery) -> QuerySet[Any]:
-    """Staff credits and debits of the merchant, shaped as ledger rows (always POSTED). The
-    constants are cast to the funding columns' types so PostgreSQL merges both sides in order."""
+    """Staff credits and debits of the merchant (their cause names it), shaped as ledger rows
+    (always POSTED); the amount is the size of the transfer's postings. The constants are cast
+    to the funding columns' types so both sides of the union line up exactly."""
     rows = Transfer.objects.filter(
-        cause_type="admin",
-        cause_id=str(merchant.pk),
-        kind__in=ADMIN_KINDS,
-        postings__account__merchant=merchant,
-        postings__account__kind=Account.Kind.AVAILABLE,
+        cause_type="admin", cause_id=str(merchant.pk), kind__in=ADMIN_KINDS
     )
+    posted = Posting.objects.filter(transfer=OuterRef("pk")).values("amount")[:1]
     text = {name: Cast(Value(""), _column(Funding, name)) for name in ("token", "chain")}
     rows = _created_between(rows, query).annotate(
         type=Cast(F("kind"), _column(Funding, "type")),
         status=Cast(Value(ADMIN_STATUS), _column(Funding, "status")),
-        amount_usd=Abs(F("postings__amount")),
+        amount_usd=Abs(Subquery(posted)),
         amount_crypto=Cast(Value(0), _column(Funding, "amount_crypto")),
         fee=Cast(Value(0), _column(Funding, "fee")),
         address=Cast(Value(""), _column(Funding, "address")),
@@ -158,7 +156,8 @@ def _page_ids(sides: list[QuerySet[Any]], *, offset: int, limit: int) -> list[uu
 
 def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPage:
     """One page of the merchant's ledger, newest first (created, then id), and the number of
-    rows matching the query. Three statements: the page's ids, their rows, the count."""
+    rows matching the query. Three statements: the page's ids, their rows, the count (the
+    first and the last read only narrow, index-covered columns)."""
     sides = [_funding_rows(merchant=merchant, query=query, now=clock.now())]
     if query.type not in TYPES_WITHOUT_ADMIN_ROWS:
         sides.append(_admin_rows(merchant=merchant, query=query))
@@ -168,7 +167,7 @@ def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPage:
         total = query.offset + len(ids)
         # A page that is not full ends the list, unless it is past the end (count then).
         if len(ids) == query.limit or (not ids and query.offset):
-            total = _union_all(sides).count()
+            total = _union_all([side.values("id") for side in sides]).count()
     page = [found[row_id] for row_id in ids]
     return LedgerPage(rows=page, total=total, limit=query.limit, offset=query.offset)
 
