@@ -159,7 +159,7 @@ def _caches() -> dict[str, Any]:
 CACHES = _caches()
 
 # Celery: the broker is Redis when configured, else a folder shared by every local process.
-CELERY_BROKER_URL = REDIS_URL or "filesystem://"
+CELERY_BROKER_URL = REDIS_URL or "atomicfs://"  # config/broker.py
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
     {"visibility_timeout": 3600}
     if REDIS_URL
@@ -260,7 +260,46 @@ LOGGING = {
 # The outside systems, each behind an interface with a sandbox implementation.
 GAME_PLATFORM = os.environ.get("GAME_PLATFORM", "trading.platform.sandbox.SandboxPlatform")
 MARKETPLACE = os.environ.get("MARKETPLACE", "trading.marketplace.sandbox.SandboxMarketplace")
+IDENTITY_PROVIDER = os.environ.get(
+    "IDENTITY_PROVIDER", "merchants.verification.sandbox.SandboxIdentityProvider"
+)
 INVENTORY_CACHE_SECONDS = 15 * 60
+# A deposit's trade offer is withdrawn (the deposit declined) if the owner leaves it this long.
+DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
 # Sandbox only: move the simulated world one step per item after this many idle seconds (0: off).
 SANDBOX_AUTOPILOT_SECONDS = env_int("SANDBOX_AUTOPILOT_SECONDS", 0)
 TRADE_URL_CHECK_CACHE_SECONDS = 3600
+
+# Crypto: the chains behind one interface (CRYPTO_CHAINS), the network whose tokens are credited,
+# and the HD key every deposit address is derived from.
+CRYPTO_CHAINS = os.environ.get("CRYPTO_CHAINS", "crypto.chains.sandbox.SandboxChains")
+CRYPTO_ENABLED = env_bool("CRYPTO_ENABLED", True)
+CRYPTO_NETWORK = os.environ.get("CRYPTO_NETWORK", "testnet" if SANDBOX else "mainnet")
+if CRYPTO_NETWORK not in ("mainnet", "testnet"):
+    raise ImproperlyConfigured("CRYPTO_NETWORK must be mainnet or testnet.")
+# The well-known development mnemonic (its keys are public): sandbox and quick start only.
+SANDBOX_HD_MNEMONIC = "test test test test test test test test test test test junk"
+CRYPTO_HD_MNEMONIC = os.environ.get("CRYPTO_HD_MNEMONIC") or (
+    SANDBOX_HD_MNEMONIC if SANDBOX else ""
+)
+if CRYPTO_ENABLED and not CRYPTO_HD_MNEMONIC:
+    raise ImproperlyConfigured("CRYPTO_HD_MNEMONIC must be set outside the sandbox.")
+# Chains whose credits and broadcasts wait (addresses stay valid), e.g. "ETH,SOL".
+CRYPTO_PAUSED_CHAINS = frozenset(
+    c.strip().upper() for c in os.environ.get("CRYPTO_PAUSED_CHAINS", "").split(",") if c.strip()
+)
+CRYPTO_MIN_DEPOSIT_CENTS = {"ETH": 1000, "BSC": 100, "SOL": 100}
+CRYPTO_MIN_CONFIRMATIONS = {"ETH": 12, "BSC": 15, "SOL": 32}
+# Cashouts: a flat fee per chain, and the least the recipient may receive after it.
+CRYPTO_WITHDRAW_FEE_CENTS = {"ETH": 500, "BSC": 50, "SOL": 50}
+CRYPTO_WITHDRAW_MIN_RECEIVE_CENTS = {"ETH": 1000, "BSC": 100, "SOL": 100}
+# Above these (per merchant, overridable in the admin) staff review the money first.
+CRYPTO_DEPOSIT_REVIEW_ABOVE_CENTS = env_int("CRYPTO_DEPOSIT_REVIEW_ABOVE_CENTS", 1_000_000)
+CRYPTO_WITHDRAW_REVIEW_ABOVE_CENTS = env_int("CRYPTO_WITHDRAW_REVIEW_ABOVE_CENTS", 500_000)
+# Solana token accounts cost rent while open: at most this many at once, service-wide.
+CRYPTO_SOLANA_MAX_OPEN_ACCOUNTS = env_int("CRYPTO_SOLANA_MAX_OPEN_ACCOUNTS", 10_000)
+# Sandbox chains: seconds of service clock a Solana token account takes to open.
+CRYPTO_SANDBOX_ACCOUNT_OPEN_SECONDS = env_int("CRYPTO_SANDBOX_ACCOUNT_OPEN_SECONDS", 10)
+# Broadcast attempts before a cashout fails (and is refunded), and the wait after each failure.
+CRYPTO_BROADCAST_ATTEMPTS = 3
+CRYPTO_BROADCAST_RETRY_SECONDS = (30, 120)

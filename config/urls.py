@@ -12,6 +12,7 @@ urlpatterns = [
     path("", include("merchants.urls")),
     path("", include("trading.urls")),
     path("", include("wallet.urls")),
+    path("", include("crypto.urls")),
     path("", include("ledger.urls")),
 ]
 

@@ -142,6 +142,19 @@ class Client(models.Model):
     crypto_deposits = models.BooleanField(default=False)
     registration_date = models.DateTimeField(null=True, blank=True)
     kyc_hash = models.CharField(max_length=256, blank=True)
+    identity = models.ForeignKey(
+        "VerifiedIdentity",
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="clients",
+        help_text="The verified person this platform account belongs to.",
+    )
+    identity_linked_at = models.DateTimeField(null=True, blank=True)
+    verification_level = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Granted by identity verification; authentication never lowers it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -157,6 +170,117 @@ class Client(models.Model):
 
     def __str__(self) -> str:
         return f"{self.platform_id} @ {self.merchant_id}"
+
+    @property
+    def effective_kyc_level(self) -> int:
+        """The KYC level risk decisions use: the merchant's ``kycLevel``, raised to the level
+        the service's own identity verification granted."""
+        return max(self.kyc_level, self.verification_level)
+
+
+class VerifiedIdentity(models.Model):
+    """A person whose document and selfie a verification accepted, per merchant. Several
+    platform accounts (clients) of the merchant can belong to one identity; its email, when
+    known, is how another account links to it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="identities")
+    email = models.CharField(max_length=254, blank=True, help_text="Lower case; may be empty.")
+    level = models.PositiveSmallIntegerField()
+    verified_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "verified identities"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "email"],
+                condition=~Q(email=""),
+                name="identity_email_unique",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"identity {self.id} ({self.email or 'no email'})"
+
+
+class VerificationProcess(models.Model):
+    """One document-and-selfie check of a client at the provider (the provider's dossier).
+    ``next_check_at`` is the deadline the verdict sweep moves on while the verdict is pending."""
+
+    class Status(models.TextChoices):
+        PENDING = "PENDING"
+        ACCEPTED = "ACCEPTED"
+        REJECTED = "REJECTED"
+        EXPIRED = "EXPIRED"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="+")
+    client = models.ForeignKey(
+        Client, on_delete=models.CASCADE, related_name="verification_processes"
+    )
+    dossier_id = models.CharField(max_length=128, unique=True)
+    capture_url = models.URLField(max_length=500)
+    email = models.CharField(max_length=254, blank=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    identity = models.ForeignKey(
+        VerifiedIdentity, on_delete=models.RESTRICT, null=True, blank=True, related_name="+"
+    )
+    started_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+    next_check_at = models.DateTimeField(null=True, blank=True)
+    checks = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["client"],
+                condition=Q(status="PENDING"),
+                name="verification_one_open_per_client",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["client", "-started_at"]),
+            models.Index(
+                fields=["next_check_at"],
+                condition=Q(status="PENDING"),
+                name="verification_check_due",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"dossier {self.dossier_id} ({self.status})"
+
+
+class SandboxDossier(models.Model):
+    """The sandbox identity provider's own record of a dossier (the provider's side)."""
+
+    class Verdict(models.TextChoices):
+        PENDING = "PENDING"
+        ACCEPTED = "ACCEPTED"
+        REJECTED = "REJECTED"
+
+    id = models.CharField(max_length=64, primary_key=True)
+    reference = models.CharField(max_length=64, unique=True, help_text="The caller's key.")
+    session = models.CharField(max_length=64)
+    email = models.CharField(max_length=254, blank=True)
+    verdict = models.CharField(max_length=8, choices=Verdict.choices, default=Verdict.PENDING)
+    created_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"sandbox dossier {self.id} ({self.verdict})"
+
+
+class SandboxIdentityProviderState(models.Model):
+    """Whether the sandbox identity provider answers (one row, set by a sandbox helper)."""
+
+    SINGLETON_ID = 1
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=SINGLETON_ID, editable=False)
+    online = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"sandbox identity provider ({'online' if self.online else 'offline'})"
 
 
 class RateLimitWindow(models.Model):

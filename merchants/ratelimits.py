@@ -103,6 +103,7 @@ REGISTRY: dict[str, Budget] = {
     "secure.webhooks.events": _budget("secure.webhooks.events", _SECURE_TRADES),
     "secure.webhooks.resend": _budget("secure.webhooks.resend", _SECURE_CANCEL),
     "client.verification": _budget("client.verification", _CLIENT_TRADE),
+    "client.verification.status": _budget("client.verification.status", _CLIENT_TRADES),
     "sandbox": _budget("sandbox", _SECURE_TRADE),
 }
 

@@ -1,6 +1,9 @@
 from celery import shared_task
 
+from config import clock
 from merchants.ratelimits import rate_limit_windows_prune
+from merchants.verification.selectors import verification_processes_due
+from merchants.verification.services import verification_process_poll
 from merchants.webhooks import delivery_scheduler, webhook_event_deliver, webhook_events_due
 
 
@@ -27,3 +30,16 @@ def _enqueue_delivery(event_id: str) -> None:
 
 
 delivery_scheduler(_enqueue_delivery)
+
+
+@shared_task(name="merchants.poll_verification", acks_late=True, time_limit=60)
+def poll_verification(process_id: str) -> None:
+    verification_process_poll(process_id=process_id)
+
+
+@shared_task(name="merchants.sweep_verifications", time_limit=60)
+def sweep_verifications() -> int:
+    due = verification_processes_due(now=clock.now())
+    for process_id in due:
+        poll_verification.delay(str(process_id))
+    return len(due)

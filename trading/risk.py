@@ -35,8 +35,10 @@ class RiskPolicy:
 
 
 def client_collateral_limit(*, client: Client, policy: RiskPolicy, now: datetime) -> Decimal:
-    limit = min(policy.cap(client.kyc_level), policy.base + policy.wager_rate * client.total_wager)
-    if client.kyc_level == 3 and client.fiat_deposits and client.crypto_deposits:
+    limit = min(
+        policy.cap(client.effective_kyc_level), policy.base + policy.wager_rate * client.total_wager
+    )
+    if client.effective_kyc_level == 3 and client.fiat_deposits and client.crypto_deposits:
         limit *= policy.both_deposits_kyc3_multiplier
     elif client.fiat_deposits or client.crypto_deposits:
         limit *= policy.one_deposit_multiplier

@@ -298,3 +298,26 @@ class QuickWithdrawIn(StrictSerializer):
 
 class SecureQuickBuyIn(QuickWithdrawIn):
     tradeUrl = StrictCharField(max_length=300)
+
+
+class DepositItemIn(StrictSerializer):
+    itemId = StrictCharField(min_length=5, max_length=256)
+    price = StrictDecimalField(
+        max_digits=None, decimal_places=None, min_value=Decimal(0), max_value=MAX_ITEM_PRICE
+    )
+    amount = StrictIntegerField(min_value=1, max_value=10_000, required=False, default=1)
+
+
+class ClientDepositIn(StrictSerializer):
+    items = DepositItemIn(many=True)
+    game = _game_body()
+    externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+    isInstant = StrictBooleanField(required=False, default=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        _unique_item_ids(attrs["items"])
+        return attrs
+
+
+class SecureSellIn(ClientDepositIn):
+    tradeUrl = StrictCharField(max_length=300)

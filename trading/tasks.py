@@ -8,8 +8,13 @@ from trading.services.cancels import (
     withdrawal_cancels_complete,
     withdrawal_cancels_pending,
 )
+from trading.services.deposits import deposit_offer_send
 from trading.services.fulfilment import withdrawal_fulfil
 from trading.services.sweeps import (
+    deposit_holds_due_complete,
+    deposit_offers_abandon,
+    deposit_offers_due,
+    deposit_offers_expire,
     withdrawal_holds_due_complete,
     withdrawal_purchases_due,
 )
@@ -34,7 +39,26 @@ def sweep_purchases() -> int:
 
 @shared_task(name="trading.sweep_holds", time_limit=120)
 def sweep_holds() -> int:
-    return withdrawal_holds_due_complete()
+    return withdrawal_holds_due_complete() + deposit_holds_due_complete()
+
+
+@shared_task(name="trading.deposit_offer", acks_late=True, time_limit=120)
+def send_deposit_offer(trade_id: str) -> None:
+    deposit_offer_send(trade_id=trade_id)
+
+
+def enqueue_deposit_offer(trade_id: str) -> None:
+    send_deposit_offer.delay(trade_id)
+
+
+@shared_task(name="trading.sweep_deposit_offers", time_limit=120)
+def sweep_deposit_offers() -> int:
+    """Retry offers the platform could not make, give up on old ones, expire ignored ones."""
+    ended = deposit_offers_abandon() + deposit_offers_expire()
+    due = deposit_offers_due()
+    for trade_id in due:
+        enqueue_deposit_offer(trade_id)
+    return ended + len(due)
 
 
 @shared_task(name="trading.complete_cancels", acks_late=True, time_limit=60)

@@ -15,6 +15,7 @@ from trading.apis.catalog import (
     SecureMarketApi,
     SecureMarketItemApi,
 )
+from trading.apis.deposits import ClientDepositApi, SecureSellApi
 from trading.apis.inventory import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
 from trading.apis.sandbox import (
     SandboxBotsApi,
@@ -42,6 +43,8 @@ urlpatterns = [
     path("client/market/item", ClientMarketItemApi.as_view()),
     path("client/market/suggestions", ClientSuggestionsApi.as_view()),
     path("client/inventory", ClientInventoryApi.as_view()),
+    path("secure/sell", SecureSellApi.as_view()),
+    path("client/trading/deposit", ClientDepositApi.as_view()),
     path("secure/buy", SecureBuyApi.as_view()),
     path("secure/buy/quick", SecureQuickBuyApi.as_view()),
     path("secure/buy/<str:tradeId>/cancel", SecureBuyCancelApi.as_view()),

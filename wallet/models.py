@@ -21,6 +21,7 @@ class Account(models.Model):
         COLLATERAL = "collateral", "collateral (merchant part of instant deposits)"
         # The service's own.
         SUPPLIER = "supplier", "supplier payables"
+        DEPOSIT_ITEMS = "deposit_items", "items bought from depositors"
         REVENUE = "revenue", "service revenue"
         PROVIDER_COLLATERAL = "provider_collateral", "provider collateral"
         PROVIDER_LOSSES = "provider_losses", "provider losses"

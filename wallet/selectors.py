@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import Sum
+from django.db.models.functions import Round
 
 from merchants.models import Merchant
 from wallet.models import Account, Posting
@@ -27,6 +28,9 @@ class LockHolding:
 
 # Apps that lock money register how to count what they hold (at start-up).
 LOCK_HOLDERS: dict[str, Callable[[], LockHolding]] = {}
+# Other held balances and what explains them: account kind -> the balance each account of that
+# kind should have, by merchant id (None for the service's own account). Registered at start-up.
+HELD_BALANCES: dict[str, Callable[[], dict[str | None, Decimal]]] = {}
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,7 @@ class InvariantReport:
     drifted_accounts: list[str]
     negative_held_accounts: list[str]
     orphan_locks: list[str]
+    unexplained_balances: list[str]
 
     @property
     def clean(self) -> bool:
@@ -43,6 +48,7 @@ class InvariantReport:
             or self.drifted_accounts
             or self.negative_held_accounts
             or self.orphan_locks
+            or self.unexplained_balances
         )
 
 
@@ -70,18 +76,38 @@ def _orphan_locks() -> list[str]:
     return problems
 
 
+def _unexplained_balances() -> list[str]:
+    """Escrow, collateral and the provider's advances are exactly what live deposits hold."""
+    problems = []
+    for kind, count in HELD_BALANCES.items():
+        expected = count()
+        actual: dict[str | None, Decimal] = {
+            str(merchant_id) if merchant_id is not None else None: balance
+            for merchant_id, balance in Account.objects.filter(kind=kind).values_list(
+                "merchant_id", "balance"
+            )
+        }
+        for owner in sorted(set(expected) | set(actual), key=str):
+            want = expected.get(owner, Decimal(0))
+            have = actual.get(owner, Decimal(0))
+            if want != have:
+                problems.append(f"{owner or 'service'}:{kind} is {have}, deposits explain {want}")
+    return problems
+
+
 def wallet_invariants_check() -> InvariantReport:
     """Postings sum to zero per transfer; each balance equals the sum of its postings; no held
-    balance is negative; no lock outlives its trade or cashout."""
+    balance is negative; no lock outlives its trade or cashout; escrow and collateral match the
+    deposits in their hold."""
     unbalanced = (
         Posting.objects.values("transfer_id")
-        .annotate(total=Sum("amount"))
+        .annotate(total=Round(Sum("amount"), 2))
         .exclude(total=0)
         .values_list("transfer_id", flat=True)
     )
     sums = dict(
         Posting.objects.values("account_id")
-        .annotate(total=Sum("amount"))
+        .annotate(total=Round(Sum("amount"), 2))
         .values_list("account_id", "total")
     )
     drifted = [
@@ -100,6 +126,7 @@ def wallet_invariants_check() -> InvariantReport:
         drifted_accounts=drifted,
         negative_held_accounts=negative,
         orphan_locks=_orphan_locks(),
+        unexplained_balances=_unexplained_balances(),
     )
 
 

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import F
+from django.db.models.functions import Round
 
 from config import clock
 from merchants.models import Merchant
@@ -67,7 +68,8 @@ def transfer_post(
             rows = Account.objects.filter(pk=account_id)
             if delta < 0 and account_id in guarded:
                 rows = rows.filter(balance__gte=-delta)
-            if rows.update(balance=F("balance") + delta) != 1:
+            # Round: SQLite (the quick start) adds decimals as floats and would drift off the cent.
+            if rows.update(balance=Round(F("balance") + delta, 2)) != 1:
                 raise InsufficientFundsError(str(accounts[account_id]))
         Posting.objects.bulk_create(
             Posting(transfer=transfer, account_id=account_id, amount=delta)
@@ -132,6 +134,79 @@ def wallet_release(
     )
 
 
+class DepositCredit:
+    """How a deposit's value reaches the merchant (decisions sections 3 and 4)."""
+
+    #: standard client deposit: held in escrow until the hold ends
+    ESCROW = "escrow"
+    #: instant client deposit: the provider advances the value; the merchant backs its part
+    INSTANT = "instant"
+    #: self sell: credited on acceptance, the merchant bears a reversal in full
+    SELF = "self"
+
+
+def _deposit_moves(
+    merchant: Merchant, credit: str, stage: str, value: Decimal, merchant_part: Decimal
+) -> list[Move]:
+    """The moves of one deposit stage (accept, complete, reverse) for one way of crediting."""
+
+    def mine(kind: str) -> Account:
+        return _merchant_account(merchant, kind)
+
+    def service(kind: str) -> Account:
+        return account_get(merchant=None, kind=kind)
+
+    available, escrow = Account.Kind.AVAILABLE, Account.Kind.ESCROW
+    collateral, items = Account.Kind.COLLATERAL, Account.Kind.DEPOSIT_ITEMS
+    advances, losses = Account.Kind.PROVIDER_COLLATERAL, Account.Kind.PROVIDER_LOSSES
+    provider_part = value - merchant_part
+    plans: dict[tuple[str, str], list[tuple[Account, Account, Decimal, bool]]] = {
+        (DepositCredit.ESCROW, "accept"): [(service(items), mine(escrow), value, False)],
+        (DepositCredit.ESCROW, "complete"): [(mine(escrow), mine(available), value, False)],
+        (DepositCredit.ESCROW, "reverse"): [(mine(escrow), service(items), value, False)],
+        (DepositCredit.INSTANT, "accept"): [
+            (service(advances), mine(available), value, False),
+            (mine(available), mine(collateral), merchant_part, False),
+        ],
+        (DepositCredit.INSTANT, "complete"): [
+            (service(items), service(advances), value, False),
+            (mine(collateral), mine(available), merchant_part, False),
+        ],
+        (DepositCredit.INSTANT, "reverse"): [
+            (mine(collateral), service(advances), merchant_part, False),
+            (service(losses), service(advances), provider_part, False),
+        ],
+        (DepositCredit.SELF, "accept"): [(service(items), mine(available), value, False)],
+        (DepositCredit.SELF, "complete"): [],
+        (DepositCredit.SELF, "reverse"): [(mine(available), service(items), value, True)],
+    }
+    return [
+        Move(source=source, target=target, amount=amount, may_overdraw=overdraw)
+        for source, target, amount, overdraw in plans[(credit, stage)]
+        if amount > 0
+    ]
+
+
+def wallet_deposit_post(
+    *,
+    merchant: Merchant,
+    credit: str,
+    stage: str,
+    value: Decimal,
+    merchant_part: Decimal,
+    cause_id: str,
+) -> Transfer | None:
+    """A deposit's money at one stage: ``accept`` (the owner accepted the offer), ``complete``
+    (the hold ended) or ``reverse`` (the platform rolled the trade back: the clawback, which may
+    leave a self-selling merchant in debt). Nothing to post gives None."""
+    moves = _deposit_moves(merchant, credit, stage, value, merchant_part)
+    if not moves:
+        return None
+    return transfer_post(
+        kind=f"DEPOSIT_{stage.upper()}", cause_type="trade", cause_id=cause_id, moves=moves
+    )
+
+
 def wallet_settle_purchase(
     *, merchant: Merchant, gross: Decimal, sourcing: Decimal, cause_type: str, cause_id: str
 ) -> Transfer:
@@ -153,6 +228,44 @@ def wallet_settle_purchase(
             )
         )
     return transfer_post(kind="SETTLE", cause_type=cause_type, cause_id=cause_id, moves=moves)
+
+
+def wallet_crypto_credit(*, merchant: Merchant, amount: Decimal, cause_id: str) -> Transfer:
+    """A completed crypto deposit: money from outside into the merchant's spendable balance."""
+    return transfer_post(
+        kind="CRYPTO_DEPOSIT",
+        cause_type="crypto_deposit",
+        cause_id=cause_id,
+        moves=[
+            Move(
+                source=account_get(merchant=None, kind=Account.Kind.WORLD),
+                target=_merchant_account(merchant, Account.Kind.AVAILABLE),
+                amount=amount,
+            )
+        ],
+    )
+
+
+def wallet_settle_cashout(
+    *, merchant: Merchant, sent: Decimal, fee: Decimal, cause_id: str
+) -> Transfer:
+    """A confirmed crypto cashout: what was sent leaves to the outside world, the fee is
+    revenue; both from the cashout's lock."""
+    locked = _merchant_account(merchant, Account.Kind.LOCKED)
+    moves = [
+        Move(source=locked, target=account_get(merchant=None, kind=Account.Kind.WORLD), amount=sent)
+    ]
+    if fee > 0:
+        moves.append(
+            Move(
+                source=locked,
+                target=account_get(merchant=None, kind=Account.Kind.REVENUE),
+                amount=fee,
+            )
+        )
+    return transfer_post(
+        kind="CRYPTO_WITHDRAWAL", cause_type="crypto_withdrawal", cause_id=cause_id, moves=moves
+    )
 
 
 def wallet_admin_debit(*, merchant: Merchant, amount: Decimal, reason: str) -> Transfer:

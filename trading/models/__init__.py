@@ -2,6 +2,7 @@ from trading.models.catalog import CatalogItem, CatalogPhase
 from trading.models.sandbox import (
     SandboxBot,
     SandboxListing,
+    SandboxOffer,
     SandboxPlatformUser,
     SandboxPurchase,
     SandboxReceivedWebhook,
@@ -24,6 +25,7 @@ __all__ = [
     "GameSettings",
     "SandboxBot",
     "SandboxListing",
+    "SandboxOffer",
     "SandboxPlatformUser",
     "SandboxPurchase",
     "SandboxReceivedWebhook",

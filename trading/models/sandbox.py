@@ -133,3 +133,23 @@ class SandboxReceivedWebhook(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type or 'test'} {self.webhook_id}"
+
+
+class SandboxOffer(models.Model):
+    """A trade offer the sandbox platform's bots made: created (awaiting the bot's mobile
+    confirmation), then sent to the owner."""
+
+    class State(models.TextChoices):
+        NEEDS_CONFIRMATION = "needs_confirmation"
+        SENT = "sent"
+
+    offer_id = models.CharField(primary_key=True, max_length=32)
+    key = models.CharField(max_length=80, unique=True, help_text="the service's idempotency key")
+    bot = models.ForeignKey(SandboxBot, on_delete=models.PROTECT)
+    platform_id = models.CharField(max_length=17)
+    assets = models.JSONField(help_text="[{assetId, amount}] the owner gives")
+    state = models.CharField(max_length=24, choices=State.choices)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.offer_id} ({self.state})"

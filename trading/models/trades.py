@@ -65,6 +65,9 @@ class Trade(models.Model):
     error = models.CharField(max_length=40, blank=True)
     reverted_by = models.CharField(max_length=8, blank=True)
     offer_id = models.CharField(max_length=32, blank=True)
+    # Deposits: the platform's offer from its creation on; shown as offerID once it is sent.
+    offer_ref = models.CharField(max_length=32, blank=True)
+    offer_expires_at = models.DateTimeField(null=True, blank=True)
     bot_info = models.JSONField(null=True, blank=True)
     active_at = models.DateTimeField(null=True, blank=True)
     hold_end_date = models.DateTimeField(null=True, blank=True)
@@ -96,6 +99,11 @@ class Trade(models.Model):
                 fields=["auto_cancel_at"],
                 condition=Q(auto_cancel_at__isnull=False),
                 name="trade_auto_cancel_due",
+            ),
+            models.Index(
+                fields=["offer_expires_at"],
+                condition=Q(offer_expires_at__isnull=False),
+                name="trade_offer_expiry_due",
             ),
             # Keyset pages of a merchant's trades, newest first.
             models.Index(fields=["merchant", "source", "game", "-created_at", "-id"]),

@@ -20,6 +20,15 @@ class PlatformRateLimitedError(PlatformError):
     error_key = "PLATFORM_RATE_LIMITED"
 
 
+class OfferRefusedError(PlatformError):
+    """The platform will not make this offer; retrying will not help. ``reason`` is the trade
+    error the deposit fails with."""
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        super().__init__(message or reason)
+        self.reason = reason
+
+
 class TradeUrlState(IntEnum):
     NORMAL = 1
     GAME_730_BANNED = 2
@@ -101,6 +110,19 @@ class BotInfo:
         return {"name": self.name, "avatar": self.avatar, "platformId": self.platform_id}
 
 
+@dataclass(frozen=True)
+class OfferAsset:
+    asset_id: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class TradeOffer:
+    offer_id: str
+    bot: BotInfo
+    sent: bool
+
+
 class FleetStatus:
     ONLINE = "online"
     DEGRADED = "degraded"
@@ -116,3 +138,14 @@ class GamePlatform(Protocol):
 
     def fleet_status(self) -> str:
         """online, degraded or offline: the best state any bot is in."""
+
+    def offer_create(
+        self, *, key: str, platform_id: str, game: int, assets: list[OfferAsset]
+    ) -> TradeOffer:
+        """A bot asks the owner for these assets; the offer then awaits the bot's confirmation.
+        The same key gives the same offer. Raises OfferRefusedError (final) or PlatformError
+        (transient: try again later)."""
+
+    def offer_confirm(self, *, offer_id: str) -> TradeOffer:
+        """The bot confirms the offer and it is sent to the owner. Idempotent; raises like
+        offer_create."""

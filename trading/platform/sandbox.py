@@ -1,18 +1,26 @@
 """The sandbox game platform: deterministic users and inventories, configurable by the
 ``/sandbox/platform/users`` helper, with the platform's failures (down, rate limiting)."""
 
+import hashlib
 from decimal import Decimal
 from random import Random
 from typing import Any
 
-from trading.models import CatalogPhase, SandboxBot, SandboxPlatformUser
+from django.db import IntegrityError, transaction
+
+from config import clock
+from trading.models import CatalogPhase, SandboxBot, SandboxOffer, SandboxPlatformUser
 from trading.platform.base import (
+    BotInfo,
     FleetStatus,
     InventoryAsset,
+    OfferAsset,
+    OfferRefusedError,
     PlatformError,
     PlatformRateLimitedError,
     PlatformUnavailableError,
     PlatformUser,
+    TradeOffer,
     TradeUrlState,
 )
 from trading.sandbox.names import (
@@ -87,6 +95,70 @@ class SandboxPlatform:
             if status in statuses:
                 return status
         return FleetStatus.OFFLINE
+
+    def offer_create(
+        self, *, key: str, platform_id: str, game: int, assets: list[OfferAsset]
+    ) -> TradeOffer:
+        existing = SandboxOffer.objects.select_related("bot").filter(key=key).first()
+        if existing is not None:
+            return _offer(existing)
+        self._offer_refusal_check(platform_id, game, assets)
+        bots = list(SandboxBot.objects.filter(status=SandboxBot.Status.ONLINE).order_by("id"))
+        if not bots:
+            raise PlatformUnavailableError("no bot online to make the offer")
+        digest = hashlib.sha256(key.encode()).hexdigest()
+        try:
+            with transaction.atomic():
+                offer = SandboxOffer.objects.create(
+                    offer_id=str(int(digest[:12], 16) % 10**10).zfill(10),
+                    key=key,
+                    bot=bots[int(digest[12:16], 16) % len(bots)],
+                    platform_id=platform_id,
+                    assets=[{"assetId": a.asset_id, "amount": a.amount} for a in assets],
+                    state=SandboxOffer.State.NEEDS_CONFIRMATION,
+                    created_at=clock.now(),
+                )
+        except IntegrityError:
+            return _offer(SandboxOffer.objects.select_related("bot").get(key=key))
+        return _offer(offer)
+
+    def offer_confirm(self, *, offer_id: str) -> TradeOffer:
+        offer = SandboxOffer.objects.select_related("bot").filter(offer_id=offer_id).first()
+        if offer is None:
+            raise OfferRefusedError("OFFER_NOT_FOUND", f"no offer {offer_id}")
+        if offer.state == SandboxOffer.State.NEEDS_CONFIRMATION:
+            if offer.bot.status != SandboxBot.Status.ONLINE:
+                raise PlatformUnavailableError(f"bot {offer.bot.name} cannot confirm now")
+            offer.state = SandboxOffer.State.SENT
+            offer.save(update_fields=["state"])
+        return _offer(offer)
+
+    def _offer_refusal_check(self, platform_id: str, game: int, assets: list[OfferAsset]) -> None:
+        """What the platform refuses an offer for, as it would: the owner's state now and the
+        assets still being in the inventory."""
+        user = self.user(platform_id)
+        if user.escrow_days > 0:
+            raise OfferRefusedError("USER_ESCROW")
+        if user.state == TradeUrlState.INVENTORY_PRIVATE:
+            raise OfferRefusedError("USER_INVENTORY_PRIVATE")
+        if not user.can_trade:
+            raise OfferRefusedError("USER_NOT_TRADEABLE")
+        held = {
+            asset.asset_id: asset.amount
+            for asset in self.inventory(platform_id, game)
+            if asset.tradable
+        }
+        for wanted in assets:
+            if held.get(wanted.asset_id, 0) < wanted.amount:
+                raise OfferRefusedError("ITEMS_UNAVAILABLE", f"asset {wanted.asset_id} is gone")
+
+
+def _offer(row: SandboxOffer) -> TradeOffer:
+    return TradeOffer(
+        offer_id=row.offer_id,
+        bot=BotInfo(name=row.bot.name, avatar=row.bot.avatar, platform_id=row.bot.platform_id),
+        sent=row.state == SandboxOffer.State.SENT,
+    )
 
 
 def _asset_id(platform_id: str, game: int, position: int) -> str:

@@ -1,5 +1,6 @@
 """``SANDBOX_AUTOPILOT_SECONDS=N``: the sandbox world moves by itself, one step every N seconds
-per item (bought items delivered, offers accepted, holds ended), so demos run unattended."""
+per item (bought items delivered, offers accepted, holds ended, for withdrawals and deposits), so
+demos run unattended."""
 
 import random
 from datetime import timedelta
@@ -11,11 +12,18 @@ from django.db import transaction
 from config import clock
 from trading.marketplace.sandbox import market_version_bump
 from trading.models import CatalogItem, SandboxListing, Trade, TradeItem
-from trading.sandbox.events import WITHDRAW_EVENTS, item_eligible
+from trading.sandbox.events import DEPOSIT_EVENTS, WITHDRAW_EVENTS, Handler, item_eligible
 from trading.services.trades import trade_lock
 
-# In the order the world moves: each step takes the items an earlier step left.
-WITHDRAW_STEPS = ("hold_ended", "accepted", "purchased")
+# In the order the world moves: each step takes the items an earlier step left. The bots' own
+# steps (making and sending a deposit's offer) are the worker's, not the world's.
+STEPS: tuple[tuple[str, str, dict[str, tuple[frozenset[str], Handler]]], ...] = (
+    (Trade.Type.WITHDRAW, "hold_ended", WITHDRAW_EVENTS),
+    (Trade.Type.WITHDRAW, "accepted", WITHDRAW_EVENTS),
+    (Trade.Type.WITHDRAW, "purchased", WITHDRAW_EVENTS),
+    (Trade.Type.DEPOSIT, "hold_ended", DEPOSIT_EVENTS),
+    (Trade.Type.DEPOSIT, "accepted", DEPOSIT_EVENTS),
+)
 BATCH = 100
 
 
@@ -27,11 +35,11 @@ def sandbox_autopilot_step() -> int:
         return 0
     idle_since = clock.now() - timedelta(seconds=seconds)
     moved = sandbox_market_churn()
-    for event in WITHDRAW_STEPS:
-        source_status, handle = WITHDRAW_EVENTS[event]
+    for trade_type, event, events in STEPS:
+        source_statuses, handle = events[event]
         trade_ids = (
             TradeItem.objects.filter(
-                trade__type=Trade.Type.WITHDRAW, status=source_status, updated_at__lte=idle_since
+                trade__type=trade_type, status__in=source_statuses, updated_at__lte=idle_since
             )
             .values_list("trade_id", flat=True)
             .distinct()[:BATCH]
@@ -42,9 +50,11 @@ def sandbox_autopilot_step() -> int:
                 targets = [
                     i
                     for i in items
-                    if item_eligible(event, i, source_status) and i.updated_at <= idle_since
+                    if item_eligible(event, i, source_statuses) and i.updated_at <= idle_since
                 ]
-                if targets:
+                # A deposit's items move together.
+                whole = trade_type == Trade.Type.WITHDRAW or len(targets) == len(items)
+                if targets and whole:
                     handle(trade, items, targets, "autopilot")
                     moved += len(targets)
     return moved

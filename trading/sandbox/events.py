@@ -8,6 +8,13 @@ from config.api.exceptions import APIError
 from merchants.models import Merchant
 from trading.models import Status, Trade, TradeItem
 from trading.selectors.trades import trade_get
+from trading.services.deposits import (
+    deposit_accepted,
+    deposit_completed,
+    deposit_ended,
+    deposit_offer_send,
+    deposit_reversed,
+)
 from trading.services.trades import trade_lock
 from trading.services.withdrawals import (
     withdrawal_items_accepted,
@@ -47,23 +54,61 @@ def _completed(trade: Trade, items: list[TradeItem], targets: list[TradeItem], a
     withdrawal_items_completed(trade=trade, items=items, targets=targets, actor=actor)
 
 
-# event -> (the status items must be in, what happens to them)
-WITHDRAW_EVENTS: dict[str, tuple[str, Handler]] = {
-    "purchased": (Status.PENDING, _delivered),
+# event -> (the statuses items must be in, what happens to them)
+WITHDRAW_EVENTS: dict[str, tuple[frozenset[str], Handler]] = {
+    "purchased": (frozenset({Status.PENDING}), _delivered),
     "purchase_failed": (
-        Status.PENDING,
+        frozenset({Status.PENDING}),
         _ended(Status.FAILED, "purchase_failed", "PURCHASE_FAILED"),
     ),
-    "accepted": (Status.ACTIVE, _accepted),
-    "declined": (Status.ACTIVE, _ended(Status.DECLINED, "declined", "OFFER_NOT_ACCEPTED")),
-    "hold_ended": (Status.HOLD, _completed),
-    "reversed": (Status.HOLD, _ended(Status.REVERTED, "reversed", reverted_by="user")),
+    "accepted": (frozenset({Status.ACTIVE}), _accepted),
+    "declined": (
+        frozenset({Status.ACTIVE}),
+        _ended(Status.DECLINED, "declined", "OFFER_NOT_ACCEPTED"),
+    ),
+    "hold_ended": (frozenset({Status.HOLD}), _completed),
+    "reversed": (frozenset({Status.HOLD}), _ended(Status.REVERTED, "reversed", reverted_by="user")),
 }
 
 
-def item_eligible(event: str, item: TradeItem, source_status: str) -> bool:
+def _deposit_ended(to: str, kind: str, error: str) -> Handler:
+    def handle(trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str) -> None:
+        deposit_ended(trade=trade, items=items, to=to, actor=actor, kind=kind, error=error)
+
+    return handle
+
+
+def _deposit(
+    step: Callable[..., None],
+) -> Handler:
+    def handle(trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str) -> None:
+        step(trade=trade, items=items, actor=actor)
+
+    return handle
+
+
+# The owner's and the platform's moves. A deposit's items move together (one trade offer).
+DEPOSIT_EVENTS: dict[str, tuple[frozenset[str], Handler]] = {
+    "accepted": (frozenset({Status.ACTIVE}), _deposit(deposit_accepted)),
+    "declined": (
+        frozenset({Status.ACTIVE}),
+        _deposit_ended(Status.DECLINED, "declined", "OFFER_NOT_ACCEPTED"),
+    ),
+    "hold_ended": (frozenset({Status.HOLD}), _deposit(deposit_completed)),
+    "reversed": (frozenset({Status.HOLD}), _deposit(deposit_reversed)),
+    "failed": (
+        frozenset({Status.INITIATED, Status.PENDING, Status.ACTIVE}),
+        _deposit_ended(Status.FAILED, "platform_failed", "PLATFORM_ERROR"),
+    ),
+}
+# The bots' own steps, run now through the platform (as the worker would): for a deposit left
+# waiting while the bots were offline. event -> (the status it needs, whether to confirm).
+BOT_STEPS = {"offer_created": (Status.INITIATED, False), "offer_sent": (Status.PENDING, True)}
+
+
+def item_eligible(event: str, item: TradeItem, source_statuses: frozenset[str]) -> bool:
     # The supplier can only deliver what it was asked to buy.
-    return item.status == source_status and (event != "purchased" or bool(item.purchase_ref))
+    return item.status in source_statuses and (event != "purchased" or bool(item.purchase_ref))
 
 
 def sandbox_trade_event(
@@ -72,10 +117,15 @@ def sandbox_trade_event(
     found = trade_get(scope=Trade.objects.filter(merchant=merchant), ref=trade_ref)
     if found is None:
         raise APIError("TRADE_NOT_FOUND")
-    events = WITHDRAW_EVENTS if found.type == Trade.Type.WITHDRAW else {}
+    if found.type == Trade.Type.DEPOSIT:
+        if item_ids:
+            raise APIError("INVALID_TRANSITION", "A deposit's items move together: no itemIds.")
+        if event in BOT_STEPS:
+            return _bot_step(found, event)
+    events = WITHDRAW_EVENTS if found.type == Trade.Type.WITHDRAW else DEPOSIT_EVENTS
     if event not in events:
         raise APIError("INVALID_TRANSITION", f"{event} does not apply to a {found.type}.")
-    source_status, handle = events[event]
+    source_statuses, handle = events[event]
     with transaction.atomic():
         trade, items = trade_lock(trade_id=str(found.id))
         chosen = items
@@ -85,9 +135,22 @@ def sandbox_trade_event(
             if missing:
                 raise APIError("ITEM_NOT_FOUND", f"No item {', '.join(missing)} in this trade.")
             chosen = [i for i in items if i.public_id in item_ids or i.external_id in item_ids]
-        targets = [i for i in chosen if item_eligible(event, i, source_status)]
-        if not targets:
+        targets = [i for i in chosen if item_eligible(event, i, source_statuses)]
+        if not targets or (trade.type == Trade.Type.DEPOSIT and len(targets) != len(items)):
             raise APIError("INVALID_TRANSITION", f"No item of this trade can take {event} now.")
         handle(trade, items, targets, actor)
     trade.refresh_from_db()
+    return trade
+
+
+def _bot_step(trade: Trade, event: str) -> Trade:
+    needed, confirm = BOT_STEPS[event]
+    if trade.status != needed:
+        raise APIError(
+            "INVALID_TRANSITION", f"The deposit is {trade.status}; {event} needs {needed}."
+        )
+    deposit_offer_send(trade_id=str(trade.id), confirm=confirm)
+    trade.refresh_from_db()
+    if trade.status == needed:
+        raise APIError("PLATFORM_UNAVAILABLE", "The bots cannot make this step now; retry.")
     return trade

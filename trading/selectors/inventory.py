@@ -19,8 +19,8 @@ from trading.models import CatalogItem, CatalogPhase
 from trading.platform import get_platform
 from trading.platform.base import FleetStatus, InventoryAsset, PlatformError, TradeUrlState
 from trading.pricing import ZERO, deposit_price
-from trading.risk import RiskPolicy, client_collateral_limit
 from trading.sandbox.names import CS_GAME, GAMES
+from trading.selectors.deposits import client_collateral_available
 from trading.selectors.switches import game_settings_get
 
 USER_STATE_ERRORS = {
@@ -99,9 +99,33 @@ def _snapshot(platform_id: str, game: int, refresh: bool) -> _Snapshot:
     return snapshot
 
 
-def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list[dict[str, Any]]:
-    from trading.representations import inventory_item_json
+class Refusal:
+    """Why an asset has no deposit offer."""
 
+    NOT_TRADABLE = "not_tradable"
+    UNKNOWN_ITEM = "unknown_item"
+    NO_QUOTE = "no_quote"
+    OVERSTOCKED = "overstocked"
+
+
+@dataclass(frozen=True)
+class DepositQuote:
+    asset: InventoryAsset
+    item: CatalogItem | None
+    price: Decimal  # per unit; 0 when refused
+    refusal: str  # "" when accepted
+    reference: Decimal | None  # the phase's quote, for phased items
+    room: int  # units the service's stock can still take of this catalog item
+
+    @property
+    def item_id(self) -> str:
+        return f"{self.asset.game}_{self.asset.asset_id}"
+
+
+def deposit_quotes(
+    *, assets: list[InventoryAsset], merchant: Merchant, game: int
+) -> list[DepositQuote]:
+    """The merchant's current deposit offer for each asset (decisions section 2)."""
     names = {asset.market_hash_name for asset in assets}
     catalog = {
         item.market_hash_name: item
@@ -114,20 +138,47 @@ def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list
         ).values_list("item_id", "phase", "reference_price")
     }
     stock = get_marketplace().own_stock([item.id for item in catalog.values()])
-    rows = []
+    quotes = []
     for asset in assets:
         item = catalog.get(asset.market_hash_name)
-        price = ZERO
         reference = phase_refs.get((item.id, asset.phase)) if item is not None else None
-        if item is not None and asset.tradable and stock.get(item.id, 0) < item.stock_limit:
-            quote = item.reference_price if reference is None else reference
-            price = deposit_price(quote, merchant.deposit_margin_rate)
-        rows.append(
-            inventory_item_json(
-                asset, item, offer_price=price, accepted=price > 0, reference=reference
+        price, refusal, room = ZERO, "", 0
+        if item is None:
+            refusal = Refusal.UNKNOWN_ITEM
+        elif not asset.tradable:
+            refusal = Refusal.NOT_TRADABLE
+        else:
+            room = max(0, item.stock_limit - stock.get(item.id, 0))
+            price = deposit_price(
+                item.reference_price if reference is None else reference,
+                merchant.deposit_margin_rate,
             )
+            if room == 0:
+                price, refusal = ZERO, Refusal.OVERSTOCKED
+            elif price == 0:
+                refusal = Refusal.NO_QUOTE
+        quotes.append(DepositQuote(asset, item, price, refusal, reference, room))
+    return quotes
+
+
+def inventory_assets(*, platform_id: str, game: int) -> list[InventoryAsset]:
+    """The owner's assets as the inventory endpoint shows them (same 15-minute snapshot)."""
+    return _snapshot(platform_id, game, refresh=False).assets
+
+
+def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list[dict[str, Any]]:
+    from trading.representations import inventory_item_json
+
+    return [
+        inventory_item_json(
+            quote.asset,
+            quote.item,
+            offer_price=quote.price,
+            accepted=not quote.refusal,
+            reference=quote.reference,
         )
-    return rows
+        for quote in deposit_quotes(assets=assets, merchant=merchant, game=game)
+    ]
 
 
 def _priced_cached(
@@ -179,9 +230,7 @@ def inventory_get(
         start = (query.page - 1) * query.limit
         rows = rows[start : start + query.limit]
     collateral = (
-        client_collateral_limit(
-            client=client, policy=RiskPolicy.for_merchant(merchant.risk_policy), now=clock.now()
-        )
+        client_collateral_available(client=client, merchant=merchant, now=clock.now())
         if client is not None
         else ZERO
     )

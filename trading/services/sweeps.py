@@ -1,12 +1,16 @@
 """Deadline sweeps: rows whose deadline passed are moved on with compare-and-set updates under
 row locks, so a second worker running the same sweep changes nothing."""
 
+from collections.abc import Callable, Iterable
 from datetime import timedelta
+from uuid import UUID
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from config import clock
 from trading.models import Status, Trade, TradeItem
+from trading.services.deposits import deposit_completed, deposit_ended
 from trading.services.trades import trade_lock
 from trading.services.withdrawals import withdrawal_items_completed
 
@@ -54,4 +58,106 @@ def withdrawal_holds_due_complete() -> int:
             if due:
                 withdrawal_items_completed(trade=trade, items=items, targets=due, actor="system")
                 completed += len(due)
+    return completed
+
+
+# A deposit whose offer the platform could not make (bots offline, platform down) is retried
+# after this long, and failed once it has waited the give-up time: the owner's guard slot is freed.
+OFFER_RETRY_GRACE = timedelta(seconds=60)
+OFFER_GIVE_UP = timedelta(minutes=30)
+
+
+def _deposits_waiting_for_offer() -> QuerySet[TradeItem]:
+    return TradeItem.objects.filter(
+        status__in=(Status.INITIATED, Status.PENDING), trade__type=Trade.Type.DEPOSIT
+    )
+
+
+def deposit_offers_due() -> list[str]:
+    """Deposits whose offer is still not sent a while after their last step: try again."""
+    stale = clock.now() - OFFER_RETRY_GRACE
+    rows = (
+        _deposits_waiting_for_offer()
+        .filter(updated_at__lt=stale)
+        .values_list("trade_id", flat=True)
+        .distinct()[:BATCH]
+    )
+    return [str(trade_id) for trade_id in rows]
+
+
+def deposit_offers_abandon() -> int:
+    """Deposits the platform could not offer within the give-up time fail."""
+    cutoff = clock.now() - OFFER_GIVE_UP
+    trade_ids = (
+        _deposits_waiting_for_offer()
+        .filter(trade__created_at__lt=cutoff)
+        .values_list("trade_id", flat=True)
+        .distinct()[:BATCH]
+    )
+    return _end_each(
+        trade_ids,
+        lambda trade, item: (
+            item.status in (Status.INITIATED, Status.PENDING) and trade.created_at < cutoff
+        ),
+        to=Status.FAILED,
+        kind="offer_abandoned",
+        error="SERVICE_UNAVAILABLE",
+    )
+
+
+def deposit_offers_expire() -> int:
+    """Sent offers the owner left alone past their expiry are withdrawn: the deposit is
+    declined."""
+    now = clock.now()
+    trade_ids = Trade.objects.filter(offer_expires_at__lte=now).values_list("id", flat=True)[:BATCH]
+    return _end_each(
+        trade_ids,
+        lambda trade, item: (
+            item.status == Status.ACTIVE
+            and trade.offer_expires_at is not None
+            and trade.offer_expires_at <= now
+        ),
+        to=Status.DECLINED,
+        kind="offer_expired",
+        error="OFFER_EXPIRED",
+    )
+
+
+def _end_each(
+    trade_ids: Iterable[UUID],
+    due: Callable[[Trade, TradeItem], bool],
+    *,
+    to: str,
+    kind: str,
+    error: str,
+) -> int:
+    ended = 0
+    for trade_id in trade_ids:
+        with transaction.atomic():
+            trade, items = trade_lock(trade_id=str(trade_id))
+            if any(due(trade, item) for item in items):
+                deposit_ended(
+                    trade=trade, items=items, to=to, actor="system", kind=kind, error=error
+                )
+                ended += 1
+    return ended
+
+
+def deposit_holds_due_complete() -> int:
+    """Deposits whose hold ended: completed, escrow and collateral released."""
+    now = clock.now()
+    trade_ids = (
+        TradeItem.objects.filter(
+            status=Status.HOLD, hold_end_date__lte=now, trade__type=Trade.Type.DEPOSIT
+        )
+        .values_list("trade_id", flat=True)
+        .distinct()[:BATCH]
+    )
+    completed = 0
+    for trade_id in trade_ids:
+        with transaction.atomic():
+            trade, items = trade_lock(trade_id=str(trade_id))
+            if trade.status == Status.HOLD and trade.hold_end_date and trade.hold_end_date <= now:
+                deposit_completed(trade=trade, items=items, actor="system")
+                completed += 1
     return completed

@@ -15,6 +15,7 @@ class Command(BaseCommand):
             ("accounts whose balance differs from their postings", report.drifted_accounts),
             ("held accounts below zero", report.negative_held_accounts),
             ("locks without a live trade or cashout", report.orphan_locks),
+            ("held balances no deposit explains", report.unexplained_balances),
         ):
             for problem in problems:
                 self.stderr.write(f"{title}: {problem}")

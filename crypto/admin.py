@@ -1,0 +1,211 @@
+"""Staff console for crypto: deposits (release or refund frozen ones), cashouts (approve or
+reject those in review, cancel those not sent), allocations, token accounts, review thresholds,
+flagged senders and the sandbox chains. Every action is in the admin log."""
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from config.api.exceptions import APIError
+from crypto.models import (
+    AddressAllocation,
+    CryptoDeposit,
+    CryptoWithdrawal,
+    FlaggedAddress,
+    MerchantCryptoPolicy,
+    SandboxChain,
+    SolanaTokenAccount,
+)
+from crypto.services.deposits import crypto_deposit_refund, crypto_deposit_release
+from crypto.services.withdrawals import (
+    crypto_withdrawal_cancel,
+    crypto_withdrawal_review,
+)
+from merchants.models import WebhookEvent
+from wallet.models import Transfer
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+def _webhooks(subject_type: str, subject_id: str) -> str:
+    rows = WebhookEvent.objects.filter(subject_type=subject_type, subject_id=subject_id)
+    return "\n".join(
+        f"#{e.sequence} {e.type}: {e.status} after {e.attempts} attempt(s) {e.last_error}"
+        for e in rows.order_by("sequence")
+    )
+
+
+def _transfers(cause_type: str, cause_id: str) -> str:
+    rows = Transfer.objects.filter(cause_type=cause_type, cause_id=cause_id)
+    return "\n".join(
+        f"{t.created_at:%Y-%m-%d %H:%M:%S} {t.kind} "
+        + ", ".join(f"{p.account.kind} {p.amount:+}" for p in t.postings.all())
+        for t in rows.prefetch_related("postings__account").order_by("created_at")
+    )
+
+
+def _apply(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    rows: QuerySet[Any],
+    act: Callable[[str], object],
+    done: str,
+) -> None:
+    """Run a staff decision on each row; each success goes to the admin log."""
+    for row in rows:
+        try:
+            act(str(row.pk))
+        except APIError as exc:
+            model_admin.message_user(request, f"{row.pk}: {exc.message}", messages.ERROR)
+            continue
+        row.refresh_from_db()
+        model_admin.log_change(request, row, f"{done} by {request.user.get_username()}.")
+        model_admin.message_user(request, f"{row.pk}: {done}.")
+
+
+@admin.register(CryptoDeposit)
+class CryptoDepositAdmin(ReadOnlyAdmin):
+    list_display = [
+        "id",
+        "merchant",
+        "platform_id",
+        "chain",
+        "token",
+        "amount_usd",
+        "status",
+        "review_reason",
+        "confirmations",
+        "created_at",
+    ]
+    list_filter = ["status", "chain", "token", "review_reason"]
+    search_fields = ["id", "tx_hash", "address", "from_address", "platform_id", "merchant__name"]
+    date_hierarchy = "created_at"
+    list_select_related = ["merchant"]
+    readonly_fields = ["webhooks", "transfers"]
+    actions = ["release", "refund"]
+
+    @admin.display(description="webhook events")
+    def webhooks(self, deposit: CryptoDeposit) -> str:
+        return _webhooks("crypto_deposit", str(deposit.id))
+
+    @admin.display(description="wallet transfers")
+    def transfers(self, deposit: CryptoDeposit) -> str:
+        return _transfers("crypto_deposit", str(deposit.id))
+
+    @admin.action(description="Release frozen deposits (credit them)")
+    def release(self, request: HttpRequest, queryset: QuerySet[CryptoDeposit]) -> None:
+        _apply(
+            self, request, queryset, lambda pk: crypto_deposit_release(deposit_id=pk), "Released"
+        )
+
+    @admin.action(description="Refund frozen deposits (never credited)")
+    def refund(self, request: HttpRequest, queryset: QuerySet[CryptoDeposit]) -> None:
+        _apply(self, request, queryset, lambda pk: crypto_deposit_refund(deposit_id=pk), "Refunded")
+
+
+@admin.register(CryptoWithdrawal)
+class CryptoWithdrawalAdmin(ReadOnlyAdmin):
+    list_display = [
+        "id",
+        "merchant",
+        "platform_id",
+        "source",
+        "chain",
+        "token",
+        "amount_cents",
+        "status",
+        "reason",
+        "created_at",
+    ]
+    list_filter = ["status", "source", "chain", "token", "reason"]
+    search_fields = ["id", "request_id", "tx_hash", "address", "platform_id", "merchant__name"]
+    date_hierarchy = "created_at"
+    list_select_related = ["merchant"]
+    readonly_fields = ["webhooks", "transfers"]
+    actions = ["approve", "reject", "cancel"]
+
+    @admin.display(description="webhook events")
+    def webhooks(self, withdrawal: CryptoWithdrawal) -> str:
+        return _webhooks("crypto_withdrawal", str(withdrawal.id))
+
+    @admin.display(description="wallet transfers")
+    def transfers(self, withdrawal: CryptoWithdrawal) -> str:
+        return _transfers("crypto_withdrawal", str(withdrawal.id))
+
+    @admin.action(description="Approve cashouts in review")
+    def approve(self, request: HttpRequest, queryset: QuerySet[CryptoWithdrawal]) -> None:
+        _apply(
+            self,
+            request,
+            queryset,
+            lambda pk: crypto_withdrawal_review(withdrawal_id=pk, approve=True),
+            "Approved",
+        )
+
+    @admin.action(description="Reject cashouts in review (refund)")
+    def reject(self, request: HttpRequest, queryset: QuerySet[CryptoWithdrawal]) -> None:
+        note = f"rejected by {request.user.get_username()}"
+        _apply(
+            self,
+            request,
+            queryset,
+            lambda pk: crypto_withdrawal_review(withdrawal_id=pk, approve=False, note=note),
+            "Rejected",
+        )
+
+    @admin.action(description="Cancel cashouts not yet approved (refund)")
+    def cancel(self, request: HttpRequest, queryset: QuerySet[CryptoWithdrawal]) -> None:
+        note = f"cancelled by {request.user.get_username()}"
+        _apply(
+            self,
+            request,
+            queryset,
+            lambda pk: crypto_withdrawal_cancel(withdrawal_id=pk, note=note),
+            "Cancelled",
+        )
+
+
+@admin.register(AddressAllocation)
+class AddressAllocationAdmin(ReadOnlyAdmin):
+    list_display = ["id", "merchant", "platform_id", "evm_address", "solana_owner", "created_at"]
+    search_fields = ["platform_id", "evm_address", "solana_owner", "merchant__name"]
+    list_select_related = ["merchant"]
+
+
+@admin.register(SolanaTokenAccount)
+class SolanaTokenAccountAdmin(ReadOnlyAdmin):
+    list_display = ["address", "allocation", "token", "status", "close_pending", "updated_at"]
+    list_filter = ["status", "token", "close_pending"]
+    search_fields = ["address", "allocation__solana_owner", "allocation__platform_id"]
+
+
+class AuditedAdmin(admin.ModelAdmin):
+    """Plain edits; Django's admin logs every add, change and delete."""
+
+
+@admin.register(MerchantCryptoPolicy)
+class MerchantCryptoPolicyAdmin(AuditedAdmin):
+    list_display = ["merchant", "deposit_review_above_cents", "withdraw_review_above_cents"]
+
+
+@admin.register(FlaggedAddress)
+class FlaggedAddressAdmin(AuditedAdmin):
+    list_display = ["address", "reason", "created_at"]
+    search_fields = ["address", "reason"]
+
+
+@admin.register(SandboxChain)
+class SandboxChainAdmin(AuditedAdmin):
+    list_display = ["chain", "paused", "fail_broadcasts"]

@@ -1,0 +1,59 @@
+"""The chains: their status, Solana token accounts, observed transfers and broadcasts.
+
+One gateway serves ETH, BSC and SOL. Every method is network I/O: call it outside transactions.
+"""
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Protocol
+
+
+class ChainError(Exception):
+    """The chain (or its node) could not do what was asked; retry later."""
+
+
+class BroadcastError(ChainError):
+    """A transaction was refused or could not be sent; nothing went out."""
+
+
+class ChainStatus:
+    ACTIVE = "active"
+    PAUSED = "paused"  # halted or in maintenance: no credits, no broadcasts until it resumes
+
+
+class AccountState:
+    MISSING = "missing"
+    OPENING = "opening"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class TransferState:
+    """What the chain says of one transaction now."""
+
+    tx_hash: str
+    confirmations: int
+    dropped: bool  # reorganised away or never mined: it will not confirm
+
+
+class ChainGateway(Protocol):
+    def status(self, chain: str) -> str:
+        """ChainStatus.ACTIVE or PAUSED."""
+
+    def token_account_open(self, *, owner: str, mint: str, address: str) -> None:
+        """Ask for a Solana associated token account to be created (idempotent)."""
+
+    def token_account_state(self, *, address: str) -> str:
+        """An AccountState value."""
+
+    def token_account_close(self, *, address: str) -> None:
+        """Sweep an emptied Solana token account to the treasury and close it (rent back)."""
+
+    def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
+        """None when the chain does not know the transaction."""
+
+    def broadcast(self, *, chain: str, contract: str, to: str, amount: Decimal, key: str) -> str:
+        """Send ``amount`` (token units) of the token at ``contract`` to ``to`` from the hot
+        wallet; returns the transaction hash. The same ``key`` always gives the same
+        transaction, so a retried worker never pays twice. Raises BroadcastError."""

@@ -1,0 +1,126 @@
+"""The chains and their tokens, per network (CRYPTO_NETWORK). Contract addresses are the real
+ones of each network; docs/decisions.md ("Crypto") says where each testnet one was checked."""
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+ETH = "ETH"
+BSC = "BSC"
+SOL = "SOL"
+CHAINS = (ETH, BSC, SOL)
+EVM_CHAINS = (ETH, BSC)
+USDT = "USDT"
+USDC = "USDC"
+TOKENS = (USDT, USDC)
+
+
+@dataclass(frozen=True)
+class Token:
+    symbol: str
+    contract: str  # ERC-20/BEP-20 contract, or SPL mint
+    decimals: int
+
+
+@dataclass(frozen=True)
+class Network:
+    chain: str
+    name: str
+    testnet: bool
+    tokens: dict[str, Token]
+    explorer: str  # address page, "{address}" filled in
+    tx_explorer: str
+
+    def token(self, symbol: str) -> Token:
+        return self.tokens[symbol]
+
+
+def _tokens(*tokens: Token) -> dict[str, Token]:
+    return {token.symbol: token for token in tokens}
+
+
+MAINNET = {
+    ETH: Network(
+        chain=ETH,
+        name="ethereum-mainnet",
+        testnet=False,
+        tokens=_tokens(
+            Token(USDT, "0xdAC17F958D2ee523a2206206994597C13D831ec7", 6),
+            Token(USDC, "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", 6),
+        ),
+        explorer="https://etherscan.io/address/{address}",
+        tx_explorer="https://etherscan.io/tx/{tx}",
+    ),
+    BSC: Network(
+        chain=BSC,
+        name="bsc-mainnet",
+        testnet=False,
+        tokens=_tokens(
+            Token(USDT, "0x55d398326f99059fF775485246999027B3197955", 18),
+            Token(USDC, "0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d", 18),
+        ),
+        explorer="https://bscscan.com/address/{address}",
+        tx_explorer="https://bscscan.com/tx/{tx}",
+    ),
+    SOL: Network(
+        chain=SOL,
+        name="solana-mainnet",
+        testnet=False,
+        tokens=_tokens(
+            Token(USDT, "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB", 6),
+            Token(USDC, "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", 6),
+        ),
+        explorer="https://explorer.solana.com/address/{address}",
+        tx_explorer="https://explorer.solana.com/tx/{tx}",
+    ),
+}
+
+TESTNET = {
+    ETH: Network(
+        chain=ETH,
+        name="ethereum-sepolia",
+        testnet=True,
+        tokens=_tokens(
+            # Tether has no Sepolia deployment: Aave's faucet USDT is the one testnets use.
+            Token(USDT, "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0", 6),
+            Token(USDC, "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238", 6),
+        ),
+        explorer="https://sepolia.etherscan.io/address/{address}",
+        tx_explorer="https://sepolia.etherscan.io/tx/{tx}",
+    ),
+    BSC: Network(
+        chain=BSC,
+        name="bsc-testnet",
+        testnet=True,
+        tokens=_tokens(
+            Token(USDT, "0x337610d27c682E347C9cD60BD4b3b107C9d34dDd", 18),
+            Token(USDC, "0x64544969ed7EBf5f083679233325356EbE738930", 18),
+        ),
+        explorer="https://testnet.bscscan.com/address/{address}",
+        tx_explorer="https://testnet.bscscan.com/tx/{tx}",
+    ),
+    SOL: Network(
+        chain=SOL,
+        name="solana-devnet",
+        testnet=True,
+        tokens=_tokens(
+            Token(USDT, "EJwZgeZrdC8TXTQbQBoL6bfuAnFUUy1PVCMB4DYPzVaS", 6),
+            Token(USDC, "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", 6),
+        ),
+        explorer="https://explorer.solana.com/address/{address}?cluster=devnet",
+        tx_explorer="https://explorer.solana.com/tx/{tx}?cluster=devnet",
+    ),
+}
+
+
+def network(chain: str) -> Network:
+    """The chain as the configured network has it (CRYPTO_NETWORK)."""
+    return (TESTNET if settings.CRYPTO_NETWORK == "testnet" else MAINNET)[chain]
+
+
+def min_deposit_cents(chain: str) -> int:
+    return int(settings.CRYPTO_MIN_DEPOSIT_CENTS[chain])
+
+
+def min_confirmations(chain: str) -> int:
+    return int(settings.CRYPTO_MIN_CONFIRMATIONS[chain])

@@ -1,0 +1,216 @@
+"""Deposit addresses: one HD allocation per (merchant, end user), and Solana token accounts that
+open on request (pending until the chain has created them) and close once emptied."""
+
+from dataclasses import replace
+
+from django.conf import settings
+from django.db import transaction
+
+from config import clock
+from config.api.exceptions import APIError
+from crypto.chains import get_chains
+from crypto.chains.base import AccountState, ChainError
+from crypto.keys import associated_token_account, evm_address, solana_owner
+from crypto.models import AddressAllocation, ChainLock, CryptoDeposit, SolanaTokenAccount
+from crypto.networks import (
+    EVM_CHAINS,
+    SOL,
+    TOKENS,
+    min_confirmations,
+    min_deposit_cents,
+    network,
+)
+from crypto.representations import DepositAddress
+from crypto.services.common import chain_paused, crypto_access_check, now_ms
+from merchants.models import Merchant
+
+Status = SolanaTokenAccount.Status
+
+
+def allocation_get(*, merchant: Merchant, platform_id: str) -> AddressAllocation:
+    """The user's allocation, created with its addresses on first use."""
+    allocation = AddressAllocation.objects.filter(
+        merchant=merchant, platform_id=platform_id
+    ).first()
+    if allocation is not None and allocation.evm_address:
+        return allocation
+    with transaction.atomic():
+        allocation, _ = AddressAllocation.objects.get_or_create(
+            merchant=merchant, platform_id=platform_id, defaults={"created_at": now_ms()}
+        )
+        if not allocation.evm_address:
+            # Derived from the row's id; a racing twin derives the same two addresses.
+            index = allocation.pk
+            AddressAllocation.objects.filter(pk=index, evm_address__isnull=True).update(
+                evm_address=evm_address(index), solana_owner=solana_owner(index)
+            )
+            allocation.refresh_from_db()
+    return allocation
+
+
+def _account_claim(allocation: AddressAllocation, token: str) -> SolanaTokenAccount:
+    """The token's account row, (re)opened here when missing or closed, within capacity."""
+    account = SolanaTokenAccount.objects.filter(allocation=allocation, token=token).first()
+    if account is not None and account.status != Status.CLOSED:
+        return account
+    assert allocation.solana_owner is not None
+    mint = network(SOL).token(token).contract
+    with transaction.atomic():
+        ChainLock.objects.get_or_create(chain=SOL)
+        # Every opening takes this row's lock, so two cannot both take the last free slot.
+        ChainLock.objects.select_for_update().get(chain=SOL)
+        account = SolanaTokenAccount.objects.filter(allocation=allocation, token=token).first()
+        if account is not None and account.status != Status.CLOSED:
+            return account
+        held = SolanaTokenAccount.objects.exclude(status=Status.CLOSED).count()
+        if held >= settings.CRYPTO_SOLANA_MAX_OPEN_ACCOUNTS:
+            raise APIError("ONCHAIN_ADDRESS_CAPACITY")
+        account, _ = SolanaTokenAccount.objects.update_or_create(
+            allocation=allocation,
+            token=token,
+            defaults={
+                "mint": mint,
+                "address": associated_token_account(owner=allocation.solana_owner, mint=mint),
+                "status": Status.PENDING,
+                "open_requested_at": None,
+                "close_pending": False,
+                "opened_at": None,
+                "closed_at": None,
+                "updated_at": clock.now(),
+            },
+        )
+    return account
+
+
+def solana_account_progress(*, account: SolanaTokenAccount) -> SolanaTokenAccount:
+    """Ask the chain to open a pending account (once), then whether it is open. Network I/O."""
+    if account.status != Status.PENDING:
+        return account
+    chains = get_chains()
+    try:
+        if account.open_requested_at is None:
+            chains.token_account_open(
+                owner=account.allocation.solana_owner or "",
+                mint=account.mint,
+                address=account.address,
+            )
+            SolanaTokenAccount.objects.filter(
+                pk=account.pk, status=Status.PENDING, open_requested_at__isnull=True
+            ).update(open_requested_at=clock.now())
+        state = chains.token_account_state(address=account.address)
+    except ChainError:
+        return account  # the sweep asks again
+    if state == AccountState.OPEN:
+        now = clock.now()
+        SolanaTokenAccount.objects.filter(pk=account.pk, status=Status.PENDING).update(
+            status=Status.ACTIVE, opened_at=now, updated_at=now
+        )
+    account.refresh_from_db()
+    return account
+
+
+def deposit_address_get(
+    *, merchant: Merchant, platform_id: str, chain: str, token: str
+) -> DepositAddress:
+    """The user's deposit address on ``chain``; on Solana, the account of ``token`` is opened."""
+    crypto_access_check(merchant=merchant)
+    allocation = allocation_get(merchant=merchant, platform_id=platform_id)
+    net = network(chain)
+    live = "paused" if chain_paused(chain) else "active"
+    unopened = DepositAddress(
+        platform_id=platform_id,
+        chain=chain,
+        network=net.name,
+        testnet=net.testnet,
+        status="pending",
+        address=None,
+        token_account=None,
+        tokens=[],
+        min_deposit_cents=min_deposit_cents(chain),
+        min_confirmations=min_confirmations(chain),
+        explorer_url=None,
+    )
+    if chain in EVM_CHAINS:
+        address = allocation.evm_address or ""
+        return replace(
+            unopened,
+            status=live,
+            address=address,
+            tokens=list(net.tokens.values()),
+            explorer_url=net.explorer.format(address=address),
+        )
+    account = solana_account_progress(account=_account_claim(allocation, token))
+    open_tokens = set(
+        SolanaTokenAccount.objects.filter(allocation=allocation, status=Status.ACTIVE).values_list(
+            "token", flat=True
+        )
+    )
+    tokens = [net.token(symbol) for symbol in TOKENS if symbol in open_tokens]
+    if account.status != Status.ACTIVE:
+        return replace(unopened, tokens=tokens)
+    owner = allocation.solana_owner or ""
+    return replace(
+        unopened,
+        status=live,
+        address=owner,
+        token_account=account.address,
+        tokens=tokens,
+        explorer_url=net.explorer.format(address=owner),
+    )
+
+
+def solana_account_close_if_emptied(*, deposit: CryptoDeposit) -> bool:
+    """In a completed deposit's transaction: the service sweeps the account, so it closes,
+    unless another deposit to it is still in flight. The chain closes it after commit."""
+    if deposit.chain != SOL or not deposit.token_account:
+        return False
+    in_flight = (
+        CryptoDeposit.objects.filter(
+            token_account=deposit.token_account,
+            status__in=[CryptoDeposit.Status.PENDING, CryptoDeposit.Status.FROZEN],
+        )
+        .exclude(pk=deposit.pk)
+        .exists()
+    )
+    if in_flight:
+        return False
+    now = clock.now()
+    closed = SolanaTokenAccount.objects.filter(
+        address=deposit.token_account, status=Status.ACTIVE
+    ).update(status=Status.CLOSED, close_pending=True, closed_at=now, updated_at=now)
+    if closed:
+        from crypto.tasks import enqueue_account_close
+
+        transaction.on_commit(lambda: enqueue_account_close(deposit.token_account))
+    return bool(closed)
+
+
+def solana_account_close(*, address: str) -> None:
+    """Sweep and close on the chain an account closed here. Network I/O."""
+    account = SolanaTokenAccount.objects.filter(
+        address=address, status=Status.CLOSED, close_pending=True
+    ).first()
+    if account is None:
+        return
+    try:
+        get_chains().token_account_close(address=address)
+    except ChainError:
+        return  # the sweep tries again
+    SolanaTokenAccount.objects.filter(
+        pk=account.pk, status=Status.CLOSED, close_pending=True
+    ).update(close_pending=False)
+
+
+def solana_accounts_sweep() -> int:
+    """Move on what a lost request left: accounts still opening, accounts still to close."""
+    moved = 0
+    for account in SolanaTokenAccount.objects.filter(status=Status.PENDING).select_related(
+        "allocation"
+    )[:500]:
+        moved += solana_account_progress(account=account).status == Status.ACTIVE
+    for address in SolanaTokenAccount.objects.filter(
+        status=Status.CLOSED, close_pending=True
+    ).values_list("address", flat=True)[:500]:
+        solana_account_close(address=address)
+        moved += 1
+    return moved

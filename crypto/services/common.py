@@ -1,0 +1,89 @@
+"""What deposits, cashouts and addresses share: availability, chain pauses, review thresholds,
+the clock in milliseconds and the webhooks."""
+
+from datetime import datetime
+from uuid import UUID
+
+from django.conf import settings
+
+from config import clock
+from config.api.exceptions import APIError
+from crypto.chains import get_chains
+from crypto.chains.base import ChainStatus
+from crypto.models import CryptoDeposit, CryptoWithdrawal, MerchantCryptoPolicy
+from crypto.representations import deposit_json, withdrawal_json
+from merchants.models import Merchant
+from merchants.webhooks import webhook_event_emit
+
+
+def now_ms() -> datetime:
+    """The service clock cut to milliseconds, the precision of ``before``/``nextBefore``, so a
+    page boundary names a row's time exactly."""
+    moment = clock.now()
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
+
+
+def crypto_access_check(*, merchant: Merchant) -> None:
+    """2500 when crypto is off here; 2522 for merchants that are not verified."""
+    if not settings.CRYPTO_ENABLED:
+        raise APIError("ONCHAIN_DISABLED")
+    if not merchant.is_verified:
+        raise APIError("ONCHAIN_MERCHANT_NOT_VERIFIED")
+
+
+def chain_paused(chain: str) -> bool:
+    """Paused by configuration, or halted (the chain says so). Network I/O."""
+    if chain in settings.CRYPTO_PAUSED_CHAINS:
+        return True
+    return get_chains().status(chain) == ChainStatus.PAUSED
+
+
+def _policy(merchant_id: UUID | str) -> MerchantCryptoPolicy | None:
+    return MerchantCryptoPolicy.objects.filter(merchant_id=merchant_id).first()
+
+
+def deposit_review_above_cents(merchant_id: UUID | str) -> int:
+    policy = _policy(merchant_id)
+    if policy is not None and policy.deposit_review_above_cents is not None:
+        return policy.deposit_review_above_cents
+    return int(settings.CRYPTO_DEPOSIT_REVIEW_ABOVE_CENTS)
+
+
+def withdraw_review_above_cents(merchant_id: UUID | str) -> int:
+    policy = _policy(merchant_id)
+    if policy is not None and policy.withdraw_review_above_cents is not None:
+        return policy.withdraw_review_above_cents
+    return int(settings.CRYPTO_WITHDRAW_REVIEW_ABOVE_CENTS)
+
+
+def deposit_emit(deposit: CryptoDeposit) -> None:
+    """Save the deposit and emit ``crypto_deposit.<status>`` with its next sequence."""
+    sequence = deposit.next_sequence
+    deposit.next_sequence += 1
+    deposit.save()
+    webhook_event_emit(
+        merchant=deposit.merchant,
+        type=f"crypto_deposit.{deposit.status}",
+        subject_type="crypto_deposit",
+        subject_id=str(deposit.id),
+        sequence=sequence,
+        body_key="deposit",
+        body=deposit_json(deposit),
+    )
+
+
+def withdrawal_emit(withdrawal: CryptoWithdrawal, *, is_approval: bool = False) -> None:
+    """Save the cashout and emit ``crypto_withdrawal.<status>`` with its next sequence."""
+    sequence = withdrawal.next_sequence
+    withdrawal.next_sequence += 1
+    withdrawal.save()
+    webhook_event_emit(
+        merchant=withdrawal.merchant,
+        type=f"crypto_withdrawal.{withdrawal.status}",
+        subject_type="crypto_withdrawal",
+        subject_id=str(withdrawal.id),
+        sequence=sequence,
+        body_key="withdrawal",
+        body=withdrawal_json(withdrawal),
+        is_approval=is_approval,
+    )

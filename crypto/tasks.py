@@ -1,0 +1,48 @@
+"""Thin Celery tasks: take ids, call a service. Sweeps re-drive what a lost task left."""
+
+from celery import shared_task
+
+from crypto.sandbox import crypto_sandbox_autopilot_step
+from crypto.services.addresses import solana_account_close, solana_accounts_sweep
+from crypto.services.deposits import crypto_deposits_sweep
+from crypto.services.withdrawals import (
+    crypto_withdrawal_broadcast,
+    crypto_withdrawals_broadcast_due,
+    crypto_withdrawals_sweep_sent,
+)
+
+
+@shared_task(name="crypto.broadcast_withdrawal", acks_late=True, time_limit=60)
+def broadcast_withdrawal(withdrawal_id: str) -> None:
+    crypto_withdrawal_broadcast(withdrawal_id=withdrawal_id)
+
+
+def enqueue_broadcast(withdrawal_id: str) -> None:
+    broadcast_withdrawal.delay(withdrawal_id)
+
+
+@shared_task(name="crypto.close_token_account", acks_late=True, time_limit=60)
+def close_token_account(address: str) -> None:
+    solana_account_close(address=address)
+
+
+def enqueue_account_close(address: str) -> None:
+    close_token_account.delay(address)
+
+
+@shared_task(name="crypto.sweep_withdrawals", time_limit=120)
+def sweep_withdrawals() -> int:
+    due = crypto_withdrawals_broadcast_due()
+    for withdrawal_id in due:
+        enqueue_broadcast(withdrawal_id)
+    return len(due) + crypto_withdrawals_sweep_sent()
+
+
+@shared_task(name="crypto.sweep_deposits", time_limit=120)
+def sweep_deposits() -> int:
+    return crypto_deposits_sweep() + solana_accounts_sweep()
+
+
+@shared_task(name="crypto.sandbox_autopilot", time_limit=60)
+def sandbox_autopilot() -> int:
+    return crypto_sandbox_autopilot_step()

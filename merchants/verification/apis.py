@@ -1,0 +1,149 @@
+"""End-user identity verification (decisions section 6) and its sandbox helpers."""
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from config.api.exceptions import APIError
+from config.api.serializers import parse
+from config.api.views import ClientApiView, MerchantApiView
+from merchants.models import Client, VerificationProcess
+from merchants.selectors import client_get
+from merchants.verification.base import Verdict
+from merchants.verification.sandbox import sandbox_identity_provider_set
+from merchants.verification.selectors import verification_status_get
+from merchants.verification.serializers import (
+    SandboxIdentityProviderIn,
+    SandboxIdentityProviderOut,
+    SandboxVerificationDecideIn,
+    VerificationLinkIn,
+    VerificationProcessOut,
+    VerificationStartIn,
+    VerificationStartOut,
+    VerificationStatusOut,
+)
+from merchants.verification.services import (
+    sandbox_verification_decide,
+    verification_link,
+    verification_start,
+)
+
+
+def process_json(process: VerificationProcess) -> dict[str, Any]:
+    return {
+        "dossierId": process.dossier_id,
+        "status": process.status,
+        "startedAt": process.started_at,
+        "completedAt": process.completed_at,
+    }
+
+
+def status_json(client: Client) -> dict[str, Any]:
+    status = verification_status_get(client=client)
+    return {
+        "verificationLevel": status.level,
+        "email": status.email,
+        "latestProcess": process_json(status.latest_process) if status.latest_process else None,
+        "linkedIdentity": (
+            {"identityId": str(status.identity.pk), "linkedAt": status.linked_at}
+            if status.identity is not None
+            else None
+        ),
+    }
+
+
+class ClientVerificationApiView(ClientApiView):
+    def client(self, request: Request) -> Client:
+        """The token's client row; a token whose client no longer exists is not valid."""
+        caller = self.caller(request)
+        client = client_get(merchant=caller.merchant, platform_id=caller.platform_id)
+        if client is None:
+            raise APIError("INVALID_TOKEN")
+        return client
+
+
+class VerificationStartApi(ClientVerificationApiView):
+    operation = "client.verification"
+    errors = (
+        "VERIFICATION_ALREADY_VERIFIED",
+        "VERIFICATION_IN_PROGRESS",
+        "VERIFICATION_NOT_AVAILABLE",
+    )
+
+    @extend_schema(
+        operation_id="startClientVerification",
+        tags=["verification"],
+        request=VerificationStartIn,
+        responses=VerificationStartOut,
+        summary="Open a document-and-selfie check; send the person to captureUrl.",
+    )
+    def post(self, request: Request) -> Response:
+        body = parse(VerificationStartIn, request.data)
+        process = verification_start(client=self.client(request), email=body.get("email"))
+        return Response({"captureUrl": process.capture_url, "dossierId": process.dossier_id})
+
+
+class VerificationStatusApi(ClientVerificationApiView):
+    operation = "client.verification.status"
+
+    @extend_schema(
+        operation_id="getClientVerificationStatus",
+        tags=["verification"],
+        responses=VerificationStatusOut,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(status_json(self.client(request)))
+
+
+class VerificationLinkApi(ClientVerificationApiView):
+    operation = "client.verification"
+    errors = ("USER_NOT_FOUND", "VERIFICATION_ALREADY_VERIFIED")
+
+    @extend_schema(
+        operation_id="linkClientVerification",
+        tags=["verification"],
+        request=VerificationLinkIn,
+        responses=VerificationStatusOut,
+        summary="Link this account to the merchant's verified identity with this email.",
+    )
+    def post(self, request: Request) -> Response:
+        body = parse(VerificationLinkIn, request.data)
+        client = verification_link(client=self.client(request), email=body["email"])
+        return Response(status_json(client))
+
+
+class SandboxVerificationDecideApi(MerchantApiView):
+    operation = "sandbox"
+    errors = ("NOT_FOUND", "INVALID_TRANSITION")
+
+    @extend_schema(
+        operation_id="sandboxVerificationVerdict",
+        tags=["sandbox"],
+        request=SandboxVerificationDecideIn,
+        responses=VerificationProcessOut,
+        parameters=[OpenApiParameter("dossierId", str, OpenApiParameter.PATH)],
+    )
+    def post(self, request: Request, dossierId: str) -> Response:  # noqa: N803 (the contract's name)
+        body = parse(SandboxVerificationDecideIn, request.data)
+        process = sandbox_verification_decide(
+            merchant=self.merchant(request), dossier_id=dossierId, verdict=Verdict(body["status"])
+        )
+        return Response(process_json(process))
+
+
+class SandboxIdentityProviderApi(MerchantApiView):
+    operation = "sandbox"
+
+    @extend_schema(
+        operation_id="sandboxSetIdentityProvider",
+        tags=["sandbox"],
+        request=SandboxIdentityProviderIn,
+        responses=SandboxIdentityProviderOut,
+        summary="Take the sandbox identity provider offline (3008) or back online.",
+    )
+    def post(self, request: Request) -> Response:
+        body = parse(SandboxIdentityProviderIn, request.data)
+        sandbox_identity_provider_set(online=body["status"] == "online")
+        return Response({"status": body["status"]})

@@ -1,0 +1,206 @@
+"""Identity verification of end users: start a dossier, take its verdict, link accounts.
+
+A client is verified when the provider accepted a dossier of its own, or when it is linked to a
+verified identity of the same merchant by that identity's email. Either way the client's stored
+``verification_level`` rises to the identity's level (``Client.effective_kyc_level`` reads it
+without a query); authentication never lowers it.
+"""
+
+import uuid
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models.functions import Greatest
+
+from config import clock
+from config.api.exceptions import APIError
+from merchants.models import Client, Merchant, VerificationProcess, VerifiedIdentity
+from merchants.verification import get_identity_provider
+from merchants.verification.base import ProviderUnavailableError, Verdict
+from merchants.verification.sandbox import sandbox_dossier_decide
+from merchants.verification.selectors import (
+    verification_open_process_recent,
+    verification_process_get,
+)
+
+# Document and selfie checked by the provider: the top of the contract's 0-3 kycLevel scale.
+VERIFIED_LEVEL = 3
+# A start within this long of the previous one, still without a verdict, is refused.
+IN_PROGRESS_WINDOW = timedelta(minutes=30)
+FIRST_CHECK_AFTER = timedelta(minutes=1)
+MAX_CHECK_INTERVAL = timedelta(hours=1)
+
+
+def email_normalize(email: str | None) -> str:
+    """Emails match case-insensitively: kept trimmed and in lower case, "" when not given."""
+    return (email or "").strip().lower()
+
+
+def _check_interval(checks: int) -> timedelta:
+    return min(MAX_CHECK_INTERVAL, FIRST_CHECK_AFTER * 2 ** min(checks, 10))
+
+
+def _start_allowed(*, client: Client, now: datetime) -> None:
+    if client.verification_level >= VERIFIED_LEVEL:
+        raise APIError("VERIFICATION_ALREADY_VERIFIED")
+    if verification_open_process_recent(client=client, since=now - IN_PROGRESS_WINDOW):
+        raise APIError(
+            "VERIFICATION_IN_PROGRESS",
+            "A verification started less than 30 minutes ago is still waiting for its verdict.",
+        )
+
+
+def verification_start(*, client: Client, email: str | None) -> VerificationProcess:
+    """Open a dossier at the provider and record it as the client's one open process; an open
+    process older than 30 minutes is expired and replaced. The provider is called outside any
+    transaction; the rules are checked again under the client's row lock afterwards."""
+    _start_allowed(client=client, now=clock.now())
+    reference = uuid.uuid4()
+    normalized = email_normalize(email)
+    try:
+        dossier = get_identity_provider().start(reference=str(reference), email=normalized)
+    except ProviderUnavailableError as exc:
+        raise APIError("VERIFICATION_NOT_AVAILABLE", headers={"Retry-After": "60"}) from exc
+    with transaction.atomic():
+        locked = Client.objects.select_for_update().get(pk=client.pk)
+        now = clock.now()
+        _start_allowed(client=locked, now=now)
+        VerificationProcess.objects.filter(
+            client=locked,
+            status=VerificationProcess.Status.PENDING,
+            started_at__lte=now - IN_PROGRESS_WINDOW,
+        ).update(status=VerificationProcess.Status.EXPIRED, completed_at=now, next_check_at=None)
+        return VerificationProcess.objects.create(
+            id=reference,
+            merchant_id=locked.merchant_id,
+            client=locked,
+            dossier_id=dossier.dossier_id,
+            capture_url=dossier.capture_url,
+            email=normalized,
+            started_at=now,
+            next_check_at=now + FIRST_CHECK_AFTER,
+        )
+
+
+def _identity_for(*, merchant_id: uuid.UUID, email: str, now: datetime) -> VerifiedIdentity:
+    """The identity an accepted dossier proves: the merchant's identity with that email, or a
+    new one (always new without an email: nothing else can find it)."""
+    if not email:
+        return VerifiedIdentity.objects.create(
+            merchant_id=merchant_id, level=VERIFIED_LEVEL, verified_at=now
+        )
+    identity, _ = VerifiedIdentity.objects.get_or_create(
+        merchant_id=merchant_id,
+        email=email,
+        defaults={"level": VERIFIED_LEVEL, "verified_at": now},
+    )
+    return identity
+
+
+def _client_link(*, client: Client, identity: VerifiedIdentity, now: datetime) -> None:
+    """Bind a locked client row to an identity and raise its stored level to the identity's."""
+    Client.objects.filter(pk=client.pk).update(
+        identity=identity,
+        identity_linked_at=now,
+        verification_level=Greatest("verification_level", identity.level),
+    )
+
+
+def verification_verdict_apply(
+    *, process: VerificationProcess, verdict: Verdict
+) -> VerificationProcess:
+    """Close a pending process with the provider's verdict (once: a second call, or a call for
+    an expired process, changes nothing). ACCEPTED verifies the client: it joins the identity
+    it is already linked to, else the merchant's identity with the dossier's email, else a new
+    identity."""
+    if verdict == Verdict.PENDING:
+        return process
+    with transaction.atomic():
+        client = Client.objects.select_for_update().get(pk=process.client_id)
+        now = clock.now()
+        closed = VerificationProcess.objects.filter(
+            pk=process.pk, status=VerificationProcess.Status.PENDING
+        ).update(status=verdict.value, completed_at=now, next_check_at=None)
+        if closed and verdict == Verdict.ACCEPTED:
+            identity_id = client.identity_id
+            if identity_id is None:
+                identity = _identity_for(
+                    merchant_id=client.merchant_id, email=process.email, now=now
+                )
+                _client_link(client=client, identity=identity, now=now)
+                identity_id = identity.pk
+            VerificationProcess.objects.filter(pk=process.pk).update(identity_id=identity_id)
+    process.refresh_from_db()
+    return process
+
+
+def verification_process_sync(*, process: VerificationProcess) -> VerificationProcess:
+    """Fetch the dossier's verdict (no transaction is open during the call) and apply it. A
+    provider that cannot answer leaves the process pending for the sweep to ask again."""
+    try:
+        verdict = get_identity_provider().verdict(dossier_id=process.dossier_id)
+    except ProviderUnavailableError:
+        return process
+    return verification_verdict_apply(process=process, verdict=verdict)
+
+
+def verification_process_claim(*, process: VerificationProcess, now: datetime) -> bool:
+    """Move a pending process's next check on, unless another worker did since ``process`` was
+    read (compare-and-set on ``checks``): only the winner asks the provider."""
+    claimed = VerificationProcess.objects.filter(
+        pk=process.pk, status=VerificationProcess.Status.PENDING, checks=process.checks
+    ).update(checks=process.checks + 1, next_check_at=now + _check_interval(process.checks + 1))
+    return claimed == 1
+
+
+def verification_process_poll(*, process_id: uuid.UUID | str) -> None:
+    """One check of a due pending process by the sweep."""
+    process = VerificationProcess.objects.filter(pk=process_id).first()
+    now = clock.now()
+    if (
+        process is None
+        or process.status != VerificationProcess.Status.PENDING
+        or process.next_check_at is None
+        or process.next_check_at > now
+    ):
+        return
+    if verification_process_claim(process=process, now=now):
+        verification_process_sync(process=process)
+
+
+def verification_link(*, client: Client, email: str) -> Client:
+    """Link the client to the merchant's verified identity with this email. Linking again to
+    the same identity changes nothing; a client of another identity is already verified."""
+    normalized = email_normalize(email)
+    identity = (
+        VerifiedIdentity.objects.filter(merchant_id=client.merchant_id, email=normalized).first()
+        if normalized
+        else None
+    )
+    if identity is None:
+        raise APIError("USER_NOT_FOUND", "No verified identity of this merchant has this email.")
+    with transaction.atomic():
+        locked = Client.objects.select_for_update().get(pk=client.pk)
+        if locked.identity_id is not None and locked.identity_id != identity.pk:
+            raise APIError(
+                "VERIFICATION_ALREADY_VERIFIED", "This account belongs to another identity."
+            )
+        if locked.identity_id is None:
+            _client_link(client=locked, identity=identity, now=clock.now())
+    locked.refresh_from_db()
+    return locked
+
+
+def sandbox_verification_decide(
+    *, merchant: Merchant, dossier_id: str, verdict: Verdict
+) -> VerificationProcess:
+    """The sandbox provider decides one of the merchant's dossiers; the service then fetches
+    the verdict as it would from the real provider."""
+    process = verification_process_get(merchant=merchant, dossier_id=dossier_id)
+    if process is None:
+        raise APIError("NOT_FOUND", "No verification dossier with this id.")
+    if process.status != VerificationProcess.Status.PENDING:
+        raise APIError("INVALID_TRANSITION", f"The process is already {process.status}.")
+    if not sandbox_dossier_decide(dossier_id=dossier_id, verdict=verdict):
+        raise APIError("INVALID_TRANSITION", "The provider already decided this dossier.")
+    return verification_process_sync(process=process)

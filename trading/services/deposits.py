@@ -1,0 +1,479 @@
+"""Deposits (client deposits and self sells): created behind the per-client guard, offered to
+the owner by a bot through the game platform, then accepted into a hold, completed or reversed,
+with the money of decisions sections 3 and 4 moving in the same transaction as each step."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+from math import ceil
+from typing import Protocol
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from config import clock
+from config.api.exceptions import APIError
+from config.db import advisory_lock
+from merchants.models import Client, Merchant
+from trading.models import IN_FLIGHT, Status, Trade, TradeItem
+from trading.platform import get_platform
+from trading.platform.base import (
+    STATE_MESSAGES,
+    OfferAsset,
+    OfferRefusedError,
+    PlatformError,
+    TradeOffer,
+    TradeUrlState,
+)
+from trading.representations import catalog_details
+from trading.sandbox.names import CS_GAME
+from trading.selectors.deposits import (
+    MAX_ACTIVE_DEPOSITS,
+    MAX_RECENT_DEPOSITS,
+    client_collateral_available,
+    deposit_guard_count,
+)
+from trading.selectors.inventory import (
+    USER_STATE_ERRORS,
+    DepositQuote,
+    Refusal,
+    deposit_quotes,
+    deposits_open_check,
+    fleet_check,
+    inventory_assets,
+)
+from trading.selectors.switches import game_settings_get
+from trading.services.trades import Move, trade_apply, trade_emit, trade_lock
+from wallet.services import DepositCredit, wallet_deposit_post
+
+MAX_DEPOSIT_ITEMS = 250
+# Stacks of the second game go at most one unit per deposit (contract 2.3).
+MAX_UNITS_PER_ASSET = 1
+
+
+@dataclass(frozen=True)
+class DepositItemIn:
+    item_id: str
+    price: Decimal  # per unit
+    amount: int = 1
+
+
+@dataclass(frozen=True)
+class Depositor:
+    """Whose items: a client (its token's account) or, for a self sell, a trade URL's owner."""
+
+    platform_id: str
+    trade_url: str
+    client: Client | None = None
+    external_client_user_id: str = ""
+
+
+def _guard_key(merchant: Merchant, platform_id: str) -> str:
+    return f"deposit-guard:{merchant.pk}:{platform_id}"
+
+
+def deposit_guard_check(*, merchant: Merchant, platform_id: str) -> None:
+    """At most 5 active deposits and 10 per rolling 5 minutes per merchant and platform id."""
+    now = clock.now()
+    count = deposit_guard_count(merchant=merchant, platform_id=platform_id, now=now)
+    if count.active >= MAX_ACTIVE_DEPOSITS:
+        raise APIError("TOO_MANY_ACTIVE_TRADES")
+    if count.recent >= MAX_RECENT_DEPOSITS:
+        assert count.window_frees_at is not None
+        wait = max(1, ceil((count.window_frees_at - now).total_seconds()))
+        raise APIError(
+            "RATE_LIMITED",
+            f"At most {MAX_RECENT_DEPOSITS} deposits per 5 minutes for this user.",
+            headers={"Retry-After": str(wait)},
+        )
+
+
+def deposit_owner_check(*, platform_id: str, game: int) -> None:
+    """The owner's account can give items of this game now (asked afresh, never cached)."""
+    try:
+        user = get_platform().user(platform_id)
+    except PlatformError as exc:
+        raise APIError(exc.error_key) from exc
+    if user.state == TradeUrlState.TRADE_URL_INVALID:
+        raise APIError("INVALID_TRADEURL", STATE_MESSAGES[user.state])
+    not_tradeable = user.state in (TradeUrlState.BANNED, TradeUrlState.USER_NOT_TRADEABLE)
+    if not_tradeable or (game == CS_GAME and user.anti_cheat_banned):
+        raise APIError("USER_NOT_TRADEABLE", details=user.bans())
+    if user.state in USER_STATE_ERRORS:
+        raise APIError(USER_STATE_ERRORS[user.state])
+    if user.escrow_days > 0:
+        raise APIError(
+            "ESCROW_NOT_ALLOWED", f"Trades with this account are held {user.escrow_days} days."
+        )
+
+
+def _busy_item_ids(merchant: Merchant, platform_id: str, item_ids: list[str]) -> list[str]:
+    """Items already in one of this owner's deposits that has not ended."""
+    return sorted(
+        TradeItem.objects.filter(
+            trade__merchant=merchant,
+            trade__client_platform_id=platform_id,
+            trade__type=Trade.Type.DEPOSIT,
+            status__in=IN_FLIGHT[:3],
+            public_id__in=item_ids,
+        ).values_list("public_id", flat=True)
+    )
+
+
+def _refuse(key: str, item_ids: list[str], message: str) -> APIError:
+    return APIError(key, message, details={"items": item_ids})
+
+
+def _priced_items(
+    merchant: Merchant, platform_id: str, game: int, items: list[DepositItemIn]
+) -> list[tuple[DepositItemIn, DepositQuote]]:
+    """Each item against the owner's inventory and the merchant's current offer."""
+    assets = inventory_assets(platform_id=platform_id, game=game)
+    quotes = {q.item_id: q for q in deposit_quotes(assets=assets, merchant=merchant, game=game)}
+    ids = [item.item_id for item in items]
+    missing = [item_id for item_id in ids if item_id not in quotes]
+    if missing:
+        raise _refuse("ITEMS_UNAVAILABLE", missing, f"Not in the inventory: {', '.join(missing)}.")
+    busy = _busy_item_ids(merchant, platform_id, ids)
+    if busy:
+        raise _refuse("DEPOSIT_IN_PROGRESS", busy, f"Already in a deposit: {', '.join(busy)}.")
+    refused = [i for i in ids if quotes[i].refusal and quotes[i].refusal != Refusal.OVERSTOCKED]
+    if refused:
+        raise _refuse("ITEMS_NOT_ACCEPTED", refused, f"Not accepted: {', '.join(refused)}.")
+    for item in items:
+        asset = quotes[item.item_id].asset
+        if item.amount > asset.amount:
+            raise APIError("INSUFFICIENT_ITEM_AMOUNT", f"{item.item_id}: {asset.amount} held.")
+        if item.amount > MAX_UNITS_PER_ASSET:
+            raise APIError(
+                "EXCEEDS_MAX_AMOUNT", f"{item.item_id}: at most {MAX_UNITS_PER_ASSET} per deposit."
+            )
+    overstocked = _overstocked(items, quotes)
+    if overstocked:
+        raise _refuse("ITEM_OVERSTOCKED", overstocked, "The service's stock of these is full.")
+    for item in items:
+        current = quotes[item.item_id].price
+        if item.price != current:
+            raise APIError(
+                "PRICE_CHANGED",
+                f"{item.item_id} is now offered {current}.",
+                details={"itemId": item.item_id, "price": current},
+            )
+    return [(item, quotes[item.item_id]) for item in items]
+
+
+def _overstocked(items: list[DepositItemIn], quotes: dict[str, DepositQuote]) -> list[str]:
+    """Items whose catalog entry would go over its stock limit with this deposit."""
+    wanted: dict[str, int] = {}
+    over = []
+    for item in items:
+        quote = quotes[item.item_id]
+        assert quote.item is not None or quote.refusal == Refusal.OVERSTOCKED
+        key = quote.item.id if quote.item is not None else item.item_id
+        wanted[key] = wanted.get(key, 0) + item.amount
+        if quote.refusal == Refusal.OVERSTOCKED or wanted[key] > quote.room:
+            over.append(item.item_id)
+    return over
+
+
+def deposit_create(
+    *,
+    merchant: Merchant,
+    source: str,
+    depositor: Depositor,
+    items: list[DepositItemIn],
+    game: int,
+    external_id: str = "",
+    is_instant: bool = False,
+) -> Trade:
+    """``POST /client/trading/deposit`` and ``POST /secure/sell``. The per-client guard runs
+    before anything is fetched; it runs again under a lock when the trade is stored."""
+    if not items:
+        raise APIError("MISSING_ITEMS")
+    if len(items) > MAX_DEPOSIT_ITEMS:
+        raise APIError("TOO_MANY_ITEMS", f"At most {MAX_DEPOSIT_ITEMS} items.")
+    if source == Trade.Source.CLIENT:
+        deposit_guard_check(merchant=merchant, platform_id=depositor.platform_id)
+    if is_instant and not merchant.instant_deposits_enabled:
+        raise APIError("INSTANT_DEPOSITS_DISABLED")
+    if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
+        raise APIError("EXTERNAL_ID_EXISTS")
+    deposits_open_check(game=game)
+    fleet_check()
+    deposit_owner_check(platform_id=depositor.platform_id, game=game)
+    priced = _priced_items(merchant, depositor.platform_id, game, items)
+    rows = [
+        TradeItem(
+            public_id=item.item_id,
+            catalog_id=quote.item.id if quote.item is not None else "",
+            appid=game,
+            amount=item.amount,
+            price=item.price,
+            phase=quote.asset.phase,
+            details=catalog_details(quote.item),
+        )
+        for item, quote in priced
+    ]
+    try:
+        trade = _deposit_store(
+            merchant=merchant,
+            source=source,
+            depositor=depositor,
+            game=game,
+            external_id=external_id,
+            is_instant=is_instant,
+            rows=rows,
+        )
+    except IntegrityError as exc:
+        if "trade_external_id_per_merchant" in str(exc):
+            raise APIError("EXTERNAL_ID_EXISTS") from exc
+        raise
+    from trading.tasks import enqueue_deposit_offer
+
+    transaction.on_commit(lambda: enqueue_deposit_offer(str(trade.id)))
+    return trade
+
+
+def _credit_plan(
+    merchant: Merchant, source: str, client: Client | None, is_instant: bool, value: Decimal
+) -> dict[str, object]:
+    """preCredit, pendingCredit and the collateral split, fixed at creation."""
+    zero = Decimal("0.00")
+    if source == Trade.Source.SELF:
+        return {"pre_credit": value, "pending_credit": zero}
+    if not is_instant:
+        return {"pre_credit": zero, "pending_credit": value}
+    available = (
+        client_collateral_available(client=client, merchant=merchant, now=clock.now())
+        if client is not None
+        else zero
+    )
+    provider = min(value, available)
+    return {
+        "pre_credit": value,
+        "pending_credit": zero,
+        "collateral_provider": provider,
+        "collateral_merchant": value - provider,
+    }
+
+
+def _deposit_store(
+    *,
+    merchant: Merchant,
+    source: str,
+    depositor: Depositor,
+    game: int,
+    external_id: str,
+    is_instant: bool,
+    rows: list[TradeItem],
+) -> Trade:
+    total = sum((row.price * row.amount for row in rows), Decimal("0.00"))
+    if total <= 0:
+        raise APIError("INVALID_AMOUNT")
+    now = clock.now()
+    with transaction.atomic():
+        if source == Trade.Source.CLIENT:
+            # One person's deposits are stored one at a time: the guard, the items in flight
+            # and the collateral are re-read under the lock. Fixed order: account, identity.
+            advisory_lock(_guard_key(merchant, depositor.platform_id))
+            client = depositor.client
+            if client is not None and client.kyc_hash:
+                advisory_lock(f"deposit-identity:{merchant.pk}:{client.kyc_hash}")
+            deposit_guard_check(merchant=merchant, platform_id=depositor.platform_id)
+            busy = _busy_item_ids(merchant, depositor.platform_id, [r.public_id for r in rows])
+            if busy:
+                raise _refuse("DEPOSIT_IN_PROGRESS", busy, "Already in a deposit.")
+        trade = Trade.objects.create(
+            merchant=merchant,
+            client=depositor.client,
+            type=Trade.Type.DEPOSIT,
+            source=source,
+            game=game,
+            external_id=external_id,
+            client_platform_id=depositor.platform_id,
+            client_trade_url=depositor.trade_url,
+            external_client_user_id=depositor.external_client_user_id,
+            total_price=total,
+            is_instant=is_instant,
+            created_at=now,
+            updated_at=now,
+            **_credit_plan(merchant, source, depositor.client, is_instant, total),
+        )
+        for position, row in enumerate(rows):
+            row.trade = trade
+            row.position = position
+            row.updated_at = now
+        TradeItem.objects.bulk_create(rows)
+        trade_emit(trade=trade, items=rows, before=None)
+    return trade
+
+
+def asset_id_of(item: TradeItem) -> str:
+    """Inventory item ids are ``<game>_<assetId>``."""
+    return item.public_id.split("_", 1)[1]
+
+
+def deposit_offer_send(*, trade_id: str, confirm: bool = True) -> None:
+    """The bot makes the trade offer and (``confirm``) confirms it: initiated -> pending ->
+    active. Network calls happen outside transactions; each step re-checks the state under the
+    trade's lock, so running this twice changes nothing. A transient platform error leaves the
+    trade for the sweep; a refusal fails it."""
+    trade = Trade.objects.filter(pk=trade_id, type=Trade.Type.DEPOSIT).first()
+    if trade is None or trade.status not in (Status.INITIATED, Status.PENDING):
+        return
+    platform = get_platform()
+    try:
+        offer_id = trade.offer_ref
+        if trade.status == Status.INITIATED:
+            items = list(trade.items.all())
+            offer = platform.offer_create(
+                key=f"deposit-{trade.id}",
+                platform_id=trade.client_platform_id,
+                game=trade.game,
+                assets=[OfferAsset(asset_id_of(item), item.amount) for item in items],
+            )
+            deposit_step(trade_id=trade_id, step=deposit_offer_created, offer=offer)
+            offer_id = offer.offer_id
+        if not confirm:
+            return
+        sent = platform.offer_confirm(offer_id=offer_id)
+        if sent.sent:
+            deposit_step(trade_id=trade_id, step=deposit_offer_sent, offer=sent)
+    except OfferRefusedError as exc:
+        with transaction.atomic():
+            trade, items = trade_lock(trade_id=trade_id)
+            targets = [i for i in items if i.status in (Status.INITIATED, Status.PENDING)]
+            if targets:
+                deposit_ended(
+                    trade=trade,
+                    items=items,
+                    to=Status.FAILED,
+                    actor="platform",
+                    kind="offer_refused",
+                    error=exc.reason,
+                )
+    except PlatformError:
+        return
+
+
+class OfferStep(Protocol):
+    def __call__(
+        self, *, trade: Trade, items: list[TradeItem], offer: TradeOffer, actor: str
+    ) -> None: ...
+
+
+def deposit_step(*, trade_id: str, step: OfferStep, offer: TradeOffer) -> None:
+    with transaction.atomic():
+        trade, items = trade_lock(trade_id=trade_id)
+        step(trade=trade, items=items, offer=offer, actor="platform")
+
+
+def deposit_offer_created(
+    *, trade: Trade, items: list[TradeItem], offer: TradeOffer, actor: str
+) -> None:
+    """The bot made the offer; it awaits the bot's confirmation."""
+    if trade.status != Status.INITIATED:
+        return
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind="offer_created",
+        moves=[Move(item, Status.PENDING) for item in items],
+        trade_fields={"offer_ref": offer.offer_id, "bot_info": offer.bot.as_json()},
+    )
+
+
+def deposit_offer_sent(
+    *, trade: Trade, items: list[TradeItem], offer: TradeOffer, actor: str
+) -> None:
+    """Confirmed and sent: the owner can accept it until it expires."""
+    if trade.status != Status.PENDING:
+        return
+    now = clock.now()
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind="offer_sent",
+        moves=[Move(item, Status.ACTIVE, {"offer_id": offer.offer_id}) for item in items],
+        trade_fields={
+            "offer_id": offer.offer_id,
+            "bot_info": offer.bot.as_json(),
+            "active_at": now,
+            "offer_expires_at": now + timedelta(minutes=settings.DEPOSIT_OFFER_MINUTES),
+        },
+    )
+
+
+def _credit(trade: Trade) -> str:
+    if trade.source == Trade.Source.SELF:
+        return DepositCredit.SELF
+    return DepositCredit.INSTANT if trade.is_instant else DepositCredit.ESCROW
+
+
+def _money(trade: Trade, stage: str) -> None:
+    wallet_deposit_post(
+        merchant=trade.merchant,
+        credit=_credit(trade),
+        stage=stage,
+        value=trade.total_price,
+        merchant_part=trade.collateral_merchant,
+        cause_id=str(trade.id),
+    )
+
+
+def deposit_accepted(*, trade: Trade, items: list[TradeItem], actor: str) -> None:
+    """The owner accepted: the items are ours, held for the game's hold period. Instant and
+    self-sold value is credited now; a standard deposit's value waits in escrow."""
+    hold_end = clock.now() + timedelta(days=game_settings_get(game=trade.game).hold_days)
+    _money(trade, "accept")
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind="accepted",
+        moves=[Move(item, Status.HOLD, {"hold_end_date": hold_end}) for item in items],
+        trade_fields={"hold_end_date": hold_end, "offer_expires_at": None},
+    )
+
+
+def deposit_completed(*, trade: Trade, items: list[TradeItem], actor: str) -> None:
+    """The hold ended: escrow is released, the merchant's collateral comes back."""
+    _money(trade, "complete")
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind="hold_ended",
+        moves=[Move(item, Status.COMPLETED) for item in items],
+        trade_fields={"pending_credit": Decimal("0.00")},
+    )
+
+
+def deposit_reversed(*, trade: Trade, items: list[TradeItem], actor: str) -> None:
+    """The platform rolled the trade back during the hold: the clawback."""
+    _money(trade, "reverse")
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind="reversed",
+        moves=[Move(item, Status.REVERTED) for item in items],
+        trade_fields={"reverted_by": "user", "pending_credit": Decimal("0.00")},
+    )
+
+
+def deposit_ended(
+    *, trade: Trade, items: list[TradeItem], to: str, actor: str, kind: str, error: str = ""
+) -> None:
+    """Declined, expired, canceled or failed before acceptance: no money had moved."""
+    fields = {"error": error} if error else {}
+    trade_apply(
+        trade=trade,
+        items=items,
+        actor=actor,
+        kind=kind,
+        moves=[Move(item, to, dict(fields)) for item in items],
+        trade_fields={**fields, "pending_credit": Decimal("0.00"), "offer_expires_at": None},
+    )
