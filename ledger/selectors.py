@@ -1,5 +1,5 @@
 """Reads of the funding ledger (contract 4.12): a merchant's fundings and its staff credits and
-debits, newest first, as one UNION ALL query over two index ranges."""
+debits, newest first, merged by UNION ALL queries over two index ranges."""
 
 import logging
 import uuid
@@ -119,12 +119,16 @@ def _admin_rows(*, merchant: Merchant, query: LedgerQuery) -> QuerySet[Any]:
 
 @contextmanager
 def _history_read() -> Iterator[None]:
-    """A read of the history, bounded in time; any database failure while reading becomes
+    """A read of the history, bounded in time and, when it is its own transaction, one snapshot
+    (the page's ids, their rows and the count agree). Any database failure while reading becomes
     SERVER_ERROR (1006: the history could not be loaded, retry)."""
+    own_transaction = not connection.in_atomic_block
     try:
         with transaction.atomic():
             if connection.vendor == "postgresql":
                 with connection.cursor() as cursor:
+                    if own_transaction:
+                        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                     cursor.execute(
                         "SELECT set_config('statement_timeout', %s, true)",
                         [str(STATEMENT_TIMEOUT_MS)],
