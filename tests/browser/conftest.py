@@ -1,0 +1,50 @@
+"""Browser tests: Debian's headless Chromium driven by Selenium through its own chromedriver,
+against pytest-django's live server (which also serves the admin's static files)."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+
+# The crypto suite's fixtures: eager Celery (tasks run inside the live server's request, as a
+# worker would run them) and a real local HTTP receiver per merchant for its webhooks.
+from tests.crypto.conftest import _eager_celery, bob_hooks, hooks
+
+__all__ = ["_eager_celery", "bob_hooks", "browser", "hooks", "wait_for"]
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+PAGE_SECONDS = 15
+
+
+@pytest.fixture
+def browser() -> Iterator[WebDriver]:
+    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
+    if missing:
+        pytest.fail(
+            f"Browser tests need {' and '.join(missing)}: "
+            "apt-get install -y --no-install-recommends chromium chromium-driver "
+            "(.ci/run installs them).",
+            pytrace=False,
+        )
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    options.add_argument("--window-size=1280,1024")
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(PAGE_SECONDS)
+    yield driver
+    driver.quit()
+
+
+def wait_for(driver: WebDriver, css: str) -> WebElement:
+    """The first element matching ``css`` once the page shows it."""
+    return WebDriverWait(driver, PAGE_SECONDS).until(
+        lambda d: next(iter(d.find_elements("css selector", css)), False)
+    )
