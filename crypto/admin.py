@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -37,6 +38,12 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_decide_permission(self, request: HttpRequest) -> bool:
+        """The forms are read-only, but the actions move money: they need the model's change
+        permission, not just the right to look."""
+        codename = get_permission_codename("change", self.opts)
+        return request.user.has_perm(f"{self.opts.app_label}.{codename}")
 
 
 def _webhooks(subject_type: str, subject_id: str) -> str:
@@ -104,13 +111,13 @@ class CryptoDepositAdmin(ReadOnlyAdmin):
     def transfers(self, deposit: CryptoDeposit) -> str:
         return _transfers("crypto_deposit", str(deposit.id))
 
-    @admin.action(description="Release frozen deposits (credit them)")
+    @admin.action(description="Release frozen deposits (credit them)", permissions=["decide"])
     def release(self, request: HttpRequest, queryset: QuerySet[CryptoDeposit]) -> None:
         _apply(
             self, request, queryset, lambda pk: crypto_deposit_release(deposit_id=pk), "Released"
         )
 
-    @admin.action(description="Refund frozen deposits (never credited)")
+    @admin.action(description="Refund frozen deposits (never credited)", permissions=["decide"])
     def refund(self, request: HttpRequest, queryset: QuerySet[CryptoDeposit]) -> None:
         _apply(self, request, queryset, lambda pk: crypto_deposit_refund(deposit_id=pk), "Refunded")
 
@@ -144,7 +151,7 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
     def transfers(self, withdrawal: CryptoWithdrawal) -> str:
         return _transfers("crypto_withdrawal", str(withdrawal.id))
 
-    @admin.action(description="Approve cashouts in review")
+    @admin.action(description="Approve cashouts in review", permissions=["decide"])
     def approve(self, request: HttpRequest, queryset: QuerySet[CryptoWithdrawal]) -> None:
         _apply(
             self,
@@ -154,7 +161,7 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
             "Approved",
         )
 
-    @admin.action(description="Reject cashouts in review (refund)")
+    @admin.action(description="Reject cashouts in review (refund)", permissions=["decide"])
     def reject(self, request: HttpRequest, queryset: QuerySet[CryptoWithdrawal]) -> None:
         note = f"rejected by {request.user.get_username()}"
         _apply(
@@ -165,7 +172,7 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
             "Rejected",
         )
 
-    @admin.action(description="Cancel cashouts not yet approved (refund)")
+    @admin.action(description="Cancel cashouts not yet approved (refund)", permissions=["decide"])
     def cancel(self, request: HttpRequest, queryset: QuerySet[CryptoWithdrawal]) -> None:
         note = f"cancelled by {request.user.get_username()}"
         _apply(

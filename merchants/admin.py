@@ -63,7 +63,10 @@ class MerchantAdmin(admin.ModelAdmin):
             request, f"Webhook secret (shown once, copy it now): {created.webhook_secret}"
         )
 
-    @admin.action(description="Rotate the API secret (old tokens stay valid for 24 hours)")
+    @admin.action(
+        description="Rotate the API secret (old tokens stay valid for 24 hours)",
+        permissions=["change"],
+    )
     def rotate_api_secret(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
         for merchant in queryset:
             api_secret_rotate(merchant=merchant)
@@ -163,7 +166,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         obj.prefix = key.prefix
         messages.warning(request, f"New API key (shown once, copy it now): {raw_key}")
 
-    @admin.action(description="Revoke selected keys (takes effect at once)")
+    @admin.action(description="Revoke selected keys (takes effect at once)", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         for key in queryset:
             api_key_revoke(api_key=key)
@@ -239,7 +242,7 @@ class WebhookEventAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
-    @admin.action(description="Re-send (same id and body)")
+    @admin.action(description="Re-send (same id and body)", permissions=["change"])
     def resend(self, request: HttpRequest, queryset: QuerySet[WebhookEvent]) -> None:
         sent = 0
         for event in queryset:

@@ -108,7 +108,7 @@ class TradeAdmin(admin.ModelAdmin):
             for t in rows.order_by("created_at")
         )
 
-    @admin.action(description="Force-cancel (refund undelivered items)")
+    @admin.action(description="Force-cancel (refund undelivered items)", permissions=["change"])
     def force_cancel(self, request: HttpRequest, queryset: QuerySet[Trade]) -> None:
         for trade in queryset:
             try:
