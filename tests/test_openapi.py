@@ -86,6 +86,16 @@ def test_authenticate_client_lists_its_errors(openapi):
     assert success["required"] == ["requestId", "success", "data"]
 
 
+def test_sandbox_trade_events_list_the_bots_refusal(openapi):
+    # Found by the trading property test: offer_created / offer_sent answer 424 code 31 when the
+    # bots cannot make the step, and the operation did not list it.
+    operation = openapi["paths"]["/sandbox/trades/{tradeId}/events"]["post"]
+
+    assert _error_codes(operation, "424") == [31]
+    assert _error_codes(operation, "409") == [3002]
+    assert set(_error_codes(operation, "404")) == {21, 2201}
+
+
 def test_every_operation_documents_its_generic_errors(openapi):
     for path, operations in openapi["paths"].items():
         for method, operation in operations.items():

@@ -540,3 +540,30 @@ def test_a_refusing_marketplace_keeps_the_item_for_auto_cancel(desk, alice_funde
     assert desk.run(withdrawal_auto_cancels_due) == 1
     assert statuses(trade["id"]) == ["pending", "canceled"]
     assert money(alice_funded)["locked"] == Decimal("10.50")
+
+
+# --- an accepted cancel is final (found by the trading property test) -----------------------
+
+
+@pytest.mark.parametrize("event", ["purchased", "purchase_failed"])
+def test_the_outside_world_no_longer_moves_an_item_whose_cancel_was_accepted(
+    desk, alice_funded, pair, monkeypatch, event
+):
+    # The cancel of one item is accepted; its completion task is lost, so the item waits.
+    monkeypatch.setattr("trading.tasks.enqueue_cancel_completion", lambda trade_id: None)
+    trade = self_buy(desk, alice_funded, pair)
+    advance_minutes(desk, alice_funded, 30)
+    item = pair[0].id
+    ok_data(
+        desk.post(f"/secure/buy/{trade['id']}/items/{item}/cancel", headers=alice_funded.headers)
+    )
+
+    response = sandbox_event(desk, alice_funded, trade["id"], event, [item])
+
+    assert_error(response, 409, 3002, "INVALID_TRANSITION")
+    assert statuses(trade["id"]) == ["pending", "pending"]
+    moved = ok_data(sandbox_event(desk, alice_funded, trade["id"], event))  # the other one
+    assert [row["status"] for row in moved["items"]] == [
+        "pending",
+        "active" if event == "purchased" else "failed",
+    ]

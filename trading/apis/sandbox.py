@@ -100,7 +100,8 @@ class SandboxBotsApi(MerchantApiView):
 
 class SandboxTradeEventApi(MerchantApiView):
     operation = "sandbox"
-    errors = ("TRADE_NOT_FOUND", "ITEM_NOT_FOUND", "INVALID_TRANSITION")
+    # PLATFORM_UNAVAILABLE: a deposit's offer_created / offer_sent the bots cannot make now.
+    errors = ("TRADE_NOT_FOUND", "ITEM_NOT_FOUND", "INVALID_TRANSITION", "PLATFORM_UNAVAILABLE")
 
     @extend_schema(
         operation_id="sandboxTradeEvent",

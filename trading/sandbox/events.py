@@ -107,8 +107,13 @@ BOT_STEPS = {"offer_created": (Status.INITIATED, False), "offer_sent": (Status.P
 
 
 def item_eligible(event: str, item: TradeItem, source_statuses: frozenset[str]) -> bool:
-    # The supplier can only deliver what it was asked to buy.
-    return item.status in source_statuses and (event != "purchased" or bool(item.purchase_ref))
+    # The supplier can only deliver what it was asked to buy; an item whose cancel it accepted
+    # only waits for the worker to end it.
+    return (
+        item.status in source_statuses
+        and item.cancel_requested_at is None
+        and (event != "purchased" or bool(item.purchase_ref))
+    )
 
 
 def sandbox_trade_event(
