@@ -8,18 +8,20 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV = ROOT / ".venv" / "bin"
+# The checkout's own virtualenv, else the one running this script (a worktree shares one).
+VENV = ROOT / ".venv" / "bin" if (ROOT / ".venv" / "bin").is_dir() else Path(sys.executable).parent
 RESULTS = ROOT / "bench" / "results"
 
 BENCH_ENV = {
@@ -31,6 +33,8 @@ BENCH_ENV = {
     "SANDBOX": "true",
     "LOG_LEVEL": "WARNING",
     "DJANGO_SETTINGS_MODULE": "config.settings",
+    # This checkout's code, even when the virtualenv has another checkout installed.
+    "PYTHONPATH": str(ROOT),
 }
 
 
@@ -97,6 +101,50 @@ class Stack:
             ["pgrep", "-P", str(self.web.pid)], capture_output=True, text=True
         ).stdout
         return [int(pid) for pid in out.split()]
+
+    def peak_rss_reset(self) -> None:
+        """Restart each web worker's peak resident set (VmHWM) from its current size."""
+        for pid in self.web_pids():
+            with suppress(OSError), open(f"/proc/{pid}/clear_refs", "w") as handle:
+                handle.write("5")
+
+    def peak_rss_mb(self) -> float:
+        """The largest peak resident set (VmHWM) among the web workers, in MB (2^20 bytes)."""
+        peaks = [0.0]
+        for pid in self.web_pids():
+            with suppress(OSError), open(f"/proc/{pid}/status") as handle:
+                peaks += [int(line.split()[1]) / 1024 for line in handle if line[:6] == "VmHWM:"]
+        return max(peaks)
+
+
+def load_average() -> tuple[float, float, float]:
+    """The machine's 1, 5 and 15 minute load averages."""
+    with open("/proc/loadavg") as handle:
+        one, five, fifteen = handle.read().split()[:3]
+    return float(one), float(five), float(fifteen)
+
+
+@contextmanager
+def receiver(port: int) -> Iterator[str]:
+    """bench/receiver.py in its own process, a merchant callback URL that approves every
+    withdrawal; yields the URL."""
+    process = subprocess.Popen(
+        [str(VENV / "python"), str(ROOT / "bench" / "receiver.py"), str(port)]
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/hooks"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def _wait_for(url: str, deadline_seconds: float) -> None:

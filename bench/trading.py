@@ -9,7 +9,6 @@ Needs the market seeded (bench/market.py seeds it). Creates 1,000,000 trades on 
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 import uuid
@@ -17,13 +16,12 @@ from datetime import timedelta
 from decimal import Decimal
 
 from harness import (
-    ROOT,
-    VENV,
     Request,
     drive,
     ensure_database,
     flush_rate_limits,
     manage,
+    receiver,
     setup_django,
     stack,
     table,
@@ -35,7 +33,7 @@ RECEIVER_PORT = 8097
 TRADE_URL = "https://steamcommunity.com/tradeoffer/new/?partner={}&token=Ab3_x-Z9"
 
 
-def buyers(count: int) -> list[tuple[str, Decimal]]:
+def buyers(count: int, *, prefix: str = "bench buyer") -> list[tuple[str, Decimal]]:
     """Funded merchants whose callback URL is the bench receiver: (api key, fee)."""
     from merchants.models import Scope
     from merchants.services import api_key_create, merchant_create
@@ -44,7 +42,7 @@ def buyers(count: int) -> list[tuple[str, Decimal]]:
     made = []
     for n in range(count):
         merchant = merchant_create(
-            name=f"bench buyer {n}",
+            name=f"{prefix} {n}",
             is_verified=True,
             callback_url=f"http://127.0.0.1:{RECEIVER_PORT}/hooks",
         )
@@ -54,16 +52,26 @@ def buyers(count: int) -> list[tuple[str, Decimal]]:
     return made
 
 
-def buy_requests(people: list[tuple[str, Decimal]], per_merchant: int) -> list[Request]:
-    """Distinct cheap first-game listings, each bought once, at the price the merchant sees."""
-    from trading.models import SandboxListing
+def untaken_listings(count: int) -> list[tuple[str, Decimal]]:
+    """(id, sourcing price) of first-game listings no trade has taken yet (earlier runs' buys
+    may still be waiting for the worker), so every run buys listings that are for sale."""
+    from trading.models import SandboxListing, TradeItem
+
+    taken = TradeItem.objects.exclude(listing_id="").values("listing_id")
+    return list(
+        SandboxListing.objects.filter(game=730)
+        .exclude(id__in=taken)
+        .order_by("id")
+        .values_list("id", "price")[:count]
+    )
+
+
+def buy_requests(
+    people: list[tuple[str, Decimal]], listings: list[tuple[str, Decimal]]
+) -> list[Request]:
+    """Each listing bought once, in turn by each merchant, at the price the merchant sees."""
     from trading.pricing import fee_inclusive
 
-    listings = list(
-        SandboxListing.objects.filter(game=730)
-        .order_by("id")
-        .values_list("id", "price")[: per_merchant * len(people)]
-    )
     requests = []
     for n, (listing_id, price) in enumerate(listings):
         key, fee = people[n % len(people)]
@@ -80,6 +88,8 @@ def buy_requests(people: list[tuple[str, Decimal]], per_merchant: int) -> list[R
 def trade_history() -> list[tuple[str, list[str]]]:
     """Ten merchants with 100,000 self trades each (1,000,000 in all), loaded with COPY:
     (api key, [cursor at 10,000 deep, cursor at 90,000 deep])."""
+    from django.db import transaction
+
     from merchants.models import Merchant, Scope
     from merchants.services import api_key_create, merchant_create
     from trading.models import Trade
@@ -87,11 +97,13 @@ def trade_history() -> list[tuple[str, list[str]]]:
 
     existing = list(Merchant.objects.filter(name__startswith="bench history ").order_by("name"))
     if len(existing) < TRADE_MERCHANTS:
-        existing = [
-            merchant_create(name=f"bench history {n}", is_verified=True)
-            for n in range(TRADE_MERCHANTS)
-        ]
-        _copy_trades(existing)
+        with transaction.atomic():  # the merchants exist only with their trades
+            existing = [
+                merchant_create(name=f"bench history {n}", is_verified=True)
+                for n in range(TRADE_MERCHANTS)
+            ]
+            _copy_trades(existing)
+        vacuum_analyze("trading_trade", "trading_tradeitem")
     made = []
     for merchant in existing:
         _, key = api_key_create(merchant=merchant, scopes=[Scope.CORE_ACCESS])
@@ -103,7 +115,7 @@ def trade_history() -> list[tuple[str, list[str]]]:
 
 
 def _copy_trades(merchants: list) -> None:  # type: ignore[type-arg]
-    from django.db import connection, transaction
+    from django.db import connection
     from django.utils import timezone
 
     from trading.models import Trade, TradeItem
@@ -112,7 +124,7 @@ def _copy_trades(merchants: list) -> None:  # type: ignore[type-arg]
     now = timezone.now()
     trade_fields = list(Trade._meta.concrete_fields)
     item_fields = [f for f in TradeItem._meta.concrete_fields if f.name != "id"]
-    with transaction.atomic(), connection.cursor() as cursor:
+    with connection.cursor() as cursor:
         raw = cursor.cursor
         trade_columns = ", ".join(f.column for f in trade_fields)
         item_columns = ", ".join(f.column for f in item_fields)
@@ -155,10 +167,16 @@ def _copy_trades(merchants: list) -> None:  # type: ignore[type-arg]
                     "updated_at": now,
                 }
                 copy.write_row([_value(f, values) for f in item_fields])
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE trading_trade")
-        cursor.execute("VACUUM ANALYZE trading_tradeitem")
     print(f"loaded {len(ids)} trades in {time.perf_counter() - started:.1f} s")
+
+
+def vacuum_analyze(*tables: str) -> None:
+    """Fresh rows: set the visibility map (index-only scans) and the planner's statistics."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for table_name in tables:
+            cursor.execute(f"VACUUM ANALYZE {table_name}")
 
 
 def _value(field, values):  # type: ignore[no-untyped-def]
@@ -202,13 +220,9 @@ def main() -> None:
     args = parser.parse_args()
     ensure_database()
     setup_django()
-    receiver = subprocess.Popen(
-        [str(VENV / "python"), str(ROOT / "bench" / "receiver.py"), str(RECEIVER_PORT)]
-    )
-    try:
-        time.sleep(0.5)
+    with receiver(RECEIVER_PORT):
         people = buyers(args.merchants)
-        buys = buy_requests(people, per_merchant=2_000)
+        buys = buy_requests(people, untaken_listings(2_000 * len(people)))
         history = trade_history()
         flush_rate_limits()
         with stack(celery=True) as service:
@@ -248,8 +262,6 @@ def main() -> None:
                             threads=min(2, connections),
                         )
                     )
-    finally:
-        receiver.terminate()
     print(table([buy, *history_runs]))
     print(
         f"worker drained the backlog {drained:.1f} s after the load; check_wallet: {check.strip()}"
