@@ -95,6 +95,7 @@ class Stack:
     base_url: str
     web: subprocess.Popen[bytes]
     worker: subprocess.Popen[bytes] | None
+    workers: int
 
     def web_pids(self) -> list[int]:
         out = subprocess.run(
@@ -102,11 +103,19 @@ class Stack:
         ).stdout
         return [int(pid) for pid in out.split()]
 
-    def peak_rss_reset(self) -> None:
-        """Restart each web worker's peak resident set (VmHWM) from its current size."""
-        for pid in self.web_pids():
-            with suppress(OSError), open(f"/proc/{pid}/clear_refs", "w") as handle:
-                handle.write("5")
+    def workers_renew(self, timeout_seconds: float = 60) -> None:
+        """Fresh web workers (on SIGHUP gunicorn starts new ones and stops the old), so that
+        a scenario's peak memory is its own, not what earlier scenarios left allocated."""
+        old = set(self.web_pids())
+        os.kill(self.web.pid, signal.SIGHUP)
+        deadline = time.monotonic() + timeout_seconds
+        while time.monotonic() < deadline:
+            pids = set(self.web_pids())
+            if len(pids) == self.workers and not pids & old:
+                _wait_for(f"{self.base_url}/health", 30)
+                return
+            time.sleep(0.2)
+        raise RuntimeError("gunicorn did not renew its workers")
 
     def peak_rss_mb(self) -> float:
         """The largest peak resident set (VmHWM) among the web workers, in MB (2^20 bytes)."""
@@ -218,7 +227,7 @@ def stack(
     base_url = f"http://127.0.0.1:{port}"
     try:
         _wait_for(f"{base_url}/health", 60)
-        yield Stack(base_url=base_url, web=web, worker=worker)
+        yield Stack(base_url=base_url, web=web, worker=worker, workers=workers)
     finally:
         for process in (web, worker):
             if process is not None:

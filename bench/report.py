@@ -83,7 +83,7 @@ def verdicts(measured: Sequence[Measured]) -> dict[str, list[Verdict]]:
             met, figure = False, f"{figure}; invalid: {m.result.non_2xx} non-2xx"
         found.setdefault(key, []).append(Verdict(target, met, figure))
 
-    for key in READS & by_key.keys():
+    for key in [m.key for m in measured if m.key in READS]:
         r = by_key[key].result
         if r is None or baseline is None or baseline.result is None:
             add(key, f">= {READ_SHARE:.0%} of baseline req/s", None, "not measured")
@@ -164,7 +164,8 @@ def report_write(
         f"{seconds} s measured per scenario. Load averages are the machine's (1 minute, "
         "shared with other sessions) just before the warm-up and just after the run; "
         '"other CPU" is the cores used during the run by processes that are neither this '
-        "stack, PostgreSQL, Redis nor wrk.",
+        "stack, PostgreSQL, Redis nor wrk. Worker peak: the larger peak resident set (VmHWM) "
+        "of the two web workers over the warm-up and the run.",
         "",
         "| endpoint | req/s | p50 ms | p95 ms | p99 ms | non-2xx | x baseline | target | met? "
         "| worker peak MB | load 1m before → after | other CPU |",
@@ -172,9 +173,9 @@ def report_write(
     ]
     lines += [_row(m, baseline, found.get(m.key, [])) for m in measured]
     lines += ["", "## Targets", ""]
-    for key, verdict_list in found.items():
+    for key in [m.key for m in measured if m.key in found] + ["memory"]:
         label = by_key[key].label if key in by_key else "the whole run"
-        lines += [f"- {label}: {v.target}: {_met(v.met)} ({v.figure})" for v in verdict_list]
+        lines += [f"- {label}: {v.target}: {_met(v.met)} ({v.figure})" for v in found.get(key, [])]
     lines += [
         "",
         "## How the cores were shared during each run",

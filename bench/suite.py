@@ -48,7 +48,7 @@ class Scenario:
     key: str
     label: str
     lines: Callable[[], list[Request]]
-    write: bool = False  # each line is sent once: no warm-up, the worker drains afterwards
+    write: bool = False  # each line is sent once; the worker drains the backlog afterwards
     needs: str = ""  # a path that must resolve on this commit, else "not available"
 
 
@@ -145,19 +145,21 @@ def available(path: str) -> bool:
     return True
 
 
-def measure(service: Stack, scenario: Scenario, seconds: int, profile: bool) -> Measured:
+def measure(
+    service: Stack, scenario: Scenario, warmup: list[Request], seconds: int, profile: bool
+) -> Measured:
     requests = scenario.lines()
-    service.peak_rss_reset()
+    service.workers_renew()
     load_before = load_average()
-    if not scenario.write:
-        drive(
-            service.base_url,
-            scenario.label,
-            requests,
-            seconds=WARMUP_SECONDS,
-            connections=CONNECTIONS,
-            warmup_seconds=0,
-        )
+    # Writes send each line once: their fresh workers warm up on the baseline request.
+    drive(
+        service.base_url,
+        scenario.label,
+        warmup if scenario.write else requests,
+        seconds=WARMUP_SECONDS,
+        connections=CONNECTIONS,
+        warmup_seconds=0,
+    )
     profiler = _profiler(service, scenario.key, seconds) if profile else None
     snapshots: dict[str, tuple[float, dict]] = {"before": (time.monotonic(), snapshot())}  # type: ignore[type-arg]
     sampler = threading.Timer(
@@ -282,6 +284,7 @@ def main() -> None:
             for s in scenarios(cast, scale, args.seconds)
             if not args.only or s.key in args.only.split(",")
         ]
+        warmup = data.baseline_lines(cast)
         with stack(celery=True, workers=WEB_WORKERS, threads=WEB_THREADS) as service:
             for scenario in chosen:
                 if scenario.needs and not available(scenario.needs):
@@ -289,7 +292,7 @@ def main() -> None:
                     print(f"{scenario.label}: not available on this commit", flush=True)
                     continue
                 rate_limits_lift(merchant_ids)
-                outcome = measure(service, scenario, args.seconds, args.profile)
+                outcome = measure(service, scenario, warmup, args.seconds, args.profile)
                 measured.append(outcome)
                 print(outcome.summary(), flush=True)
                 if scenario.write:
@@ -310,7 +313,8 @@ def main() -> None:
         commit=commit(),
         seconds=args.seconds,
         setup=f"gunicorn {WEB_WORKERS} workers x {WEB_THREADS} threads (gthread); "
-        f"wrk 2 threads, {CONNECTIONS} connections, {WARMUP_SECONDS} s warm-up for reads",
+        f"wrk 2 threads, {CONNECTIONS} connections; fresh web workers for each scenario, "
+        f"warmed up {WARMUP_SECONDS} s (on the scenario's requests, writes on the baseline's)",
         notes=notes,
     )
     print(args.output.read_text())

@@ -228,7 +228,7 @@ def crypto_addresses_allocate(cast: Cast) -> None:
     from crypto.services.addresses import allocation_get
     from merchants.models import Merchant
 
-    merchants = Merchant.objects.in_bulk([r.id for r in cast.readers])
+    merchants = {str(m.pk): m for m in Merchant.objects.filter(pk__in=[r.id for r in cast.readers])}
     for client in cast.clients:
         allocation_get(merchant=merchants[client.merchant_id], platform_id=client.platform_id)
 
@@ -349,7 +349,9 @@ def deposit_lines(cast: Cast) -> list[Request]:
     from merchants.models import Merchant
     from trading.selectors.inventory import deposit_quotes, inventory_assets
 
-    merchants = Merchant.objects.in_bulk([d.id for d in cast.depositors])
+    merchants = {
+        str(m.pk): m for m in Merchant.objects.filter(pk__in=[d.id for d in cast.depositors])
+    }
     offers: list[list[Request]] = []
     for depositor in cast.depositors:
         merchant = merchants[depositor.id]
