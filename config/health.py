@@ -4,7 +4,7 @@ import logging
 from collections.abc import Callable
 
 from django.core.cache import cache
-from django.db import connection
+from django.db import DatabaseError, connection
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -13,13 +13,18 @@ from rest_framework.response import Response
 from config.api.exceptions import APIError
 from config.api.views import ApiView
 from config.celery import app as celery_app
+from config.db import pooled_connections_recheck
 
 logger = logging.getLogger(__name__)
 
 
 def _database() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DatabaseError:
+        pooled_connections_recheck()
+        raise
 
 
 def _cache() -> None:

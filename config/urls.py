@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("trading.urls")),
     path("", include("wallet.urls")),
     path("", include("crypto.urls")),
+    path("", include("ledger.urls")),
 ]
 
 handler400 = "config.api.middleware.bad_request"

@@ -28,8 +28,9 @@ class Funding(models.Model):
         EXPIRED = "EXPIRED"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Indexed by the ledger's (merchant, created, id) index below.
     merchant = models.ForeignKey(
-        "merchants.Merchant", on_delete=models.PROTECT, related_name="fundings"
+        "merchants.Merchant", on_delete=models.PROTECT, related_name="fundings", db_index=False
     )
     type = models.CharField(max_length=20, choices=Type.choices)
     status = models.CharField(max_length=16, choices=Status.choices)
@@ -49,14 +50,28 @@ class Funding(models.Model):
 
     class Meta:
         constraints = [
+            # A staff transfer between merchants is one source with a row on each side.
             models.UniqueConstraint(
-                fields=["source_type", "source_id", "type"], name="funding_per_source_and_type"
+                fields=["source_type", "source_id", "type", "merchant"],
+                name="funding_per_source_type_and_merchant",
             ),
+            # Amounts are sizes; only an internal transfer is signed (negative on the sending
+            # side), as its type alone does not say which way the money went.
             models.CheckConstraint(
-                condition=models.Q(amount_usd__gte=0), name="funding_amount_not_negative"
+                condition=models.Q(amount_usd__gte=0) | models.Q(type="INTERNAL_TRANSFER"),
+                name="funding_amount_not_negative",
             ),
         ]
-        indexes = [models.Index(fields=["merchant", "-created_at", "-id"])]
+        indexes = [
+            # The ledger's newest-first page; status and type ride along so the count of a
+            # merchant's rows is an index-only scan.
+            models.Index(
+                fields=["merchant", "-created_at", "-id"],
+                include=["status", "type"],
+                name="funding_merchant_newest",
+            )
+        ]
+        permissions = [("move_money", "Can credit, debit and transfer merchant wallets")]
 
     def __str__(self) -> str:
         return f"{self.type} {self.id} ({self.status})"

@@ -1,12 +1,21 @@
 """Writes to the funding ledger. Called by the services that move the money, inside their
 transaction, so a funding row exists exactly when its wallet transfer does."""
 
+import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+
+from django.db import transaction
 
 from config import clock
 from ledger.models import Funding
 from merchants.models import Merchant
+from wallet.models import Transfer
+from wallet.services import wallet_merchant_transfer
+
+# The source of both funding rows of a staff transfer between merchants.
+INTERNAL_TRANSFER_SOURCE = "internal_transfer"
 
 # Statuses after which a funding does not change any more.
 FINAL_STATUSES = frozenset(
@@ -37,15 +46,15 @@ def funding_record(
     txn_hash: str = "",
     created_at: datetime | None = None,
 ) -> Funding:
-    """The funding row of a source (one per source and type). Recording it again returns the
-    first row unchanged, so a retried task cannot write two."""
+    """The funding row of a source (one per source, type and merchant). Recording it again
+    returns the first row unchanged, so a retried task cannot write two."""
     now = clock.now()
     funding, _ = Funding.objects.get_or_create(
         source_type=source_type,
         source_id=source_id,
         type=type,
+        merchant=merchant,
         defaults={
-            "merchant": merchant,
             "status": status,
             "amount_usd": amount_usd,
             "fee": fee,
@@ -78,3 +87,42 @@ def funding_status_set(
         .exclude(status__in=FINAL_STATUSES)
         .update(**changes)
     )
+
+
+@dataclass(frozen=True)
+class InternalTransfer:
+    id: str
+    transfer: Transfer
+    sent: Funding
+    received: Funding
+
+
+def funding_internal_transfer(
+    *, source: Merchant, target: Merchant, amount: Decimal, reason: str
+) -> InternalTransfer:
+    """Staff move spendable money from one merchant to another: one balanced wallet transfer and
+    a COMPLETED ``INTERNAL_TRANSFER`` funding on each side (negative on the sender's).
+    InsufficientFundsError, writing nothing, if the sender's available balance is short."""
+    transfer_id = str(uuid.uuid4())
+    with transaction.atomic():
+        transfer = wallet_merchant_transfer(
+            source=source,
+            target=target,
+            amount=amount,
+            cause_type=INTERNAL_TRANSFER_SOURCE,
+            cause_id=transfer_id,
+            memo=reason,
+        )
+        sides = [(source, -amount), (target, amount)]
+        sent, received = (
+            funding_record(
+                merchant=merchant,
+                type=Funding.Type.INTERNAL_TRANSFER,
+                status=Funding.Status.COMPLETED,
+                amount_usd=signed_amount,
+                source_type=INTERNAL_TRANSFER_SOURCE,
+                source_id=transfer_id,
+            )
+            for merchant, signed_amount in sides
+        )
+    return InternalTransfer(id=transfer_id, transfer=transfer, sent=sent, received=received)

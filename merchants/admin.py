@@ -15,7 +15,12 @@ from merchants.models import (
     WebhookDelivery,
     WebhookEvent,
 )
-from merchants.services import api_key_create, api_key_revoke, api_secret_rotate
+from merchants.services import (
+    api_key_create,
+    api_key_revoke,
+    api_secret_rotate,
+    merchant_create,
+)
 from merchants.webhooks import webhook_event_resend
 
 
@@ -29,6 +34,34 @@ class MerchantAdmin(admin.ModelAdmin):
     # admin's transaction, so it is done with `manage.py set_callback_url`.
     readonly_fields = ["callback_url", "callback_disabled_at", "previous_webhook_secret_expires_at"]
     actions = ["rotate_api_secret"]
+
+    # Wallets, trades and fundings keep the merchant; staff disable it (status) instead.
+    def has_delete_permission(self, request: HttpRequest, obj: Merchant | None = None) -> bool:
+        return False
+
+    def save_model(
+        self, request: HttpRequest, obj: Merchant, form: forms.ModelForm, change: bool
+    ) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        # A new merchant gets its webhook secret and first API secret as create_merchant's do;
+        # the form's other fields (fees, margin, status, ...) are then saved onto that row.
+        created = merchant_create(
+            name=obj.name,
+            is_verified=obj.is_verified,
+            instant_deposits_enabled=obj.instant_deposits_enabled,
+        )
+        obj.pk, obj.webhook_secret, obj.created_at = (
+            created.pk,
+            created.webhook_secret,
+            created.created_at,
+        )
+        obj._state.adding = False
+        super().save_model(request, obj, form, change)
+        messages.warning(
+            request, f"Webhook secret (shown once, copy it now): {created.webhook_secret}"
+        )
 
     @admin.action(description="Rotate the API secret (old tokens stay valid for 24 hours)")
     def rotate_api_secret(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> None:
@@ -80,6 +113,10 @@ class ApiKeyAdmin(admin.ModelAdmin):
     list_filter = ["is_admin", "revoked_at"]
     search_fields = ["prefix", "merchant__name", "name"]
     actions = ["revoke"]
+
+    # Keys are revoked, not deleted, so their history (created, last used, revoked) stays.
+    def has_delete_permission(self, request: HttpRequest, obj: ApiKey | None = None) -> bool:
+        return False
 
     def get_readonly_fields(
         self, request: HttpRequest, obj: ApiKey | None = None
@@ -196,6 +233,10 @@ class WebhookEventAdmin(admin.ModelAdmin):
     list_select_related = ["merchant"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    # The outbox is the record of what merchants were told; events are re-sent, never deleted.
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
     @admin.action(description="Re-send (same id and body)")

@@ -31,6 +31,10 @@ class TransferAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
+    # Money moves only through the services (staff: the fundings page), never by editing rows.
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -46,6 +50,9 @@ class AccountAdmin(admin.ModelAdmin):
     change_list_template = "admin/wallet/account/change_list.html"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:

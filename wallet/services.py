@@ -266,3 +266,51 @@ def wallet_settle_cashout(
     return transfer_post(
         kind="CRYPTO_WITHDRAWAL", cause_type="crypto_withdrawal", cause_id=cause_id, moves=moves
     )
+
+
+def wallet_admin_debit(*, merchant: Merchant, amount: Decimal, reason: str) -> Transfer:
+    """Money out of the merchant's spendable balance to the outside world (a staff debit).
+    InsufficientFundsError, changing nothing, if it would take ``available`` below zero; the
+    refusal is its own (a savepoint), so the caller's transaction goes on."""
+    with transaction.atomic():
+        return transfer_post(
+            kind="ADMIN_DEBIT",
+            cause_type="admin",
+            cause_id=str(merchant.pk),
+            memo=reason,
+            moves=[
+                Move(
+                    source=account_get(merchant=merchant, kind=Account.Kind.AVAILABLE),
+                    target=account_get(merchant=None, kind=Account.Kind.WORLD),
+                    amount=amount,
+                )
+            ],
+        )
+
+
+def wallet_merchant_transfer(
+    *,
+    source: Merchant,
+    target: Merchant,
+    amount: Decimal,
+    cause_type: str,
+    cause_id: str,
+    memo: str = "",
+) -> Transfer:
+    """Spendable money from one merchant to another. InsufficientFundsError, changing nothing,
+    if the source's ``available`` would go below zero."""
+    if source.pk == target.pk:
+        raise ValueError("a merchant cannot transfer to itself")
+    return transfer_post(
+        kind="INTERNAL_TRANSFER",
+        cause_type=cause_type,
+        cause_id=cause_id,
+        memo=memo,
+        moves=[
+            Move(
+                source=account_get(merchant=source, kind=Account.Kind.AVAILABLE),
+                target=account_get(merchant=target, kind=Account.Kind.AVAILABLE),
+                amount=amount,
+            )
+        ],
+    )

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from config.api.errors import CATALOG, ErrorSpec
+from config.db import pooled_connections_recheck
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +82,13 @@ def _flatten(detail: Any, path: str = "") -> Iterator[tuple[str, str]]:
         yield path or "body", str(detail)
 
 
+def database_unavailable(exc: Exception) -> APIError:
+    """A lost database connection: a retryable 503, and the pool rid of its dead connections."""
+    logger.warning("database unavailable: %s", exc)
+    pooled_connections_recheck()
+    return APIError("SERVICE_UNAVAILABLE", headers={"Retry-After": "5"})
+
+
 def _as_api_error(exc: Exception) -> APIError:
     if isinstance(exc, APIError):
         return exc
@@ -99,8 +107,7 @@ def _as_api_error(exc: Exception) -> APIError:
     if isinstance(exc, (drf.PermissionDenied, PermissionDenied)):
         return APIError("FORBIDDEN", "Permission denied.")
     if isinstance(exc, (OperationalError, InterfaceError)):
-        logger.warning("database unavailable: %s", exc)
-        return APIError("SERVICE_UNAVAILABLE", headers={"Retry-After": "5"})
+        return database_unavailable(exc)
     if isinstance(exc, DatabaseError):
         logger.exception("database error")
         return APIError("INTERNAL_ERROR")

@@ -105,6 +105,10 @@ class Marketplace(Protocol):
         """Buy ``amount`` units of a listing at no more than ``max_price`` (sourcing, per
         unit). The same ``key`` always gives the same answer, so a retry never buys twice."""
 
+    def purchase_get(self, *, key: str) -> PurchaseResult | None:
+        """The purchase made under ``key``, if any: what a run that died before recording its
+        order left at the supplier."""
+
     def cheapest(
         self, *, catalog_id: str, phase: str, delivery: str, ceiling: Decimal, limit: int
     ) -> list[Listing]:

@@ -316,6 +316,10 @@ class SandboxMarketplace:
                 transaction.on_commit(market_version_bump)
         return _purchase_result(purchase)
 
+    def purchase_get(self, *, key: str) -> PurchaseResult | None:
+        earlier = SandboxPurchase.objects.filter(key=key).first()
+        return _purchase_result(earlier) if earlier is not None else None
+
     def cheapest(
         self, *, catalog_id: str, phase: str, delivery: str, ceiling: Decimal, limit: int
     ) -> list[Listing]:

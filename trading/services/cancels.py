@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from config import clock
 from config.api.exceptions import APIError
 from trading.marketplace import get_marketplace
+from trading.marketplace.base import Marketplace
 from trading.models import Status, Trade, TradeItem
 from trading.sandbox.names import CS_GAME
 from trading.selectors.trades import trade_get
@@ -53,6 +54,15 @@ def _find(scope: QuerySet[Trade], trade_ref: str, *, self_only: bool) -> Trade:
     return trade
 
 
+def _order_ref(market: Marketplace, item: TradeItem) -> str:
+    """The item's order at the supplier: the recorded one, or the one a purchase run made under
+    the item's key before it died, unrecorded. Empty when nothing was ordered."""
+    if item.purchase_ref:
+        return item.purchase_ref
+    unrecorded = market.purchase_get(key=f"ti-{item.pk}")
+    return unrecorded.ref if unrecorded is not None else ""
+
+
 def _request(trade: Trade, items: list[TradeItem], actor: str, *, min_age: bool) -> list[CancelRow]:
     """Ask the marketplace to cancel each item (under the trade lock); record the accepted."""
     now = clock.now()
@@ -62,7 +72,8 @@ def _request(trade: Trade, items: list[TradeItem], actor: str, *, min_age: bool)
         if min_age and now - trade.created_at < MIN_AGE:
             rows.append(CancelRow(item, False, "TRADE_CANCEL_TOO_SOON"))
             continue
-        accepted = not item.purchase_ref or market.cancel(ref=item.purchase_ref)
+        ref = _order_ref(market, item)
+        accepted = not ref or market.cancel(ref=ref)
         if accepted:
             item.cancel_requested_at = now
             item.updated_at = now

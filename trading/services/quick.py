@@ -84,9 +84,13 @@ def quick_withdrawal_create(
 
 
 def _buy_one(row: TradeItem, trade: Trade, candidates: list[Listing]) -> PurchaseResult | None:
-    """The cheapest candidate that can still be bought; the row's key makes a retry return the
-    purchase an earlier, interrupted run made."""
+    """The purchase an earlier, interrupted run made for the row (asked first: a retry must
+    neither fail a unit it bought nor spend a candidate another unit needs), else the cheapest
+    candidate that can still be bought, under the row's key."""
     market = get_marketplace()
+    earlier = market.purchase_get(key=f"ti-{row.pk}")
+    if earlier is not None:
+        return earlier
     assert trade.quick_sourcing_ceiling is not None
     while candidates:
         listing = candidates.pop(0)
@@ -101,10 +105,12 @@ def _buy_one(row: TradeItem, trade: Trade, candidates: list[Listing]) -> Purchas
 def quick_fill(*, trade_id: str) -> None:
     """Buy a listing for every unbound row; unfilled rows fail, savings go back to the wallet."""
     trade = Trade.objects.get(pk=trade_id)
+    # Units whose cancel was accepted are the cancel's to end: buying them would only leave a
+    # purchase nobody takes.
     rows = list(
-        TradeItem.objects.filter(trade=trade, status=Status.PENDING, listing_id="").order_by(
-            "position"
-        )
+        TradeItem.objects.filter(
+            trade=trade, status=Status.PENDING, listing_id="", cancel_requested_at__isnull=True
+        ).order_by("position")
     )
     if not rows:
         return

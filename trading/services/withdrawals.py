@@ -279,7 +279,7 @@ def withdrawal_purchase(*, trade_id: str) -> None:
     item, so running this twice never buys twice; network calls happen outside transactions."""
     market = get_marketplace()
     waiting = TradeItem.objects.filter(
-        trade_id=trade_id, status=Status.PENDING, purchase_ref=""
+        trade_id=trade_id, status=Status.PENDING, purchase_ref="", cancel_requested_at__isnull=True
     ).exclude(listing_id="")
     for item in waiting:
         assert item.sourcing_price is not None

@@ -1,0 +1,196 @@
+"""Reads of the funding ledger (contract 4.12): a merchant's fundings and its staff credits and
+debits, newest first, merged by UNION ALL queries over two index ranges."""
+
+import logging
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import DatabaseError, connection, models, transaction
+from django.db.models import F, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Abs, Cast
+
+from config import clock
+from config.api.exceptions import APIError
+from ledger.models import Funding
+from merchants.models import Merchant
+from wallet.models import Posting, Transfer
+
+logger = logging.getLogger(__name__)
+
+# An INITIATED funding older than this has dropped out of the list.
+INITIATED_VISIBLE_FOR = timedelta(hours=24)
+# A history read that takes longer is cut off and answered with SERVER_ERROR (retry).
+STATEMENT_TIMEOUT_MS = 5000
+
+ADMIN_KINDS = ("ADMIN_CREDIT", "ADMIN_DEBIT")
+ADMIN_STATUS = "POSTED"
+# Filtering by these types leaves staff credits and debits out (contract 4.12).
+TYPES_WITHOUT_ADMIN_ROWS = (Funding.Type.DEPOSIT, Funding.Type.WITHDRAWAL)
+
+# The columns of a ledger row, in the same order on both sides of the union.
+ROW_COLUMNS = (
+    "id",
+    "type",
+    "status",
+    "amount_usd",
+    "amount_crypto",
+    "token",
+    "chain",
+    "fee",
+    "address",
+    "txn_hash",
+    "created_at",
+    "updated_at",
+    "completed_at",
+)
+
+
+@dataclass(frozen=True)
+class LedgerQuery:
+    type: str | None = None
+    status: str | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+    limit: int = 50
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class LedgerPage:
+    rows: list[dict[str, Any]]
+    total: int
+    limit: int
+    offset: int
+
+
+def _created_between(rows: QuerySet[Any], query: LedgerQuery) -> QuerySet[Any]:
+    if query.start is not None:
+        rows = rows.filter(created_at__gte=query.start)
+    if query.end is not None:
+        rows = rows.filter(created_at__lte=query.end)
+    return rows
+
+
+def _funding_rows(*, merchant: Merchant, query: LedgerQuery, now: datetime) -> QuerySet[Any]:
+    rows = Funding.objects.filter(merchant=merchant).exclude(
+        status=Funding.Status.INITIATED, created_at__lt=now - INITIATED_VISIBLE_FOR
+    )
+    if query.type is not None:
+        rows = rows.filter(type=query.type)
+    if query.status is not None:
+        rows = rows.filter(status=query.status)
+    return _created_between(rows, query).values(*ROW_COLUMNS)
+
+
+def _column(model: type[models.Model], name: str) -> "models.Field[Any, Any]":
+    """``model.name``'s field, so a constant casts to that column's exact type."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field)
+    return field
+
+
+def _admin_rows(*, merchant: Merchant, query: LedgerQuery) -> QuerySet[Any]:
+    """Staff credits and debits of the merchant (their cause names it), shaped as ledger rows
+    (always POSTED); the amount is the size of the transfer's postings. The constants are cast
+    to the funding columns' types so both sides of the union line up exactly."""
+    rows = Transfer.objects.filter(
+        cause_type="admin", cause_id=str(merchant.pk), kind__in=ADMIN_KINDS
+    )
+    posted = Posting.objects.filter(transfer=OuterRef("pk")).values("amount")[:1]
+    text = {name: Cast(Value(""), _column(Funding, name)) for name in ("token", "chain")}
+    rows = _created_between(rows, query).annotate(
+        type=Cast(F("kind"), _column(Funding, "type")),
+        status=Cast(Value(ADMIN_STATUS), _column(Funding, "status")),
+        amount_usd=Abs(Subquery(posted)),
+        amount_crypto=Cast(Value(0), _column(Funding, "amount_crypto")),
+        fee=Cast(Value(0), _column(Funding, "fee")),
+        address=Cast(Value(""), _column(Funding, "address")),
+        txn_hash=Cast(Value(""), _column(Funding, "txn_hash")),
+        updated_at=F("created_at"),
+        completed_at=F("created_at"),
+        **text,
+    )
+    return rows.values(*ROW_COLUMNS)
+
+
+@contextmanager
+def _history_read() -> Iterator[None]:
+    """A read of the history, bounded in time and, when it is its own transaction, one snapshot
+    (the page's ids, their rows and the count agree). Any database failure while reading becomes
+    SERVER_ERROR (1006: the history could not be loaded, retry)."""
+    own_transaction = not connection.in_atomic_block
+    try:
+        with transaction.atomic():
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    if own_transaction:
+                        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                    cursor.execute(
+                        "SELECT set_config('statement_timeout', %s, true)",
+                        [str(STATEMENT_TIMEOUT_MS)],
+                    )
+            yield
+    except DatabaseError as exc:
+        logger.warning("ledger history could not be loaded: %s", exc)
+        raise APIError("SERVER_ERROR") from exc
+
+
+NEWEST_FIRST = ("-created_at", "-id")
+
+
+def _union_all(sides: list[QuerySet[Any]]) -> QuerySet[Any]:
+    first, *others = sides
+    return first.union(*others, all=True) if others else first
+
+
+def _page_ids(sides: list[QuerySet[Any]], *, offset: int, limit: int) -> list[uuid.UUID]:
+    """The ids of the page, newest first, from the narrow (id, created) rows: each side is an
+    index-only range. Each side of a union is cut to its own first ``offset + limit`` rows, so
+    PostgreSQL merges the index ranges instead of sorting the whole history (it does not push
+    an outer ORDER BY into the branches of a UNION ALL)."""
+    end = offset + limit
+    narrow = [side.values("id", "created_at").order_by(*NEWEST_FIRST) for side in sides]
+    rows = narrow[0] if len(narrow) == 1 else _union_all([side[:end] for side in narrow])
+    return [row["id"] for row in rows.order_by(*NEWEST_FIRST)[offset:end]]
+
+
+def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPage:
+    """One page of the merchant's ledger, newest first (created, then id), and the number of
+    rows matching the query. Three statements: the page's ids, their rows, the count (the
+    first and the last read only narrow, index-covered columns)."""
+    sides = [_funding_rows(merchant=merchant, query=query, now=clock.now())]
+    if query.type not in TYPES_WITHOUT_ADMIN_ROWS:
+        sides.append(_admin_rows(merchant=merchant, query=query))
+    with _history_read():
+        ids = _page_ids(sides, offset=query.offset, limit=query.limit)
+        found = {row["id"]: row for row in _union_all([s.filter(id__in=ids) for s in sides])}
+        total = query.offset + len(ids)
+        # A page that is not full ends the list, unless it is past the end (count then).
+        if len(ids) == query.limit or (not ids and query.offset):
+            total = _union_all([side.values("id") for side in sides]).count()
+    page = [found[row_id] for row_id in ids]
+    return LedgerPage(rows=page, total=total, limit=query.limit, offset=query.offset)
+
+
+def ledger_transaction_get(*, merchant: Merchant, transaction_id: str) -> dict[str, Any] | None:
+    """The ledger row of one of the merchant's fundings; None for anything else (an admin row,
+    another merchant's funding, an id that is not one)."""
+    try:
+        funding_id = uuid.UUID(transaction_id)
+    except ValueError:
+        return None
+    rows = Funding.objects.filter(merchant=merchant, pk=funding_id).values(*ROW_COLUMNS)
+    with _history_read():
+        return rows.first()
+
+
+def ledger_row_expires_at(row: dict[str, Any]) -> datetime | None:
+    """When an INITIATED funding drops out of the list; other statuses never do."""
+    if row["status"] != Funding.Status.INITIATED:
+        return None
+    created_at: datetime = row["created_at"]
+    return created_at + INITIATED_VISIBLE_FOR
