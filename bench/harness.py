@@ -177,6 +177,7 @@ def stack(
     celery: bool = False,
     port: int = 8098,
     extra_env: dict[str, str] | None = None,
+    worker_connections: int = 1000,
 ) -> Iterator[Stack]:
     env = {**os.environ, **BENCH_ENV, **(extra_env or {})}
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -193,6 +194,8 @@ def stack(
             str(threads),
             "--worker-class",
             "gthread",
+            "--worker-connections",
+            str(worker_connections),
             "--log-level",
             "warning",
         ],

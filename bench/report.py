@@ -48,6 +48,17 @@ class Measured:
         return replace(self, wallet_clean=clean)
 
     @property
+    def web_cores(self) -> float:
+        """Cores used by the gunicorn master and its workers."""
+        return sum(cpu for kind, cpu in self.cores.items() if kind.startswith("web"))
+
+    @property
+    def web_ms_per_request(self) -> float:
+        """Web CPU per request: robust to a busy machine where req/s is not."""
+        r = self.result
+        return 1000 * self.web_cores / r.rps if r is not None and r.rps else 0.0
+
+    @property
     def valid(self) -> bool:
         r = self.result
         return r is not None and r.non_2xx + r.errors <= NON_2XX_SHARE * max(1, r.requests)
@@ -125,7 +136,7 @@ def _row(m: Measured, baseline: Measured | None, found: list[Verdict]) -> str:
     targets = "; ".join(v.target for v in found) or "-"
     met = "; ".join(f"{_met(v.met)} ({v.figure})" for v in found) or "-"
     if m.result is None:
-        return f"| {m.label} | not available | | | | | | {targets} | {met} | | | |"
+        return f"| {m.label} | not available | | | | | | | {targets} | {met} | | | |"
     r = m.result
     share = (
         f"{r.rps / baseline.result.rps:.2f}" if baseline is not None and baseline.result else "-"
@@ -133,15 +144,16 @@ def _row(m: Measured, baseline: Measured | None, found: list[Verdict]) -> str:
     load = f"{m.load_before[0]:.2f} → {m.load_after[0]:.2f}"
     return (
         f"| {m.label} | {r.rps:.0f} | {r.p50_ms:.1f} | {r.p95_ms:.1f} | {r.p99_ms:.1f} "
-        f"| {r.non_2xx + r.errors} | {share} | {targets} | {met} | {m.peak_rss_mb:.0f} "
-        f"| {load} | {m.cores.get('other', 0):.2f} |"
+        f"| {r.non_2xx + r.errors} | {share} | {m.web_ms_per_request:.1f} | {targets} | {met} "
+        f"| {m.peak_rss_mb:.0f} | {load} | {m.cores.get('other', 0):.2f} |"
     )
 
 
 def _cores_row(m: Measured) -> str:
-    kinds = ("web", "worker", "postgres", "redis", "wrk", "other")
+    split = " / ".join(f"{m.cores.get(f'web {n}', 0):.2f}" for n in (1, 2))
+    kinds = ("worker", "postgres", "redis", "wrk", "other")
     cells = " | ".join(f"{m.cores.get(kind, 0):.2f}" for kind in kinds)
-    return f"| {m.label} | {cells} |"
+    return f"| {m.label} | {m.web_cores:.2f} ({split}) | {cells} |"
 
 
 def report_write(
@@ -164,12 +176,14 @@ def report_write(
         f"{seconds} s measured per scenario. Load averages are the machine's (1 minute, "
         "shared with other sessions) just before the warm-up and just after the run; "
         '"other CPU" is the cores used during the run by processes that are neither this '
-        "stack, PostgreSQL, Redis nor wrk. Worker peak: the larger peak resident set (VmHWM) "
-        "of the two web workers over the warm-up and the run.",
+        "stack, PostgreSQL, Redis nor wrk. Web CPU ms/req: the gunicorn processes' CPU time per "
+        "request served, which depends little on how busy the machine is (req/s does). Worker "
+        "peak: the larger peak resident set (VmHWM) of the two web workers over the warm-up "
+        "and the run.",
         "",
-        "| endpoint | req/s | p50 ms | p95 ms | p99 ms | non-2xx | x baseline | target | met? "
-        "| worker peak MB | load 1m before → after | other CPU |",
-        "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---|---:|",
+        "| endpoint | req/s | p50 ms | p95 ms | p99 ms | non-2xx | x baseline | web CPU ms/req "
+        "| target | met? | worker peak MB | load 1m before → after | other CPU |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---|---:|",
     ]
     lines += [_row(m, baseline, found.get(m.key, [])) for m in measured]
     lines += ["", "## Targets", ""]
@@ -180,10 +194,11 @@ def report_write(
         "",
         "## How the cores were shared during each run",
         "",
-        "CPU cores used (of 2) by this gunicorn (web), the Celery worker and beat (worker), "
-        "all PostgreSQL and Redis processes (whoever they served), wrk, and everything else.",
+        "CPU cores used (of 2) by this gunicorn (web: in all, then each of its two workers), "
+        "the Celery worker and beat (worker), all PostgreSQL and Redis processes (whoever they "
+        "served), wrk, and everything else.",
         "",
-        "| endpoint | web | worker | postgres | redis | wrk | other |",
+        "| endpoint | web (worker 1 / 2) | worker | postgres | redis | wrk | other |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     lines += [_cores_row(m) for m in measured if m.result is not None]

@@ -40,6 +40,10 @@ from tradedata import RECEIVER_PORT, drain
 WARMUP_SECONDS = 3
 WEB_WORKERS = 2  # one per core; threads overlap a request's waits on PostgreSQL and Redis
 WEB_THREADS = 4
+# A worker takes no more connections than it has threads: wrk's 8 long-lived connections then
+# split 4 and 4 (with gunicorn's default of 1,000 one worker could take all 8 and leave the
+# other idle: seen as 0.00 and 0.92 cores).
+WORKER_CONNECTIONS = WEB_THREADS
 CONNECTIONS = 8
 
 
@@ -179,9 +183,10 @@ def measure(
         profiler.wait()
     (started, before), (ended, after) = snapshots["before"], snapshots["after"]
     assert service.worker is not None
-    used = cpu_used(
-        before, after, {"web": service.web.pid, "worker": service.worker.pid}, os.getpid()
-    )
+    # Each web worker on its own (the first tree a process is in counts it), then the rest.
+    trees = {f"web {n}": pid for n, pid in enumerate(sorted(service.web_pids()), 1)}
+    trees |= {"web": service.web.pid, "worker": service.worker.pid}
+    used = cpu_used(before, after, trees, os.getpid())
     return Measured(
         key=scenario.key,
         label=scenario.label,
@@ -195,7 +200,8 @@ def measure(
 
 
 def _profiler(service: Stack, key: str, seconds: int) -> subprocess.Popen[bytes]:
-    """py-spy on the first web worker for the measured run, as collapsed stacks."""
+    """py-spy on the first web worker for the measured run, as collapsed stacks; only the
+    thread holding the GIL is sampled, so the stacks show where the CPU goes, not waits."""
     return subprocess.Popen(
         [
             str(VENV / "py-spy"),
@@ -206,6 +212,7 @@ def _profiler(service: Stack, key: str, seconds: int) -> subprocess.Popen[bytes]
             str(seconds - 1),
             "--rate",
             "100",
+            "--gil",
             "--format",
             "raw",
             "--output",
@@ -285,7 +292,12 @@ def main() -> None:
             if not args.only or s.key in args.only.split(",")
         ]
         warmup = data.baseline_lines(cast)
-        with stack(celery=True, workers=WEB_WORKERS, threads=WEB_THREADS) as service:
+        with stack(
+            celery=True,
+            workers=WEB_WORKERS,
+            threads=WEB_THREADS,
+            worker_connections=WORKER_CONNECTIONS,
+        ) as service:
             for scenario in chosen:
                 if scenario.needs and not available(scenario.needs):
                     measured.append(Measured.unavailable(scenario.key, scenario.label))
@@ -312,7 +324,8 @@ def main() -> None:
         started=started,
         commit=commit(),
         seconds=args.seconds,
-        setup=f"gunicorn {WEB_WORKERS} workers x {WEB_THREADS} threads (gthread); "
+        setup=f"gunicorn {WEB_WORKERS} workers x {WEB_THREADS} threads (gthread, "
+        f"{WORKER_CONNECTIONS} connections per worker); "
         f"wrk 2 threads, {CONNECTIONS} connections; fresh web workers for each scenario, "
         f"warmed up {WARMUP_SECONDS} s (on the scenario's requests, writes on the baseline's)",
         notes=notes,
