@@ -13,11 +13,14 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Mapping
+
+Snapshot = dict[str, dict[str, object]]
 
 
-def snap(path: str) -> None:
+def snapshot() -> Snapshot:
     tick = os.sysconf("SC_CLK_TCK")
-    processes: dict[str, dict[str, object]] = {}
+    processes: Snapshot = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -34,37 +37,51 @@ def snap(path: str) -> None:
             "cpu": (int(fields[11]) + int(fields[12])) / tick,
             "start": fields[19],
         }
-    with open(path, "w") as out:
-        json.dump(processes, out)
+    return processes
 
 
-def _kind(pid: str, process: dict, app: set[str], load_parent: str) -> str:
-    comm = str(process["comm"])
-    if pid in app:
-        return "app"
-    if comm == "wrk" and process["ppid"] == load_parent:
-        return "wrk"
-    if comm.startswith("postgres"):
-        return "postgres"
-    if comm.startswith("redis"):
-        return "redis"
-    return "other"
-
-
-def diff(before_path: str, after_path: str, seconds: float, app_pid: str, load_parent: str) -> None:
-    with open(before_path) as before_file, open(after_path) as after_file:
-        before, after = json.load(before_file), json.load(after_file)
-    app = {app_pid}
+def _descendants(processes: Snapshot, roots: set[str]) -> set[str]:
+    found = set(roots)
     grew = True
     while grew:
-        children = {pid for pid, p in after.items() if p["ppid"] in app} - app
+        children = {pid for pid, p in processes.items() if p["ppid"] in found} - found
         grew = bool(children)
-        app |= children
+        found |= children
+    return found
+
+
+def cpu_used(
+    before: Snapshot, after: Snapshot, groups: Mapping[str, int], load_parent: int
+) -> Counter[str]:
+    """CPU seconds between the snapshots by kind: each of ``groups`` (a name and the pid of a
+    process tree: the app, its worker), "wrk" (started by ``load_parent``), "postgres",
+    "redis" and "other" (everything else on the machine)."""
+    trees = {name: _descendants(after, {str(pid)}) for name, pid in groups.items()}
     used: Counter[str] = Counter()
     for pid, process in after.items():
         previous = before.get(pid)
         start_cpu = previous["cpu"] if previous and previous["start"] == process["start"] else 0
-        used[_kind(pid, process, app, load_parent)] += max(0.0, process["cpu"] - start_cpu)
+        comm = str(process["comm"])
+        kind = next((name for name, tree in trees.items() if pid in tree), None)
+        if kind is None:
+            if comm == "wrk" and process["ppid"] == str(load_parent):
+                kind = "wrk"
+            elif comm.startswith("postgres"):
+                kind = "postgres"
+            elif comm.startswith("redis"):
+                kind = "redis"
+            else:
+                kind = "other"
+        used[kind] += max(0.0, float(process["cpu"]) - float(start_cpu))
+    return used
+
+
+def _diff(
+    before_path: str, after_path: str, seconds: float, app_pid: str, load_parent: str
+) -> None:
+    with open(before_path) as before_file, open(after_path) as after_file:
+        before, after = json.load(before_file), json.load(after_file)
+    used = cpu_used(before, after, {"app": int(app_pid)}, int(load_parent))
     order = ["app", "postgres", "redis", "wrk", "other"]
     parts = [f"{kind} {used[kind] / seconds:.2f}" for kind in order]
     print(
@@ -75,6 +92,7 @@ def diff(before_path: str, after_path: str, seconds: float, app_pid: str, load_p
 
 if __name__ == "__main__":
     if sys.argv[1] == "snap":
-        snap(sys.argv[2])
+        with open(sys.argv[2], "w") as out:
+            json.dump(snapshot(), out)
     else:
-        diff(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6])
+        _diff(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6])

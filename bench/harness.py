@@ -8,18 +8,20 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV = ROOT / ".venv" / "bin"
+# The checkout's own virtualenv, else the one running this script (a worktree shares one).
+VENV = ROOT / ".venv" / "bin" if (ROOT / ".venv" / "bin").is_dir() else Path(sys.executable).parent
 RESULTS = ROOT / "bench" / "results"
 
 BENCH_ENV = {
@@ -31,6 +33,8 @@ BENCH_ENV = {
     "SANDBOX": "true",
     "LOG_LEVEL": "WARNING",
     "DJANGO_SETTINGS_MODULE": "config.settings",
+    # This checkout's code, even when the virtualenv has another checkout installed.
+    "PYTHONPATH": str(ROOT),
 }
 
 
@@ -91,12 +95,65 @@ class Stack:
     base_url: str
     web: subprocess.Popen[bytes]
     worker: subprocess.Popen[bytes] | None
+    workers: int
 
     def web_pids(self) -> list[int]:
         out = subprocess.run(
             ["pgrep", "-P", str(self.web.pid)], capture_output=True, text=True
         ).stdout
         return [int(pid) for pid in out.split()]
+
+    def workers_renew(self, timeout_seconds: float = 60) -> None:
+        """Fresh web workers (on SIGHUP gunicorn starts new ones and stops the old), so that
+        a scenario's peak memory is its own, not what earlier scenarios left allocated."""
+        old = set(self.web_pids())
+        os.kill(self.web.pid, signal.SIGHUP)
+        deadline = time.monotonic() + timeout_seconds
+        while time.monotonic() < deadline:
+            pids = set(self.web_pids())
+            if len(pids) == self.workers and not pids & old:
+                _wait_for(f"{self.base_url}/health", 30)
+                return
+            time.sleep(0.2)
+        raise RuntimeError("gunicorn did not renew its workers")
+
+    def peak_rss_mb(self) -> float:
+        """The largest peak resident set (VmHWM) among the web workers, in MB (2^20 bytes)."""
+        peaks = [0.0]
+        for pid in self.web_pids():
+            with suppress(OSError), open(f"/proc/{pid}/status") as handle:
+                peaks += [int(line.split()[1]) / 1024 for line in handle if line[:6] == "VmHWM:"]
+        return max(peaks)
+
+
+def load_average() -> tuple[float, float, float]:
+    """The machine's 1, 5 and 15 minute load averages."""
+    with open("/proc/loadavg") as handle:
+        one, five, fifteen = handle.read().split()[:3]
+    return float(one), float(five), float(fifteen)
+
+
+@contextmanager
+def receiver(port: int) -> Iterator[str]:
+    """bench/receiver.py in its own process, a merchant callback URL that approves every
+    withdrawal; yields the URL."""
+    process = subprocess.Popen(
+        [str(VENV / "python"), str(ROOT / "bench" / "receiver.py"), str(port)]
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/hooks"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def _wait_for(url: str, deadline_seconds: float) -> None:
@@ -120,6 +177,7 @@ def stack(
     celery: bool = False,
     port: int = 8098,
     extra_env: dict[str, str] | None = None,
+    worker_connections: int = 1000,
 ) -> Iterator[Stack]:
     env = {**os.environ, **BENCH_ENV, **(extra_env or {})}
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -136,6 +194,8 @@ def stack(
             str(threads),
             "--worker-class",
             "gthread",
+            "--worker-connections",
+            str(worker_connections),
             "--log-level",
             "warning",
         ],
@@ -170,7 +230,7 @@ def stack(
     base_url = f"http://127.0.0.1:{port}"
     try:
         _wait_for(f"{base_url}/health", 60)
-        yield Stack(base_url=base_url, web=web, worker=worker)
+        yield Stack(base_url=base_url, web=web, worker=worker, workers=workers)
     finally:
         for process in (web, worker):
             if process is not None:

@@ -8,191 +8,20 @@ Needs the market seeded (bench/market.py seeds it). Creates 1,000,000 trades on 
 """
 
 import argparse
-import json
-import subprocess
 import sys
-import time
-import uuid
-from datetime import timedelta
-from decimal import Decimal
 
 from harness import (
-    ROOT,
-    VENV,
     Request,
     drive,
     ensure_database,
     flush_rate_limits,
     manage,
+    receiver,
     setup_django,
     stack,
     table,
 )
-
-TRADE_MERCHANTS = 10
-TRADES_PER_MERCHANT = 100_000
-RECEIVER_PORT = 8097
-TRADE_URL = "https://steamcommunity.com/tradeoffer/new/?partner={}&token=Ab3_x-Z9"
-
-
-def buyers(count: int) -> list[tuple[str, Decimal]]:
-    """Funded merchants whose callback URL is the bench receiver: (api key, fee)."""
-    from merchants.models import Scope
-    from merchants.services import api_key_create, merchant_create
-    from wallet.services import wallet_admin_credit
-
-    made = []
-    for n in range(count):
-        merchant = merchant_create(
-            name=f"bench buyer {n}",
-            is_verified=True,
-            callback_url=f"http://127.0.0.1:{RECEIVER_PORT}/hooks",
-        )
-        _, key = api_key_create(merchant=merchant, scopes=[Scope.CORE_ACCESS])
-        wallet_admin_credit(merchant=merchant, amount=Decimal(10_000_000), reason="bench")
-        made.append((key, merchant.withdraw_fee_rate))
-    return made
-
-
-def buy_requests(people: list[tuple[str, Decimal]], per_merchant: int) -> list[Request]:
-    """Distinct cheap first-game listings, each bought once, at the price the merchant sees."""
-    from trading.models import SandboxListing
-    from trading.pricing import fee_inclusive
-
-    listings = list(
-        SandboxListing.objects.filter(game=730)
-        .order_by("id")
-        .values_list("id", "price")[: per_merchant * len(people)]
-    )
-    requests = []
-    for n, (listing_id, price) in enumerate(listings):
-        key, fee = people[n % len(people)]
-        body = json.dumps(
-            {
-                "tradeUrl": TRADE_URL.format(100 + n % 50),
-                "items": [{"itemId": listing_id, "price": float(fee_inclusive(price, fee))}],
-            }
-        )
-        requests.append(Request("POST", "/secure/buy", {"api-key": key}, body))
-    return requests
-
-
-def trade_history() -> list[tuple[str, list[str]]]:
-    """Ten merchants with 100,000 self trades each (1,000,000 in all), loaded with COPY:
-    (api key, [cursor at 10,000 deep, cursor at 90,000 deep])."""
-    from merchants.models import Merchant, Scope
-    from merchants.services import api_key_create, merchant_create
-    from trading.models import Trade
-    from trading.selectors.trades import _encode_cursor
-
-    existing = list(Merchant.objects.filter(name__startswith="bench history ").order_by("name"))
-    if len(existing) < TRADE_MERCHANTS:
-        existing = [
-            merchant_create(name=f"bench history {n}", is_verified=True)
-            for n in range(TRADE_MERCHANTS)
-        ]
-        _copy_trades(existing)
-    made = []
-    for merchant in existing:
-        _, key = api_key_create(merchant=merchant, scopes=[Scope.CORE_ACCESS])
-        rows = Trade.objects.filter(merchant=merchant, source="self", game=730).order_by(
-            "-created_at", "-id"
-        )
-        made.append((key, [_encode_cursor(rows[depth]) for depth in (10_000, 90_000)]))
-    return made
-
-
-def _copy_trades(merchants: list) -> None:  # type: ignore[type-arg]
-    from django.db import connection, transaction
-    from django.utils import timezone
-
-    from trading.models import Trade, TradeItem
-
-    started = time.perf_counter()
-    now = timezone.now()
-    trade_fields = list(Trade._meta.concrete_fields)
-    item_fields = [f for f in TradeItem._meta.concrete_fields if f.name != "id"]
-    with transaction.atomic(), connection.cursor() as cursor:
-        raw = cursor.cursor
-        trade_columns = ", ".join(f.column for f in trade_fields)
-        item_columns = ", ".join(f.column for f in item_fields)
-        with raw.copy(f"COPY trading_trade ({trade_columns}) FROM STDIN") as copy:
-            ids = []
-            for m_index, merchant in enumerate(merchants):
-                for n in range(TRADES_PER_MERCHANT):
-                    trade_id = uuid.uuid4()
-                    ids.append(trade_id)
-                    moment = now - timedelta(seconds=(TRADES_PER_MERCHANT - n) * 7 + m_index)
-                    values = {
-                        "id": trade_id,
-                        "merchant": merchant.pk,
-                        "client": None,
-                        "type": "withdraw",
-                        "source": "self",
-                        "status": "completed",
-                        "game": 730,
-                        "external_id": f"hist-{m_index}-{n}",
-                        "client_platform_id": "76561197960265829",
-                        "client_trade_url": TRADE_URL.format(101),
-                        "total_price": Decimal("10.50"),
-                        "created_at": moment,
-                        "updated_at": moment,
-                        "bot_info": None,
-                    }
-                    copy.write_row([_value(f, values) for f in trade_fields])
-        with raw.copy(f"COPY trading_tradeitem ({item_columns}) FROM STDIN") as copy:
-            for trade_id in ids:
-                values = {
-                    "trade": trade_id,
-                    "position": 0,
-                    "public_id": str(uuid.uuid4()),
-                    "status": "completed",
-                    "appid": 730,
-                    "price": Decimal("10.50"),
-                    "sourcing_price": Decimal("10.00"),
-                    "delivery": "standard",
-                    "details": json.dumps({"name": "AK-47 | Redline"}),
-                    "updated_at": now,
-                }
-                copy.write_row([_value(f, values) for f in item_fields])
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE trading_trade")
-        cursor.execute("VACUUM ANALYZE trading_tradeitem")
-    print(f"loaded {len(ids)} trades in {time.perf_counter() - started:.1f} s")
-
-
-def _value(field, values):  # type: ignore[no-untyped-def]
-    name = field.name
-    if name in values:
-        value = values[name]
-        return (
-            json.dumps(value)
-            if field.get_internal_type() == "JSONField"
-            and value is not None
-            and not isinstance(value, str)
-            else value
-        )
-    default = field.get_default()
-    if field.get_internal_type() == "JSONField":
-        return json.dumps(default) if default is not None else None
-    return default
-
-
-def drain(deadline_seconds: float = 300) -> float:
-    """Wait (polling, bounded) for the worker to finish the approvals and purchases."""
-    from merchants.models import WebhookEvent
-    from trading.models import TradeItem
-
-    started = time.monotonic()
-    while time.monotonic() - started < deadline_seconds:
-        busy = (
-            WebhookEvent.objects.filter(status="pending").exists()
-            or TradeItem.objects.filter(status="pending", purchase_ref="").exists()
-        )
-        if not busy:
-            return time.monotonic() - started
-        time.sleep(1)
-    raise SystemExit("the worker did not drain the queue in time")
+from tradedata import RECEIVER_PORT, buy_requests, buyers, drain, trade_history, untaken_listings
 
 
 def main() -> None:
@@ -202,13 +31,9 @@ def main() -> None:
     args = parser.parse_args()
     ensure_database()
     setup_django()
-    receiver = subprocess.Popen(
-        [str(VENV / "python"), str(ROOT / "bench" / "receiver.py"), str(RECEIVER_PORT)]
-    )
-    try:
-        time.sleep(0.5)
+    with receiver(RECEIVER_PORT):
         people = buyers(args.merchants)
-        buys = buy_requests(people, per_merchant=2_000)
+        buys = buy_requests(people, untaken_listings(2_000 * len(people)))
         history = trade_history()
         flush_rate_limits()
         with stack(celery=True) as service:
@@ -220,6 +45,8 @@ def main() -> None:
                 warmup_seconds=0,
             )
             drained = drain()
+            if drained is None:
+                raise SystemExit("the worker did not drain the queue in time")
             check = manage("check_wallet")
             flush_rate_limits()
             history_runs = []
@@ -248,8 +75,6 @@ def main() -> None:
                             threads=min(2, connections),
                         )
                     )
-    finally:
-        receiver.terminate()
     print(table([buy, *history_runs]))
     print(
         f"worker drained the backlog {drained:.1f} s after the load; check_wallet: {check.strip()}"

@@ -1,0 +1,337 @@
+"""The benchmark suite of issue 7, run by ``bench/run``: the service as production runs it
+(gunicorn, a Celery worker with beat, PostgreSQL, Redis), data at scale, every endpoint driven
+by wrk from its own process, and ``bench/results/latest.md`` with the figures, the machine's
+load beside each one, the web workers' peak memory and the targets.
+
+    bench/run [--seconds 20] [--only baseline,prices] [--profile]
+
+The bench's merchants get their rate-limit windows set far back before each scenario (see
+``rate_limits_lift``): the figures are what a request costs, not the contract's quotas.
+"""
+
+import argparse
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import suite_data as data
+from cpu_share import cpu_used, snapshot
+from harness import (
+    BENCH_ENV,
+    RESULTS,
+    ROOT,
+    VENV,
+    Request,
+    Stack,
+    drive,
+    ensure_database,
+    load_average,
+    receiver,
+    setup_django,
+    stack,
+)
+from report import Measured, report_write
+from tradedata import RECEIVER_PORT, drain
+
+WARMUP_SECONDS = 3
+WEB_WORKERS = 2  # one per core; threads overlap a request's waits on PostgreSQL and Redis
+WEB_THREADS = 4
+# A worker takes no more connections than it has threads: wrk's 8 long-lived connections then
+# split 4 and 4 (with gunicorn's default of 1,000 one worker could take all 8 and leave the
+# other idle: seen as 0.00 and 0.92 cores).
+WORKER_CONNECTIONS = WEB_THREADS
+CONNECTIONS = 8
+
+
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    label: str
+    lines: Callable[[], list[Request]]
+    write: bool = False  # each line is sent once; the worker drains the backlog afterwards
+    needs: str = ""  # a path that must resolve on this commit, else "not available"
+
+
+def scenarios(cast: data.Cast, scale: data.Scale, seconds: int) -> list[Scenario]:
+    buys, withdrawals = data.listings_for_writes(seconds * 400, seconds * 300)
+    return [
+        Scenario("baseline", "GET /sandbox/clock (baseline)", lambda: data.baseline_lines(cast)),
+        Scenario(
+            "authenticate",
+            "POST /auth/authenticate-client",
+            lambda: data.authenticate_lines(cast),
+        ),
+        Scenario("prices", "GET /secure/prices (game 730)", lambda: data.prices_lines(cast)),
+        Scenario(
+            "market_search",
+            "GET /client/market search + sort, 1M listings",
+            lambda: data.market_search_lines(cast),
+        ),
+        Scenario("market_item", "GET /secure/market/item", lambda: data.market_item_lines(cast)),
+        Scenario("inventory", "GET /client/inventory", lambda: data.inventory_lines(cast)),
+        Scenario(
+            "trades_page1", "GET /secure/trades page 1", lambda: data.trades_lines(scale, None)
+        ),
+        Scenario(
+            "trades_deep",
+            "GET /secure/trades 90,000 deep",
+            lambda: data.trades_lines(scale, 1),
+        ),
+        Scenario(
+            "ledger_list",
+            "GET /v1/ledger/transactions",
+            lambda: data.ledger_list_lines(scale),
+            needs="/v1/ledger/transactions",
+        ),
+        Scenario(
+            "ledger_lookup",
+            "GET /v1/ledger/transactions/{id}",
+            lambda: data.ledger_lookup_lines(scale),
+            needs="/v1/ledger/transactions/00000000-0000-0000-0000-000000000000",
+        ),
+        Scenario(
+            "crypto_address",
+            "GET /client/crypto/deposit-address?chain=ETH",
+            lambda: data.crypto_address_lines(cast),
+        ),
+        Scenario(
+            "baseline_again",
+            "GET /sandbox/clock (baseline, after the reads)",
+            lambda: data.baseline_lines(cast),
+        ),
+        Scenario(
+            "deposit",
+            "POST /client/trading/deposit",
+            lambda: data.deposit_lines(cast),
+            write=True,
+        ),
+        Scenario(
+            "withdraw",
+            "POST /client/trading/withdraw",
+            lambda: data.withdraw_lines(cast, withdrawals),
+            write=True,
+        ),
+        Scenario("buy", "POST /secure/buy", lambda: data.buy_lines(cast, buys), write=True),
+    ]
+
+
+def rate_limits_lift(merchant_ids: list[str]) -> None:
+    """Set every budget's counter of these merchants 10^9 requests back, in this window and the
+    next: each request still counts itself (one EVALSHA), none is refused."""
+    import redis
+    from django.conf import settings
+
+    from merchants.ratelimits import REGISTRY
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    budgets = {(b.bucket, b.verified.window_seconds) for b in REGISTRY.values()}
+    now = time.time()
+    with client.pipeline(transaction=False) as pipe:
+        for merchant_id in merchant_ids:
+            for bucket, window in budgets:
+                slot = int(now // window)
+                for at in (slot, slot + 1):
+                    pipe.set(f"rl:{bucket}:v:{merchant_id}:{window}:{at}", -(10**9), ex=3 * window)
+        pipe.execute()
+
+
+def available(path: str) -> bool:
+    from django.urls import Resolver404, resolve
+
+    try:
+        resolve(path)
+    except Resolver404:
+        return False
+    return True
+
+
+def measure(
+    service: Stack, scenario: Scenario, warmup: list[Request], seconds: int, profile: bool
+) -> Measured:
+    requests = scenario.lines()
+    service.workers_renew()
+    load_before = load_average()
+    # Writes send each line once: their fresh workers warm up on the baseline request.
+    drive(
+        service.base_url,
+        scenario.label,
+        warmup if scenario.write else requests,
+        seconds=WARMUP_SECONDS,
+        connections=CONNECTIONS,
+        warmup_seconds=0,
+    )
+    profiler = _profiler(service, scenario.key, seconds) if profile else None
+    snapshots: dict[str, tuple[float, dict]] = {"before": (time.monotonic(), snapshot())}  # type: ignore[type-arg]
+    sampler = threading.Timer(
+        seconds - 1, lambda: snapshots.update(after=(time.monotonic(), snapshot()))
+    )
+    sampler.start()
+    result = drive(
+        service.base_url,
+        scenario.label,
+        requests,
+        seconds=seconds,
+        connections=CONNECTIONS,
+        warmup_seconds=0,
+    )
+    sampler.join()
+    if profiler is not None:
+        profiler.wait()
+    (started, before), (ended, after) = snapshots["before"], snapshots["after"]
+    assert service.worker is not None
+    # Each web worker on its own (the first tree a process is in counts it), then the rest.
+    trees = {f"web {n}": pid for n, pid in enumerate(sorted(service.web_pids()), 1)}
+    trees |= {"web": service.web.pid, "worker": service.worker.pid}
+    used = cpu_used(before, after, trees, os.getpid())
+    return Measured(
+        key=scenario.key,
+        label=scenario.label,
+        result=result,
+        lines=len(requests),
+        load_before=load_before,
+        load_after=load_average(),
+        cores={kind: cpu / (ended - started) for kind, cpu in used.items()},
+        peak_rss_mb=service.peak_rss_mb(),
+    )
+
+
+def _profiler(service: Stack, key: str, seconds: int) -> subprocess.Popen[bytes]:
+    """py-spy on the first web worker for the measured run, as collapsed stacks; only the
+    thread holding the GIL is sampled, so the stacks show where the CPU goes, not waits."""
+    return subprocess.Popen(
+        [
+            str(VENV / "py-spy"),
+            "record",
+            "--pid",
+            str(service.web_pids()[0]),
+            "--duration",
+            str(seconds - 1),
+            "--rate",
+            "100",
+            "--gil",
+            "--format",
+            "raw",
+            "--output",
+            str(RESULTS / f"profile-{key}.txt"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def deposits_busy(cast: data.Cast) -> Callable[[], bool]:
+    """This run's deposits still waiting for their offer, or tasks still queued."""
+
+    def busy() -> bool:
+        import redis
+        from django.conf import settings
+
+        from trading.models import Status, Trade
+
+        queued = redis.Redis.from_url(settings.CELERY_BROKER_URL).llen("celery")
+        return (
+            bool(queued)
+            or Trade.objects.filter(
+                merchant_id__in=[d.id for d in cast.depositors],
+                type=Trade.Type.DEPOSIT,
+                status__in=[Status.INITIATED, Status.PENDING],
+            ).exists()
+        )
+
+    return busy
+
+
+def wallet_check() -> tuple[bool, str]:
+    done = subprocess.run(
+        [str(VENV / "python"), "manage.py", "check_wallet"],
+        cwd=ROOT,
+        env={**os.environ, **BENCH_ENV},
+        capture_output=True,
+        text=True,
+    )
+    return done.returncode == 0, (done.stdout + done.stderr).strip()
+
+
+def commit() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--", ".") else ""
+    return git("rev-parse", "--short", "HEAD") + dirty
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=20, help="measured seconds per scenario")
+    parser.add_argument("--only", default="", help="comma-separated scenario keys")
+    parser.add_argument("--profile", action="store_true", help="py-spy one web worker")
+    parser.add_argument("--output", type=Path, default=RESULTS / "latest.md")
+    args = parser.parse_args()
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    ensure_database()
+    setup_django()
+    scale = data.build_scale()
+    notes: list[str] = []
+    measured: list[Measured] = []
+    with receiver(RECEIVER_PORT) as hooks:
+        cast = data.cast_create(
+            prefix=f"suite {time.strftime('%Y%m%dT%H%M%S')}", callback_url=hooks
+        )
+        data.crypto_addresses_allocate(cast)
+        data.inventories_warm([c.platform_id for c in cast.clients])
+        merchant_ids = cast.merchant_ids() + scale.merchant_ids
+        chosen = [
+            s
+            for s in scenarios(cast, scale, args.seconds)
+            if not args.only or s.key in args.only.split(",")
+        ]
+        warmup = data.baseline_lines(cast)
+        with stack(
+            celery=True,
+            workers=WEB_WORKERS,
+            threads=WEB_THREADS,
+            worker_connections=WORKER_CONNECTIONS,
+        ) as service:
+            for scenario in chosen:
+                if scenario.needs and not available(scenario.needs):
+                    measured.append(Measured.unavailable(scenario.key, scenario.label))
+                    print(f"{scenario.label}: not available on this commit", flush=True)
+                    continue
+                rate_limits_lift(merchant_ids)
+                outcome = measure(service, scenario, warmup, args.seconds, args.profile)
+                measured.append(outcome)
+                print(outcome.summary(), flush=True)
+                if scenario.write:
+                    waited = drain(600, deposits_busy(cast))
+                    notes.append(
+                        f"After {scenario.label} the worker finished the backlog in {waited:.0f} s."
+                        if waited is not None
+                        else f"After {scenario.label} the worker had not finished in 600 s."
+                    )
+                if scenario.key == "buy":
+                    clean, output = wallet_check()
+                    notes.append(f"`manage.py check_wallet` after secure buy: {output}")
+                    measured[-1] = measured[-1].with_wallet(clean)
+    report_write(
+        args.output,
+        measured,
+        started=started,
+        commit=commit(),
+        seconds=args.seconds,
+        setup=f"gunicorn {WEB_WORKERS} workers x {WEB_THREADS} threads (gthread, "
+        f"{WORKER_CONNECTIONS} connections per worker); "
+        f"wrk 2 threads, {CONNECTIONS} connections; fresh web workers for each scenario, "
+        f"warmed up {WARMUP_SECONDS} s (on the scenario's requests, writes on the baseline's)",
+        notes=notes,
+    )
+    print(args.output.read_text())
+
+
+if __name__ == "__main__":
+    main()
