@@ -16,8 +16,8 @@ clears the Redis cache (clock offset, inventory snapshots, rate-limit counters),
 starts from the same state. On-commit work is run by the harness, as a worker would after commit.
 
 Settings: 10 examples of up to 30 steps, derandomized (a fixed seed, no example database), no
-deadline: 30-45 s on the shared 2-core machine, about 60 s when it is heavily loaded. For a
-longer hunt raise ``max_examples`` (80 examples of 40 steps take about 5 minutes).
+deadline: 30-35 s on the shared 2-core machine at load 2-3, 40-55 s at load 7-8 (once 76 s).
+For a longer hunt raise ``max_examples`` (80 examples of 40 steps take about 5 minutes).
 """
 
 from collections.abc import Iterator
