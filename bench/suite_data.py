@@ -241,6 +241,17 @@ def inventories_warm(platform_ids: list[str]) -> None:
         inventory_assets(platform_id=platform_id, game=730)
 
 
+def price_books_warm(cast: Cast) -> None:
+    """Build the first game's book for the readers' fee and margin, as the first merchant to
+    ask after a deploy would: the scenario measures serving the book, not building it (a build
+    of 50,000 items takes seconds; ``bench/README.md`` gives its time and memory)."""
+    from merchants.models import Merchant
+    from trading.selectors.prices import price_book_get
+
+    for merchant in Merchant.objects.filter(pk__in=[r.id for r in cast.readers]):
+        price_book_get(merchant=merchant, game=730)
+
+
 def _bearer(client: Client) -> dict[str, str]:
     return {"Authorization": f"Bearer {client.token}"}
 

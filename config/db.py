@@ -1,11 +1,14 @@
-"""Database helpers: migration steps, locks, the connection pool after a failover."""
+"""Database helpers: migration steps, locks, the connection pool after a failover, hand-written
+reads of hot rows."""
 
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import connection
+from django.db.models import Field, Model
+from django.db.models.expressions import Col
 
 logger = logging.getLogger(__name__)
 
@@ -42,3 +45,57 @@ def pooled_connections_recheck() -> None:
         pool.check()
     except Exception as exc:  # the database is still away: the next failure checks again
         logger.warning("connection pool check failed: %s", exc)
+
+
+class ModelRows:
+    """Instances of ``model`` from a hand-written SELECT of its columns, converted as the ORM
+    converts them. For the few queries every request makes (its API key, its merchant's
+    secrets): compiling those through the ORM took three times as long as running them."""
+
+    def __init__(self, model: type[Model]) -> None:
+        self.model = model
+        self.fields = model._meta.concrete_fields
+        self.width = len(self.fields)
+        self._converters: dict[str, list[tuple[Col, list[Callable[..., Any]]]]] = {}
+
+    def columns(self, alias: str) -> str:
+        quote = connection.ops.quote_name
+        return ", ".join(f"{alias}.{quote(field.column)}" for field in self.fields)
+
+    def table(self, alias: str = "") -> str:
+        return f"{connection.ops.quote_name(self.model._meta.db_table)} {alias}".rstrip()
+
+    def names(self, fields: list[str]) -> str:
+        """The quoted columns of these fields, comma separated."""
+        columns = [self._field(name).column for name in fields]
+        return ", ".join(connection.ops.quote_name(column) for column in columns)
+
+    def param(self, name: str, value: Any) -> Any:
+        return self._field(name).get_db_prep_value(value, connection)
+
+    def _field(self, name: str) -> "Field[Any, Any]":
+        field = self.model._meta.get_field(name)
+        assert isinstance(field, Field)
+        return field
+
+    def build(self, values: Sequence[Any]) -> Any:
+        converted = []
+        for value, (column, converters) in zip(values, self._for_connection(), strict=True):
+            for convert in converters:
+                value = convert(value, column, connection)
+            converted.append(value)
+        return self.model.from_db(
+            connection.alias, [field.attname for field in self.fields], converted
+        )
+
+    def _for_connection(self) -> list[tuple[Col, list[Callable[..., Any]]]]:
+        if connection.vendor not in self._converters:
+            columns = [field.get_col(self.model._meta.db_table) for field in self.fields]
+            self._converters[connection.vendor] = [
+                (
+                    column,
+                    connection.ops.get_db_converters(column) + column.get_db_converters(connection),
+                )
+                for column in columns
+            ]
+        return self._converters[connection.vendor]

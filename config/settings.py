@@ -143,7 +143,7 @@ def _caches() -> dict[str, Any]:
     if REDIS_URL:
         return {
             "default": {
-                "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "BACKEND": "config.cache.SharedClientRedisCache",
                 "LOCATION": REDIS_URL,
                 "KEY_PREFIX": "ts",
             }

@@ -3,8 +3,9 @@ import hmac
 import uuid
 from datetime import datetime
 
-from django.db.models import Q
+from django.db import connection
 
+from config.db import ModelRows
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, WebhookEvent
 
 
@@ -17,31 +18,66 @@ def api_key_hash(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode()).hexdigest()
 
 
+_KEYS = ModelRows(ApiKey)
+_SECRETS = ModelRows(ApiSecret)
+_MERCHANTS = ModelRows(Merchant)
+# Built from model metadata only; every value goes as a parameter.
+_KEY_BY_PREFIX = (
+    f"SELECT {_KEYS.columns('k')}, {_MERCHANTS.columns('m')}"  # noqa: S608
+    f" FROM {_KEYS.table('k')} JOIN {_MERCHANTS.table('m')} ON m.id = k.merchant_id"
+    " WHERE k.prefix = %s"
+)
+_SIGNING_SECRET = (
+    f"SELECT {_SECRETS.columns('s')} FROM {_SECRETS.table('s')}"  # noqa: S608
+    " WHERE s.merchant_id = %s AND s.expires_at IS NULL ORDER BY s.created_at DESC LIMIT 1"
+)
+_VERIFYING_SECRETS = (
+    f"SELECT {_SECRETS.columns('s')}, {_MERCHANTS.columns('m')}"  # noqa: S608
+    f" FROM {_SECRETS.table('s')} JOIN {_MERCHANTS.table('m')} ON m.id = s.merchant_id"
+    " WHERE s.merchant_id = %s AND (s.expires_at IS NULL OR s.expires_at > %s)"
+    " ORDER BY s.created_at DESC"
+)
+
+
 def api_key_find(*, raw_key: str) -> ApiKey | None:
-    """The live key behind a raw key, found by its visible prefix and compared in constant time."""
+    """The live key behind a raw key, found by its visible prefix and compared in constant time,
+    with its merchant loaded. Every merchant call makes this read: it is written out by hand."""
     prefix = raw_key[: ApiKey.PREFIX_LENGTH]
-    key = ApiKey.objects.select_related("merchant").filter(prefix=prefix).first()
-    if key is None or not hmac.compare_digest(key.key_hash, api_key_hash(raw_key)):
+    with connection.cursor() as cursor:
+        cursor.execute(_KEY_BY_PREFIX, [_KEYS.param("prefix", prefix)])
+        row = cursor.fetchone()
+    if row is None:
         return None
+    key: ApiKey = _KEYS.build(row[: _KEYS.width])
+    if not hmac.compare_digest(key.key_hash, api_key_hash(raw_key)):
+        return None
+    key.merchant = _MERCHANTS.build(row[_KEYS.width :])
     return key
 
 
 def api_secret_for_signing(*, merchant: Merchant) -> ApiSecret | None:
-    return (
-        ApiSecret.objects.filter(merchant=merchant, expires_at__isnull=True)
-        .order_by("-created_at")
-        .first()
-    )
+    """The newest secret that has no end (rotation gives the old one an end)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SIGNING_SECRET, [_SECRETS.param("merchant", merchant.pk)])
+        row = cursor.fetchone()
+    return None if row is None else _SECRETS.build(row)
 
 
 def api_secrets_for_verification(*, merchant_id: str, now: datetime) -> list[ApiSecret]:
-    """Secrets that still verify tokens, newest first, each with its merchant loaded."""
-    return list(
-        ApiSecret.objects.select_related("merchant")
-        .filter(merchant_id=merchant_id)
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-        .order_by("-created_at")
-    )
+    """Secrets that still verify tokens, newest first, each with its merchant loaded. Every
+    client call makes this read: it is written out by hand."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _VERIFYING_SECRETS,
+            [_SECRETS.param("merchant", merchant_id), _SECRETS.param("expires_at", now)],
+        )
+        rows = cursor.fetchall()
+    secrets = []
+    for row in rows:
+        secret: ApiSecret = _SECRETS.build(row[: _SECRETS.width])
+        secret.merchant = _MERCHANTS.build(row[_SECRETS.width :])
+        secrets.append(secret)
+    return secrets
 
 
 def webhook_events_list(

@@ -7,12 +7,14 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from config import clock
 from config.api.exceptions import APIError
 from config.api.rendering import iso_ms
+from config.db import ModelRows
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.selectors import api_key_hash, api_secret_for_signing
 from merchants.tokens import client_token_encode
@@ -140,6 +142,35 @@ class ClientData:
         }
 
 
+_CLIENTS = ModelRows(Client)
+# Every authentication writes this row: the statement is written out once, not compiled by the
+# ORM on each call. Built from model metadata only; every value goes as a parameter.
+_CLIENT_REPLACED = [
+    "trade_url",
+    "client_id",
+    "total_wager",
+    "kyc_level",
+    "fiat_deposits",
+    "crypto_deposits",
+    "registration_date",
+    "kyc_hash",
+    "updated_at",
+]
+_CLIENT_INSERTED = [
+    "merchant",
+    "platform_id",
+    *_CLIENT_REPLACED,
+    "verification_level",
+    "created_at",
+]
+_CLIENT_UPSERT = (
+    f"INSERT INTO {_CLIENTS.table()} ({_CLIENTS.names(_CLIENT_INSERTED)})"  # noqa: S608
+    f" VALUES ({', '.join(['%s'] * len(_CLIENT_INSERTED))})"
+    f" ON CONFLICT ({_CLIENTS.names(['merchant', 'platform_id'])}) DO UPDATE SET "
+    + ", ".join(f"{c} = EXCLUDED.{c}" for c in _CLIENTS.names(_CLIENT_REPLACED).split(", "))
+)
+
+
 def client_authenticate(
     *,
     merchant: Merchant,
@@ -152,35 +183,26 @@ def client_authenticate(
     secret = api_secret_for_signing(merchant=merchant)
     if secret is None:
         raise APIError("NO_API_SECRET_CONFIGURED")
-    Client.objects.bulk_create(
-        [
-            Client(
-                merchant=merchant,
-                platform_id=platform_id,
-                trade_url=trade_url,
-                client_id=client_id or "",
-                total_wager=client_data.total_wager,
-                kyc_level=client_data.kyc_level,
-                fiat_deposits=client_data.fiat_deposits,
-                crypto_deposits=client_data.crypto_deposits,
-                registration_date=client_data.registration_date,
-                kyc_hash=client_data.kyc_hash or "",
-            )
-        ],
-        update_conflicts=True,
-        unique_fields=["merchant", "platform_id"],
-        update_fields=[
-            "trade_url",
-            "client_id",
-            "total_wager",
-            "kyc_level",
-            "fiat_deposits",
-            "crypto_deposits",
-            "registration_date",
-            "kyc_hash",
-            "updated_at",
-        ],
-    )
+    now = timezone.now()
+    values = {
+        "merchant": merchant.pk,
+        "platform_id": platform_id,
+        "trade_url": trade_url,
+        "client_id": client_id or "",
+        "total_wager": client_data.total_wager,
+        "kyc_level": client_data.kyc_level,
+        "fiat_deposits": client_data.fiat_deposits,
+        "crypto_deposits": client_data.crypto_deposits,
+        "registration_date": client_data.registration_date,
+        "kyc_hash": client_data.kyc_hash or "",
+        "verification_level": 0,
+        "created_at": now,
+        "updated_at": now,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _CLIENT_UPSERT, [_CLIENTS.param(name, values[name]) for name in _CLIENT_INSERTED]
+        )
     merchant_id = str(merchant.pk)
     return client_token_encode(
         merchant_id=merchant_id,

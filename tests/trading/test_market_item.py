@@ -6,6 +6,8 @@ import pytest
 
 from tests.factories import assert_error
 from tests.trading.helpers import ok, prices
+from trading.marketplace.sandbox import market_version_bump
+from trading.models import SandboxListing
 
 pytestmark = pytest.mark.django_db
 
@@ -174,3 +176,16 @@ class TestPaging:
     )
     def test_out_of_range_is_refused(self, as_alice, world, param, value):
         refused(as_alice, param, itemId="730-000100", **{param: value})
+
+
+class TestCache:
+    def test_served_from_the_cache_until_the_market_version_changes(self, as_alice, world):
+        before = listings(as_alice, itemId="730-000100")
+        SandboxListing.objects.filter(item_id="730-000100").update(price=D("1.00"))
+        assert listings(as_alice, itemId="730-000100") == before
+        market_version_bump()
+        assert prices(listings(as_alice, itemId="730-000100")) == [D("1.05")] * 3
+
+    def test_each_merchant_gets_its_own_fee(self, as_alice, as_bob, world):
+        assert prices(listings(as_alice, itemId="730-000100"))[0] == D("10.00")
+        assert prices(listings(as_bob, itemId="730-000100"))[0] != D("10.00")

@@ -3,6 +3,7 @@
 from decimal import Decimal
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -11,6 +12,8 @@ from tests.trading.factories import SandboxListingFactory
 from tests.trading.helpers import ok
 from trading.marketplace.sandbox import market_version_bump
 from trading.models import SandboxListing
+from trading.selectors import prices
+from trading.selectors.prices import MAX_AGE
 
 pytestmark = pytest.mark.django_db
 
@@ -278,23 +281,33 @@ class TestCache:
         with django_assert_max_num_queries(2):  # only the API key lookup (and its touch)
             book(api, alice)
 
-    def test_cached_until_the_market_version_changes(self, api, alice, world):
+    def test_cached_until_the_market_version_changes_and_max_age_passes(
+        self, api, alice, world, clock_advance
+    ):
         assert by_name(book(api, alice))["AK-47 | Redline (Field-Tested)"]["withdraw"] == {
             "standard": D("10.00"),
             "instant": D("11.57"),
         }
         SandboxListing.objects.filter(item=world.ak, price=D("9.52")).update(price=D("8.00"))
         stale = by_name(book(api, alice))["AK-47 | Redline (Field-Tested)"]
-        assert stale["withdraw"]["standard"] == D("10.00")  # still the cached book
+        assert stale["withdraw"]["standard"] == D("10.00")  # same version: the cached book
+        clock_advance(int(MAX_AGE.total_seconds()) + 1)
+        old = by_name(book(api, alice))["AK-47 | Redline (Field-Tested)"]
+        assert old["withdraw"]["standard"] == D("10.00")  # old, but the version did not move
         market_version_bump()
         fresh = by_name(book(api, alice))["AK-47 | Redline (Field-Tested)"]
         assert fresh["withdraw"]["standard"] == D("8.40")
 
-    def test_a_new_listing_appears_after_the_bump(self, api, alice, bob, world):
+    def test_a_new_version_is_served_the_old_book_until_max_age(
+        self, api, alice, bob, world, clock_advance
+    ):
         assert by_name(book(api, alice))["M4A4 | Howl (Minimal Wear)"]["itemId"] is None
         SandboxListingFactory(item=world.howl, price=D("2999.99"))
         SandboxListingFactory(item=world.howl, instant=True, bot=world.bot, price=D("3100.00"))
         market_version_bump()
+        clock_advance(int(MAX_AGE.total_seconds()) - 1)
+        assert by_name(book(api, alice))["M4A4 | Howl (Minimal Wear)"]["itemId"] is None
+        clock_advance(2)
         for actor, standard, instant in (
             (alice, D("3149.99"), D("3255.00")),  # 3149.9895 up
             (bob, D("3299.99"), D("3410.00")),  # 3299.989 up
@@ -315,3 +328,40 @@ class TestCache:
     def test_same_pricing_merchants_get_the_same_book(self, api, alice, world):
         carol = make_actor(name="Carol")
         assert book(api, carol) == book(api, alice) == ALICE_730
+
+
+class TestBuild:
+    def test_slices_join_into_the_same_book(self, api, alice, world, monkeypatch):
+        whole = book(api, alice)
+        monkeypatch.setattr(prices, "SLICE_ITEMS", 2)
+        prices._local_bodies.clear()
+        cache.clear()
+        assert book(api, alice) == whole == ALICE_730
+
+    def test_while_another_request_rebuilds_the_stale_book_is_served(
+        self, api, alice, world, clock_advance
+    ):
+        before = by_name(book(api, alice))["AK-47 | Redline (Field-Tested)"]
+        SandboxListing.objects.filter(item=world.ak, price=D("9.52")).update(price=D("8.00"))
+        market_version_bump()
+        clock_advance(int(MAX_AGE.total_seconds()) + 1)
+        fee, margin = alice.merchant.withdraw_fee_rate, alice.merchant.deposit_margin_rate
+        assert cache.add(f"prices:730:{fee}:{margin}:building", 1)  # another request builds
+        assert by_name(book(api, alice))["AK-47 | Redline (Field-Tested)"] == before
+        cache.delete(f"prices:730:{fee}:{margin}:building")
+        after = by_name(book(api, alice))["AK-47 | Redline (Field-Tested)"]
+        assert after["withdraw"]["standard"] == D("8.40")
+
+    def test_a_body_gone_from_redis_is_rebuilt(self, api, alice, world):
+        first = book(api, alice)
+        fee, margin = alice.merchant.withdraw_fee_rate, alice.merchant.deposit_margin_rate
+        ref = cache.get(f"prices:730:{fee}:{margin}")
+        prices._local_bodies.clear()
+        cache.delete(ref.body_key)
+        assert book(api, alice) == first
+        assert cache.get(f"prices:730:{fee}:{margin}").body_key != ref.body_key
+
+    def test_the_body_is_sent_with_its_exact_length(self, api, alice, world):
+        response = api.get("/secure/prices", headers={"api-key": alice.api_key})
+        assert int(response["Content-Length"]) == len(response.content) > 1000
+        assert response["Content-Type"] == "application/json"

@@ -2,10 +2,12 @@
 
 from typing import Any
 
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.rendering import envelope_around
 from config.api.serializers import parse
 from config.api.views import ApiView, ClientApiView, MerchantApiView
 from trading.apischema import (
@@ -18,7 +20,6 @@ from trading.apischema import (
 )
 from trading.marketplace.base import MarketSort
 from trading.selectors.market import (
-    catalog_item_resolve,
     market_item_listings,
     market_search,
     market_suggestions,
@@ -36,9 +37,9 @@ class PricesApi(MerchantApiView):
         parameters=[OpenApiParameter("game", int, description="integer > 0, default 730")],
         responses=PriceEntryOut(many=True),
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         query = parse(PricesQuery, request.query_params)
-        return Response(price_book_get(merchant=self.merchant(request), game=query["game"]))
+        return envelope_around(price_book_get(merchant=self.merchant(request), game=query["game"]))
 
 
 class _MarketApi(ApiView):
@@ -86,12 +87,10 @@ class ClientMarketApi(ClientApiView, _MarketApi):
 class _MarketItemApi(ApiView):
     def listings(self, request: Request) -> Response:
         query: dict[str, Any] = parse(MarketItemQueryIn, request.query_params)
-        item = catalog_item_resolve(
-            item_id=query.get("itemId"), market_hash_name=query.get("marketHashName")
-        )
         listings = market_item_listings(
             merchant=self.merchant(request),
-            item=item,
+            item_id=query.get("itemId"),
+            market_hash_name=query.get("marketHashName"),
             delivery=query["delivery"],
             phase=query["phase"],
             float_min=query.get("floatMin"),

@@ -85,7 +85,8 @@ class Marketplace(Protocol):
     def item_listings(self, query: ItemListingsQuery) -> list[Listing]:
         """Listings of one catalog item, cheapest first."""
 
-    def price_floors(self, game: int) -> PriceFloors: ...
+    def price_floors(self, catalog_ids: list[str]) -> PriceFloors:
+        """The cheapest listing price per (item, phase, delivery) of these items."""
 
     def own_stock(self, catalog_ids: list[str]) -> dict[str, int]:
         """How many of each item the service's bots hold."""

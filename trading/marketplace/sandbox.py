@@ -231,9 +231,9 @@ class SandboxMarketplace:
         ]
         return [_listing(row) for row in page]
 
-    def price_floors(self, game: int) -> PriceFloors:
+    def price_floors(self, catalog_ids: list[str]) -> PriceFloors:
         rows = (
-            SandboxListing.objects.filter(game=game)
+            SandboxListing.objects.filter(item_id__in=catalog_ids)
             .values_list("item_id", "phase", "delivery")
             .annotate(floor=Min("price"))
         )

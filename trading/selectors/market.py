@@ -96,31 +96,47 @@ def catalog_item_resolve(
 def market_item_listings(
     *,
     merchant: Merchant,
-    item: CatalogItem | None,
+    item_id: str | None,
+    market_hash_name: str | None,
     delivery: str,
     phase: str,
     float_min: Decimal | None,
     float_max: Decimal | None,
     page: int,
     per_page: int,
-) -> list[dict[str, Any]]:
+) -> orjson.Fragment:
     """Listings of one item, cheapest first. As in the contract, ``delivery`` filters the page
-    after it is fetched, so a page may hold fewer than ``perPage`` listings."""
-    if item is None:
-        return []
-    listings = get_marketplace().item_listings(
-        ItemListingsQuery(
-            catalog_id=item.id,
-            phase=phase,
-            float_min=float_min,
-            float_max=float_max,
-            offset=(page - 1) * per_page,
-            limit=per_page,
+    after it is fetched, so a page may hold fewer than ``perPage`` listings. Cached like market
+    pages: per market version, fee and query."""
+    market = get_marketplace()
+    shape = (
+        f"{market.price_version()}|{merchant.withdraw_fee_rate}|{item_id}|{market_hash_name}"
+        f"|{delivery}|{phase}|{float_min}|{float_max}|{page}|{per_page}"
+    )
+    key = "market-item:" + hashlib.sha256(shape.encode()).hexdigest()
+    cached = cache.get(key)
+    if cached is not None:
+        return orjson.Fragment(cached)
+    item = catalog_item_resolve(item_id=item_id, market_hash_name=market_hash_name)
+    listings = (
+        market.item_listings(
+            ItemListingsQuery(
+                catalog_id=item.id,
+                phase=phase,
+                float_min=float_min,
+                float_max=float_max,
+                offset=(page - 1) * per_page,
+                limit=per_page,
+            )
         )
+        if item is not None
+        else []
     )
     if delivery != "any":
         listings = [listing for listing in listings if listing.delivery == delivery]
-    return _render(listings, merchant)
+    rendered = dumps(_render(listings, merchant))
+    cache.set(key, rendered, timeout=PAGE_TTL_SECONDS)
+    return orjson.Fragment(rendered)
 
 
 def market_suggestions(*, game: int, q: str) -> list[dict[str, Any]]:
