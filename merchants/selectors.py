@@ -9,11 +9,6 @@ from config.db import ModelRows
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, WebhookEvent
 
 
-def client_get(*, merchant: Merchant, platform_id: str) -> Client | None:
-    """The client row an authentication stored for this platform id, if any."""
-    return Client.objects.filter(merchant=merchant, platform_id=platform_id).first()
-
-
 def api_key_hash(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode()).hexdigest()
 
@@ -21,6 +16,7 @@ def api_key_hash(raw_key: str) -> str:
 _KEYS = ModelRows(ApiKey)
 _SECRETS = ModelRows(ApiSecret)
 _MERCHANTS = ModelRows(Merchant)
+_CLIENTS = ModelRows(Client)
 # Built from model metadata only; every value goes as a parameter.
 _KEY_BY_PREFIX = (
     f"SELECT {_KEYS.columns('k')}, {_MERCHANTS.columns('m')}"  # noqa: S608
@@ -37,6 +33,26 @@ _VERIFYING_SECRETS = (
     " WHERE s.merchant_id = %s AND (s.expires_at IS NULL OR s.expires_at > %s)"
     " ORDER BY s.created_at DESC"
 )
+_CLIENT_BY_PLATFORM_ID = (
+    f"SELECT {_CLIENTS.columns('c')} FROM {_CLIENTS.table('c')}"  # noqa: S608
+    " WHERE c.merchant_id = %s AND c.platform_id = %s"
+)
+
+
+def client_get(*, merchant: Merchant, platform_id: str) -> Client | None:
+    """The client row an authentication stored for this platform id, if any. Client calls make
+    this read on every request: it is written out by hand."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _CLIENT_BY_PLATFORM_ID,
+            [_CLIENTS.param("merchant", merchant.pk), _CLIENTS.param("platform_id", platform_id)],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    client: Client = _CLIENTS.build(row)
+    client.merchant = merchant
+    return client
 
 
 def api_key_find(*, raw_key: str) -> ApiKey | None:

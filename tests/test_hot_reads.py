@@ -10,7 +10,12 @@ from django.forms.models import model_to_dict
 
 from config import clock
 from merchants.models import ApiKey, ApiSecret, Client, Merchant
-from merchants.selectors import api_key_find, api_secret_for_signing, api_secrets_for_verification
+from merchants.selectors import (
+    api_key_find,
+    api_secret_for_signing,
+    api_secrets_for_verification,
+    client_get,
+)
 from merchants.services import ClientData, api_secret_rotate, client_authenticate
 
 pytestmark = pytest.mark.django_db
@@ -79,6 +84,10 @@ def test_the_client_upsert_replaces_the_data_and_keeps_the_rest(alice, bob):
         "verification_level": 3,  # granted by verification: authentication never lowers it
     }
     assert authenticate(bob.merchant).pk != first.pk
+    found = client_get(merchant=alice.merchant, platform_id="76561198000000001")
+    assert found is not None
+    assert columns(found) == columns(Client.objects.get(pk=first.pk))
+    assert client_get(merchant=alice.merchant, platform_id="76561198000000002") is None
 
 
 def test_the_cache_reuses_its_redis_client():
