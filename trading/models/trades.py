@@ -95,10 +95,17 @@ class Trade(models.Model):
             ),
         ]
         indexes = [
+            # Only trades still in flight: a finished trade keeps its autoCancelAt to show,
+            # and must not stay in the sweep's range for ever.
             models.Index(
                 fields=["auto_cancel_at"],
-                condition=Q(auto_cancel_at__isnull=False),
-                name="trade_auto_cancel_due",
+                condition=Q(auto_cancel_at__isnull=False, status__in=IN_FLIGHT),
+                name="trade_auto_cancel_live",
+            ),
+            models.Index(
+                fields=["updated_at"],
+                condition=Q(type="deposit", status__in=("initiated", "pending")),
+                name="trade_deposit_offer_waiting",
             ),
             models.Index(
                 fields=["offer_expires_at"],

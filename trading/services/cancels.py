@@ -12,7 +12,7 @@ from config import clock
 from config.api.exceptions import APIError
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
-from trading.models import Status, Trade, TradeItem
+from trading.models import IN_FLIGHT, Status, Trade, TradeItem
 from trading.sandbox.names import CS_GAME
 from trading.selectors.trades import trade_get
 from trading.services.trades import trade_lock
@@ -152,14 +152,16 @@ def withdrawal_auto_cancels_due() -> int:
     """``autoCancel``: pending supplier items of trades past their deadline (never active ones)."""
     now = clock.now()
     trade_ids = list(
-        TradeItem.objects.filter(
-            trade__auto_cancel_at__lte=now,
-            status=Status.PENDING,
-            cancel_requested_at__isnull=True,
-            delivery="standard",
-            trade__game=CS_GAME,
+        Trade.objects.filter(
+            auto_cancel_at__lte=now,
+            status__in=IN_FLIGHT,  # the deadline index holds trades in flight only
+            game=CS_GAME,
+            items__status=Status.PENDING,
+            items__cancel_requested_at__isnull=True,
+            items__delivery="standard",
         )
-        .values_list("trade_id", flat=True)
+        .order_by()
+        .values_list("id", flat=True)
         .distinct()[:200]
     )
     requested = 0
@@ -182,6 +184,7 @@ def withdrawal_cancels_pending() -> list[str]:
     stale = clock.now() - timedelta(seconds=30)
     rows = (
         TradeItem.objects.filter(cancel_requested_at__lt=stale, status__in=CANCELLABLE)
+        .order_by()
         .values_list("trade_id", flat=True)
         .distinct()[:200]
     )
