@@ -149,6 +149,25 @@ def available(path: str) -> bool:
     return True
 
 
+# Below this many cores the Celery worker counts as idle; reads are measured only then.
+WORKER_IDLE_CORES = 0.05
+
+
+def worker_idle_wait(service: Stack, max_seconds: int = 300) -> float | None:
+    """Seconds until the Celery worker (and beat) used under ``WORKER_IDLE_CORES`` over two
+    seconds; None if it never did. Earlier runs' trades keep the sandbox autopilot and their
+    webhooks busy for minutes, and that CPU would be taken from the web workers being measured."""
+    assert service.worker is not None
+    started = time.monotonic()
+    while time.monotonic() - started < max_seconds:
+        before = snapshot()
+        time.sleep(2)
+        used = cpu_used(before, snapshot(), {"worker": service.worker.pid}, os.getpid())
+        if used["worker"] / 2 < WORKER_IDLE_CORES:
+            return time.monotonic() - started
+    return None
+
+
 def measure(
     service: Stack, scenario: Scenario, warmup: list[Request], seconds: int, profile: bool
 ) -> Measured:
@@ -309,6 +328,13 @@ def main() -> None:
                     print(f"{scenario.label}: not available on this commit", flush=True)
                     continue
                 rate_limits_lift(merchant_ids)
+                waited = None if scenario.write else worker_idle_wait(service)
+                if not scenario.write and (waited is None or waited > 5):
+                    notes.append(
+                        f"Before {scenario.label}: the worker was still busy after 300 s."
+                        if waited is None
+                        else f"Before {scenario.label}: waited {waited:.0f} s for an idle worker."
+                    )
                 outcome = measure(service, scenario, warmup, args.seconds, args.profile)
                 measured.append(outcome)
                 print(outcome.summary(), flush=True)
