@@ -1,6 +1,7 @@
 """Market browsing: listings with the merchant's fee applied, one item's listings, suggestions."""
 
 import hashlib
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -62,24 +63,22 @@ def market_search(
     pages are cached for a few seconds per market version, fee and query."""
     fee = merchant.withdraw_fee_rate
     market = get_marketplace()
-    shape = f"{market.price_version()}|{fee}|{game}|{search.upper()}|{sort}|{min_price}|{max_price}"
-    key = "market-page:" + hashlib.sha256(f"{shape}|{page}|{per_page}".encode()).hexdigest()
-    cached = cache.get(key)
-    if cached is not None:
-        return orjson.Fragment(cached)
-    query = MarketQuery(
-        game=game,
-        search=search,
-        sort=sort,
-        min_price=sourcing_floor(min_price, fee) if min_price is not None else None,
-        max_price=sourcing_ceiling(max_price, fee) if max_price is not None else None,
-        offset=(page - 1) * per_page,
-        limit=per_page,
-    )
-    listings, count = market.search(query)
-    rendered = dumps({"items": _render(listings, merchant), "count": count})
-    cache.set(key, rendered, timeout=PAGE_TTL_SECONDS)
-    return orjson.Fragment(rendered)
+
+    def page_json() -> dict[str, Any]:
+        query = MarketQuery(
+            game=game,
+            search=search,
+            sort=sort,
+            min_price=sourcing_floor(min_price, fee) if min_price is not None else None,
+            max_price=sourcing_ceiling(max_price, fee) if max_price is not None else None,
+            offset=(page - 1) * per_page,
+            limit=per_page,
+        )
+        listings, count = market.search(query)
+        return {"items": _render(listings, merchant), "count": count}
+
+    shape = f"{fee}|{game}|{search.upper()}|{sort}|{min_price}|{max_price}|{page}|{per_page}"
+    return _cached_page("market-page", shape, page_json)
 
 
 def catalog_item_resolve(
@@ -108,18 +107,12 @@ def market_item_listings(
     """Listings of one item, cheapest first. As in the contract, ``delivery`` filters the page
     after it is fetched, so a page may hold fewer than ``perPage`` listings. Cached like market
     pages: per market version, fee and query."""
-    market = get_marketplace()
-    shape = (
-        f"{market.price_version()}|{merchant.withdraw_fee_rate}|{item_id}|{market_hash_name}"
-        f"|{delivery}|{phase}|{float_min}|{float_max}|{page}|{per_page}"
-    )
-    key = "market-item:" + hashlib.sha256(shape.encode()).hexdigest()
-    cached = cache.get(key)
-    if cached is not None:
-        return orjson.Fragment(cached)
-    item = catalog_item_resolve(item_id=item_id, market_hash_name=market_hash_name)
-    listings = (
-        market.item_listings(
+
+    def listings_json() -> list[dict[str, Any]]:
+        item = catalog_item_resolve(item_id=item_id, market_hash_name=market_hash_name)
+        if item is None:
+            return []
+        listings = get_marketplace().item_listings(
             ItemListingsQuery(
                 catalog_id=item.id,
                 phase=phase,
@@ -129,12 +122,26 @@ def market_item_listings(
                 limit=per_page,
             )
         )
-        if item is not None
-        else []
+        if delivery != "any":
+            listings = [listing for listing in listings if listing.delivery == delivery]
+        return _render(listings, merchant)
+
+    shape = (
+        f"{merchant.withdraw_fee_rate}|{item_id}|{market_hash_name}|{delivery}|{phase}"
+        f"|{float_min}|{float_max}|{page}|{per_page}"
     )
-    if delivery != "any":
-        listings = [listing for listing in listings if listing.delivery == delivery]
-    rendered = dumps(_render(listings, merchant))
+    return _cached_page("market-item", shape, listings_json)
+
+
+def _cached_page(kind: str, shape: str, render: Callable[[], Any]) -> orjson.Fragment:
+    """A rendered market read, cached for ``PAGE_TTL_SECONDS`` under the market's price
+    version, so a listing change is seen at once."""
+    version = get_marketplace().price_version()
+    key = f"{kind}:" + hashlib.sha256(f"{version}|{shape}".encode()).hexdigest()
+    cached = cache.get(key)
+    if cached is not None:
+        return orjson.Fragment(cached)
+    rendered = dumps(render())
     cache.set(key, rendered, timeout=PAGE_TTL_SECONDS)
     return orjson.Fragment(rendered)
 
