@@ -65,10 +65,9 @@ class ModelRows:
     def table(self, alias: str = "") -> str:
         return f"{connection.ops.quote_name(self.model._meta.db_table)} {alias}".rstrip()
 
-    def names(self, fields: list[str]) -> str:
-        """The quoted columns of these fields, comma separated."""
-        columns = [self._field(name).column for name in fields]
-        return ", ".join(connection.ops.quote_name(column) for column in columns)
+    def quoted(self, fields: list[str]) -> list[str]:
+        """The quoted columns of these fields."""
+        return [connection.ops.quote_name(self._field(name).column) for name in fields]
 
     def param(self, name: str, value: Any) -> Any:
         return self._field(name).get_db_prep_value(value, connection)

@@ -164,10 +164,10 @@ _CLIENT_INSERTED = [
     "created_at",
 ]
 _CLIENT_UPSERT = (
-    f"INSERT INTO {_CLIENTS.table()} ({_CLIENTS.names(_CLIENT_INSERTED)})"  # noqa: S608
+    f"INSERT INTO {_CLIENTS.table()} ({', '.join(_CLIENTS.quoted(_CLIENT_INSERTED))})"  # noqa: S608
     f" VALUES ({', '.join(['%s'] * len(_CLIENT_INSERTED))})"
-    f" ON CONFLICT ({_CLIENTS.names(['merchant', 'platform_id'])}) DO UPDATE SET "
-    + ", ".join(f"{c} = EXCLUDED.{c}" for c in _CLIENTS.names(_CLIENT_REPLACED).split(", "))
+    f" ON CONFLICT ({', '.join(_CLIENTS.quoted(['merchant', 'platform_id']))}) DO UPDATE SET "
+    + ", ".join(f"{c} = EXCLUDED.{c}" for c in _CLIENTS.quoted(_CLIENT_REPLACED))
 )
 
 
