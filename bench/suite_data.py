@@ -19,9 +19,9 @@ from tradedata import (
     buy_requests,
     buyers,
     copy_value,
+    loaded_merchants,
     trade_history,
     untaken_listings,
-    vacuum_analyze,
 )
 
 LEDGER_MERCHANTS = 10
@@ -61,23 +61,14 @@ def build_scale() -> Scale:
 
 def ledger_history() -> list[tuple[str, list[str]]]:
     """Ten merchants with 10,000 fundings each (100,000 in all), loaded with COPY once."""
-    from django.db import transaction
-
     from ledger.models import Funding
-    from merchants.models import Merchant, Scope
-    from merchants.services import api_key_create, merchant_create
+    from merchants.models import Scope
+    from merchants.services import api_key_create
 
-    merchants = list(Merchant.objects.filter(name__startswith="bench ledger ").order_by("name"))
-    if len(merchants) < LEDGER_MERCHANTS:
-        with transaction.atomic():  # the merchants exist only with their rows
-            merchants = [
-                merchant_create(name=f"bench ledger {n}", is_verified=True)
-                for n in range(LEDGER_MERCHANTS)
-            ]
-            _copy_fundings(merchants)
-        vacuum_analyze("ledger_funding")
     made = []
-    for merchant in merchants:
+    for merchant in loaded_merchants(
+        "bench ledger", LEDGER_MERCHANTS, _copy_fundings, "ledger_funding"
+    ):
         _, key = api_key_create(merchant=merchant, scopes=[Scope.LEDGER_READ])
         ids = Funding.objects.filter(merchant=merchant).order_by("id").values_list("id", flat=True)
         made.append((key, [str(i) for i in ids[:200]]))

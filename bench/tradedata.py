@@ -72,24 +72,15 @@ def buy_requests(
 def trade_history() -> list[tuple[str, list[str]]]:
     """Ten merchants with 100,000 self trades each (1,000,000 in all), loaded with COPY:
     (api key, [cursor at 10,000 deep, cursor at 90,000 deep])."""
-    from django.db import transaction
-
-    from merchants.models import Merchant, Scope
-    from merchants.services import api_key_create, merchant_create
+    from merchants.models import Scope
+    from merchants.services import api_key_create
     from trading.models import Trade
     from trading.selectors.trades import _encode_cursor
 
-    existing = list(Merchant.objects.filter(name__startswith="bench history ").order_by("name"))
-    if len(existing) < TRADE_MERCHANTS:
-        with transaction.atomic():  # the merchants exist only with their trades
-            existing = [
-                merchant_create(name=f"bench history {n}", is_verified=True)
-                for n in range(TRADE_MERCHANTS)
-            ]
-            _copy_trades(existing)
-        vacuum_analyze("trading_trade", "trading_tradeitem")
     made = []
-    for merchant in existing:
+    for merchant in loaded_merchants(
+        "bench history", TRADE_MERCHANTS, _copy_trades, "trading_trade", "trading_tradeitem"
+    ):
         _, key = api_key_create(merchant=merchant, scopes=[Scope.CORE_ACCESS])
         rows = Trade.objects.filter(merchant=merchant, source="self", game=730).order_by(
             "-created_at", "-id"
@@ -152,6 +143,30 @@ def _copy_trades(merchants: list) -> None:  # type: ignore[type-arg]
                 }
                 copy.write_row([copy_value(f, values) for f in item_fields])
     print(f"loaded {len(ids)} trades in {time.perf_counter() - started:.1f} s")
+
+
+def loaded_merchants(
+    prefix: str,
+    count: int,
+    load: Callable[[list], None],
+    *tables: str,  # type: ignore[type-arg]
+) -> list:  # type: ignore[type-arg]
+    """``count`` merchants named ``<prefix> <n>`` that exist only with the rows ``load`` copies
+    in for them: made and loaded once, then found by name on later runs."""
+    from django.db import transaction
+
+    from merchants.models import Merchant
+    from merchants.services import merchant_create
+
+    merchants = list(Merchant.objects.filter(name__startswith=f"{prefix} ").order_by("name"))
+    if len(merchants) < count:
+        with transaction.atomic():  # the merchants exist only with their rows
+            merchants = [
+                merchant_create(name=f"{prefix} {n}", is_verified=True) for n in range(count)
+            ]
+            load(merchants)
+        vacuum_analyze(*tables)
+    return merchants
 
 
 def vacuum_analyze(*tables: str) -> None:
