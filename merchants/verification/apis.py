@@ -141,9 +141,14 @@ class SandboxIdentityProviderApi(MerchantApiView):
         tags=["sandbox"],
         request=SandboxIdentityProviderIn,
         responses=SandboxIdentityProviderOut,
-        summary="Take the sandbox identity provider offline (3008) or back online.",
+        summary=(
+            "Take the sandbox identity provider offline (3008) or back online, for the "
+            "calling merchant's clients only."
+        ),
     )
     def post(self, request: Request) -> Response:
         body = parse(SandboxIdentityProviderIn, request.data)
-        sandbox_identity_provider_set(online=body["status"] == "online")
+        sandbox_identity_provider_set(
+            merchant=self.merchant(request), online=body["status"] == "online"
+        )
         return Response({"status": body["status"]})

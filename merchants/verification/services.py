@@ -58,7 +58,9 @@ def verification_start(*, client: Client, email: str | None) -> VerificationProc
     reference = uuid.uuid4()
     normalized = email_normalize(email)
     try:
-        dossier = get_identity_provider().start(reference=str(reference), email=normalized)
+        dossier = get_identity_provider().start(
+            tenant=str(client.merchant_id), reference=str(reference), email=normalized
+        )
     except ProviderUnavailableError as exc:
         raise APIError("VERIFICATION_NOT_AVAILABLE", headers={"Retry-After": "60"}) from exc
     with transaction.atomic():
@@ -138,7 +140,9 @@ def verification_process_sync(*, process: VerificationProcess) -> VerificationPr
     """Fetch the dossier's verdict (no transaction is open during the call) and apply it. A
     provider that cannot answer leaves the process pending for the sweep to ask again."""
     try:
-        verdict = get_identity_provider().verdict(dossier_id=process.dossier_id)
+        verdict = get_identity_provider().verdict(
+            tenant=str(process.merchant_id), dossier_id=process.dossier_id
+        )
     except ProviderUnavailableError:
         return process
     return verification_verdict_apply(process=process, verdict=verdict)
