@@ -303,7 +303,7 @@ def main() -> None:
             prefix=f"suite {time.strftime('%Y%m%dT%H%M%S')}", callback_url=hooks
         )
         data.crypto_addresses_allocate(cast)
-        data.inventories_warm([c.platform_id for c in cast.clients])
+        data.inventories_warm(cast)
         started_build = time.perf_counter()
         data.price_books_warm(cast)
         notes.append(

@@ -224,12 +224,16 @@ def crypto_addresses_allocate(cast: Cast) -> None:
         allocation_get(merchant=merchants[client.merchant_id], platform_id=client.platform_id)
 
 
-def inventories_warm(platform_ids: list[str]) -> None:
+def inventories_warm(cast: Cast) -> None:
     """Fetch each user's inventory once, as a user opening the deposit page would."""
+    from merchants.models import Merchant
     from trading.selectors.inventory import inventory_assets
 
-    for platform_id in platform_ids:
-        inventory_assets(platform_id=platform_id, game=730)
+    merchants = {str(m.pk): m for m in Merchant.objects.filter(pk__in=[r.id for r in cast.readers])}
+    for client in cast.clients:
+        inventory_assets(
+            merchant=merchants[client.merchant_id], platform_id=client.platform_id, game=730
+        )
 
 
 def price_books_warm(cast: Cast) -> None:
@@ -358,7 +362,7 @@ def deposit_lines(cast: Cast) -> list[Request]:
     for depositor in cast.depositors:
         merchant = merchants[depositor.id]
         for client in depositor.clients:
-            assets = inventory_assets(platform_id=client.platform_id, game=730)
+            assets = inventory_assets(merchant=merchant, platform_id=client.platform_id, game=730)
             quotes = deposit_quotes(assets=assets, merchant=merchant, game=730)
             accepted = [q for q in quotes if not q.refusal][:DEPOSIT_ITEMS_PER_CLIENT]
             offers.append(

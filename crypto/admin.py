@@ -215,4 +215,4 @@ class FlaggedAddressAdmin(AuditedAdmin):
 
 @admin.register(SandboxChain)
 class SandboxChainAdmin(AuditedAdmin):
-    list_display = ["chain", "paused", "fail_broadcasts"]
+    list_display = ["chain", "merchant", "paused", "fail_broadcasts"]

@@ -307,14 +307,20 @@ class SandboxCryptoChainApi(MerchantApiView):
         request=SandboxChainIn,
         responses=SandboxChainOut,
         parameters=[OpenApiParameter("chain", str, OpenApiParameter.PATH, enum=list(CHAINS))],
-        summary="Halt or resume a sandbox chain; make its node refuse broadcasts.",
+        summary=(
+            "Halt or resume a sandbox chain, make its node refuse broadcasts: for the calling "
+            "merchant only."
+        ),
     )
     def post(self, request: Request, chain: str) -> Response:
         if chain not in CHAINS:
             raise validation_error({"chain": "Must be ETH, BSC or SOL."})
         body = parse(SandboxChainIn, request.data)
         config = sandbox_chain_set(
-            chain=chain, paused=body.get("paused"), fail_broadcasts=body.get("failBroadcasts")
+            merchant=self.merchant(request),
+            chain=chain,
+            paused=body.get("paused"),
+            fail_broadcasts=body.get("failBroadcasts"),
         )
         return Response(
             {

@@ -259,14 +259,23 @@ class CryptoWithdrawal(models.Model):
 
 
 class SandboxChain(models.Model):
-    chain = models.CharField(max_length=8, primary_key=True, choices=CHAIN_CHOICES)
+    """A chain's switches in one merchant's sandbox world (``POST /sandbox/crypto/chains``);
+    without a row the chain runs and accepts broadcasts."""
+
+    merchant = models.ForeignKey("merchants.Merchant", on_delete=models.CASCADE, related_name="+")
+    chain = models.CharField(max_length=8, choices=CHAIN_CHOICES)
     paused = models.BooleanField(default=False, help_text="The chain halts: no credits, no sends.")
     fail_broadcasts = models.BooleanField(
         default=False, help_text="Every broadcast is refused by the node."
     )
 
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["merchant", "chain"], name="sandbox_chain_per_merchant")
+        ]
+
     def __str__(self) -> str:
-        return f"sandbox {self.chain}"
+        return f"sandbox {self.chain} @ {self.merchant_id}"
 
 
 class SandboxChainTransfer(models.Model):

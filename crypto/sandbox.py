@@ -1,5 +1,6 @@
 """The ``/sandbox/crypto/`` helpers: incoming transfers, their confirmations and reorgs, chain
-switches, and the autopilot that confirms transfers by itself."""
+switches, and the autopilot that confirms transfers by itself. Each helper acts on the calling
+merchant's transactions and chain switches only."""
 
 import secrets
 from dataclasses import dataclass
@@ -7,6 +8,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
+from django.db.models import Exists, OuterRef, Q
 from eth_account import Account
 from solders.keypair import Keypair
 
@@ -17,7 +19,6 @@ from crypto.keys import evm_address_valid, solana_address_valid
 from crypto.models import CryptoDeposit, CryptoWithdrawal, SandboxChain, SandboxChainTransfer
 from crypto.networks import CHAINS, EVM_CHAINS, min_confirmations, network
 from crypto.services.addresses import solana_accounts_sweep
-from crypto.services.common import chain_paused
 from crypto.services.deposits import (
     AccountNotOpenError,
     UnknownAddressError,
@@ -159,10 +160,11 @@ def sandbox_transfer_reorg(*, merchant: Merchant, tx_hash: str) -> SandboxTransf
 
 
 def sandbox_chain_set(
-    *, chain: str, paused: bool | None, fail_broadcasts: bool | None
+    *, merchant: Merchant, chain: str, paused: bool | None, fail_broadcasts: bool | None
 ) -> SandboxChain:
-    """Halt or resume a sandbox chain, make its node refuse broadcasts or accept them again."""
-    config, _ = SandboxChain.objects.get_or_create(chain=chain)
+    """Halt or resume a sandbox chain, make its node refuse broadcasts or accept them again, in
+    the merchant's world: other merchants' addresses, credits and cashouts go on as before."""
+    config, _ = SandboxChain.objects.get_or_create(merchant=merchant, chain=chain)
     if paused is not None:
         config.paused = paused
     if fail_broadcasts is not None:
@@ -171,25 +173,43 @@ def sandbox_chain_set(
     return config
 
 
+def _halted_for_its_merchant(chain: str) -> Q:
+    """The transfer is a deposit or cashout of a merchant that halted ``chain`` in its world."""
+    halted = SandboxChain.objects.filter(chain=chain, paused=True).values("merchant_id")
+    return Exists(
+        CryptoDeposit.objects.filter(
+            chain=chain, tx_hash=OuterRef("tx_hash"), merchant_id__in=halted
+        )
+    ) | Exists(
+        CryptoWithdrawal.objects.filter(
+            chain=chain, tx_hash=OuterRef("tx_hash"), merchant_id__in=halted
+        )
+    )
+
+
 def crypto_sandbox_autopilot_step() -> int:
     """With SANDBOX_AUTOPILOT_SECONDS=N, a transaction idle for N seconds gets the confirmations
-    its chain asks for (unless the chain is paused), and the sweeps apply them at once. Returns
-    how many transactions moved."""
+    its chain asks for (unless the chain is paused, for everyone or in its merchant's world), and
+    the sweeps apply them at once. Returns how many transactions moved."""
     seconds = settings.SANDBOX_AUTOPILOT_SECONDS
     if not settings.SANDBOX or seconds <= 0:
         return 0
     now = clock.now()
     moved = 0
     for chain in CHAINS:
-        if chain_paused(chain):
+        if chain in settings.CRYPTO_PAUSED_CHAINS:
             continue
         required = min_confirmations(chain)
-        moved += SandboxChainTransfer.objects.filter(
-            chain=chain,
-            dropped=False,
-            confirmations__lt=required,
-            updated_at__lte=now - timedelta(seconds=seconds),
-        ).update(confirmations=required, updated_at=now)
+        moved += (
+            SandboxChainTransfer.objects.filter(
+                chain=chain,
+                dropped=False,
+                confirmations__lt=required,
+                updated_at__lte=now - timedelta(seconds=seconds),
+            )
+            .exclude(_halted_for_its_merchant(chain))
+            .update(confirmations=required, updated_at=now)
+        )
     crypto_deposits_sweep()
     crypto_withdrawals_sweep_sent()
     solana_accounts_sweep()

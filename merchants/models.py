@@ -272,15 +272,17 @@ class SandboxDossier(models.Model):
 
 
 class SandboxIdentityProviderState(models.Model):
-    """Whether the sandbox identity provider answers (one row, set by a sandbox helper)."""
+    """Whether the sandbox identity provider answers one merchant (set by that merchant's
+    sandbox helper); without a row it does."""
 
-    SINGLETON_ID = 1
-
-    id = models.PositiveSmallIntegerField(primary_key=True, default=SINGLETON_ID, editable=False)
+    merchant = models.OneToOneField(
+        Merchant, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
     online = models.BooleanField(default=True)
 
     def __str__(self) -> str:
-        return f"sandbox identity provider ({'online' if self.online else 'offline'})"
+        state = "online" if self.online else "offline"
+        return f"sandbox identity provider ({state}) @ {self.merchant_id}"
 
 
 class RateLimitWindow(models.Model):

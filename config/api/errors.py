@@ -84,6 +84,9 @@ _ENTRIES = [
     ErrorSpec("VERIFICATION_NOT_AVAILABLE", 3008, 503, "Verification is unavailable."),
     ErrorSpec("CALLBACK_URL_TEST_FAILED", 3009, 400, "The callback URL did not accept the test."),
     ErrorSpec("WEBHOOK_EVENT_NOT_FOUND", 3010, 404, "Webhook event not found."),
+    ErrorSpec(
+        "VERIFICATION_LINK_DENIED", 3011, 403, "The accounts are not known to be one person."
+    ),
     # Protocol-level failures every HTTP API has (docs/errors.md).
     ErrorSpec("INTERNAL_ERROR", 1000, 500, "Unexpected error; it was logged with the requestId."),
     ErrorSpec("NOT_FOUND", 1002, 404, "No such endpoint."),

@@ -1,6 +1,8 @@
 """The chains: their status, Solana token accounts, observed transfers and broadcasts.
 
 One gateway serves ETH, BSC and SOL. Every method is network I/O: call it outside transactions.
+Calls whose answer the sandbox keeps per merchant name their ``tenant`` (the merchant's id): the
+real chains are one world and ignore it.
 """
 
 from dataclasses import dataclass
@@ -38,7 +40,7 @@ class TransferState:
 
 
 class ChainGateway(Protocol):
-    def status(self, chain: str) -> str:
+    def status(self, chain: str, *, tenant: str) -> str:
         """ChainStatus.ACTIVE or PAUSED."""
 
     def token_account_open(self, *, owner: str, mint: str, address: str) -> None:
@@ -53,7 +55,9 @@ class ChainGateway(Protocol):
     def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
         """None when the chain does not know the transaction."""
 
-    def broadcast(self, *, chain: str, contract: str, to: str, amount: Decimal, key: str) -> str:
+    def broadcast(
+        self, *, tenant: str, chain: str, contract: str, to: str, amount: Decimal, key: str
+    ) -> str:
         """Send ``amount`` (token units) of the token at ``contract`` to ``to`` from the hot
         wallet; returns the transaction hash. The same ``key`` always gives the same
         transaction, so a retried worker never pays twice. Raises BroadcastError."""

@@ -1,6 +1,7 @@
 """The sandbox chains: transfers, confirmations, Solana token accounts and broadcasts kept in the
 service's database, with the real thing's failures: a chain can halt (paused), a node can refuse
-broadcasts, a transaction can be reorganised away, and token accounts take time to open."""
+broadcasts, a transaction can be reorganised away, and token accounts take time to open. Halts
+and refusing nodes are switched per merchant (the ``tenant``), by its own sandbox helper."""
 
 import secrets
 from datetime import timedelta
@@ -31,8 +32,8 @@ def _state(transfer: SandboxChainTransfer) -> TransferState:
 
 
 class SandboxChains:
-    def status(self, chain: str) -> str:
-        paused = SandboxChain.objects.filter(chain=chain, paused=True).exists()
+    def status(self, chain: str, *, tenant: str) -> str:
+        paused = SandboxChain.objects.filter(merchant_id=tenant, chain=chain, paused=True).exists()
         return ChainStatus.PAUSED if paused else ChainStatus.ACTIVE
 
     def token_account_open(self, *, owner: str, mint: str, address: str) -> None:
@@ -68,11 +69,13 @@ class SandboxChains:
         transfer = SandboxChainTransfer.objects.filter(chain=chain, tx_hash=tx_hash).first()
         return _state(transfer) if transfer is not None else None
 
-    def broadcast(self, *, chain: str, contract: str, to: str, amount: Decimal, key: str) -> str:
+    def broadcast(
+        self, *, tenant: str, chain: str, contract: str, to: str, amount: Decimal, key: str
+    ) -> str:
         sent = SandboxChainTransfer.objects.filter(broadcast_key=key).first()
         if sent is not None:
             return sent.tx_hash
-        config = SandboxChain.objects.filter(chain=chain).first()
+        config = SandboxChain.objects.filter(merchant_id=tenant, chain=chain).first()
         if config is not None and config.fail_broadcasts:
             raise BroadcastError(f"sandbox {chain} node refused the transaction")
         now = clock.now()

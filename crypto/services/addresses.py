@@ -116,7 +116,7 @@ def deposit_address_get(
     crypto_access_check(merchant=merchant)
     allocation = allocation_get(merchant=merchant, platform_id=platform_id)
     net = network(chain)
-    live = "paused" if chain_paused(chain) else "active"
+    live = "paused" if chain_paused(chain, merchant_id=merchant.pk) else "active"
     unopened = DepositAddress(
         platform_id=platform_id,
         chain=chain,

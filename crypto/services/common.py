@@ -31,11 +31,12 @@ def crypto_access_check(*, merchant: Merchant) -> None:
         raise APIError("ONCHAIN_MERCHANT_NOT_VERIFIED")
 
 
-def chain_paused(chain: str) -> bool:
-    """Paused by configuration, or halted (the chain says so). Network I/O."""
+def chain_paused(chain: str, *, merchant_id: UUID | str) -> bool:
+    """Paused by the operator (``CRYPTO_PAUSED_CHAINS``, for every merchant), or halted as the
+    chain tells this merchant (the sandbox halts a chain per merchant). Network I/O."""
     if chain in settings.CRYPTO_PAUSED_CHAINS:
         return True
-    return get_chains().status(chain) == ChainStatus.PAUSED
+    return get_chains().status(chain, tenant=str(merchant_id)) == ChainStatus.PAUSED
 
 
 def _policy(merchant_id: UUID | str) -> MerchantCryptoPolicy | None:

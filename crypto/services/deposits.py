@@ -17,7 +17,7 @@ from eth_utils import to_checksum_address
 from config.api.exceptions import APIError
 from crypto.chains import get_chains
 from crypto.models import AddressAllocation, CryptoDeposit, FlaggedAddress, SolanaTokenAccount
-from crypto.networks import CHAINS, EVM_CHAINS, min_confirmations, min_deposit_cents
+from crypto.networks import EVM_CHAINS, min_confirmations, min_deposit_cents
 from crypto.services.addresses import solana_account_close_if_emptied
 from crypto.services.common import chain_paused, deposit_emit, deposit_review_above_cents, now_ms
 from ledger.models import Funding
@@ -216,7 +216,7 @@ def crypto_deposit_observe(
 ) -> CryptoDeposit:
     """A transfer to a user's address as the chain reports it (again and again: idempotent
     per transaction). Network I/O first, then one transaction."""
-    paused = chain_paused(chain)
+    paused = chain_paused(chain, merchant_id=target.allocation.merchant_id)
     with transaction.atomic():
         deposit = _lock(chain=chain, tx_hash=tx_hash)
         if deposit is None:
@@ -247,7 +247,9 @@ def crypto_deposit_refresh(
     state = get_chains().transfer_state(chain=deposit.chain, tx_hash=deposit.tx_hash)
     if state is None:
         return deposit
-    is_paused = chain_paused(deposit.chain) if paused is None else paused
+    is_paused = (
+        chain_paused(deposit.chain, merchant_id=deposit.merchant_id) if paused is None else paused
+    )
     with transaction.atomic():
         locked = _lock(pk=deposit_id)
         if locked is not None:
@@ -260,10 +262,14 @@ def crypto_deposit_refresh(
 def crypto_deposits_sweep() -> int:
     """Every pending deposit, as the chain sees it now; returns how many were looked at.
     Confirmations arrive here in production (and with the sandbox autopilot)."""
-    paused = {chain: chain_paused(chain) for chain in CHAINS}
-    pending = CryptoDeposit.objects.filter(status=Status.PENDING).values_list("id", "chain")[:500]
-    for deposit_id, chain in pending:
-        crypto_deposit_refresh(deposit_id=deposit_id, paused=paused[chain])
+    pending = CryptoDeposit.objects.filter(status=Status.PENDING).values_list(
+        "id", "merchant_id", "chain"
+    )[:500]
+    paused: dict[tuple[UUID, str], bool] = {}
+    for deposit_id, merchant_id, chain in pending:
+        if (merchant_id, chain) not in paused:
+            paused[merchant_id, chain] = chain_paused(chain, merchant_id=merchant_id)
+        crypto_deposit_refresh(deposit_id=deposit_id, paused=paused[merchant_id, chain])
     return len(pending)
 
 

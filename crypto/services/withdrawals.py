@@ -285,12 +285,13 @@ def crypto_withdrawal_broadcast(*, withdrawal_id: str) -> None:
         withdrawal is None
         or withdrawal.status != Status.APPROVED
         or (withdrawal.next_broadcast_at is not None and withdrawal.next_broadcast_at > now)
-        or chain_paused(withdrawal.chain)
+        or chain_paused(withdrawal.chain, merchant_id=withdrawal.merchant_id)
     ):
         return
     token = network(withdrawal.chain).token(withdrawal.token)
     try:
         tx_hash = get_chains().broadcast(
+            tenant=str(withdrawal.merchant_id),
             chain=withdrawal.chain,
             contract=token.contract,
             to=withdrawal.address,
@@ -350,7 +351,11 @@ def crypto_withdrawal_refresh(*, withdrawal_id: str, paused: bool | None = None)
     state = get_chains().transfer_state(chain=withdrawal.chain, tx_hash=withdrawal.tx_hash)
     if state is None:
         return
-    is_paused = chain_paused(withdrawal.chain) if paused is None else paused
+    is_paused = (
+        chain_paused(withdrawal.chain, merchant_id=withdrawal.merchant_id)
+        if paused is None
+        else paused
+    )
     with transaction.atomic():
         locked = _lock(withdrawal_id)
         if locked is not None and locked.status == Status.SENT:
@@ -358,10 +363,14 @@ def crypto_withdrawal_refresh(*, withdrawal_id: str, paused: bool | None = None)
 
 
 def crypto_withdrawals_sweep_sent() -> int:
-    sent = CryptoWithdrawal.objects.filter(status=Status.SENT).values_list("id", "chain")[:500]
-    paused: dict[str, bool] = {}
-    for withdrawal_id, chain in sent:
-        if chain not in paused:
-            paused[chain] = chain_paused(chain)
-        crypto_withdrawal_refresh(withdrawal_id=str(withdrawal_id), paused=paused[chain])
+    sent = CryptoWithdrawal.objects.filter(status=Status.SENT).values_list(
+        "id", "merchant_id", "chain"
+    )[:500]
+    paused: dict[tuple[UUID, str], bool] = {}
+    for withdrawal_id, merchant_id, chain in sent:
+        if (merchant_id, chain) not in paused:
+            paused[merchant_id, chain] = chain_paused(chain, merchant_id=merchant_id)
+        crypto_withdrawal_refresh(
+            withdrawal_id=str(withdrawal_id), paused=paused[merchant_id, chain]
+        )
     return len(sent)

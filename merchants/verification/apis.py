@@ -99,7 +99,7 @@ class VerificationStatusApi(ClientVerificationApiView):
 
 class VerificationLinkApi(ClientVerificationApiView):
     operation = "client.verification"
-    errors = ("USER_NOT_FOUND", "VERIFICATION_ALREADY_VERIFIED")
+    errors = ("USER_NOT_FOUND", "VERIFICATION_ALREADY_VERIFIED", "VERIFICATION_LINK_DENIED")
 
     @extend_schema(
         operation_id="linkClientVerification",
@@ -107,6 +107,11 @@ class VerificationLinkApi(ClientVerificationApiView):
         request=VerificationLinkIn,
         responses=VerificationStatusOut,
         summary="Link this account to the merchant's verified identity with this email.",
+        description=(
+            "Links only when the merchant's latest clientData.kycHash of this account is "
+            "present and equal to that of an account already linked to the identity (403 "
+            "VERIFICATION_LINK_DENIED otherwise): the email alone proves nothing."
+        ),
     )
     def post(self, request: Request) -> Response:
         body = parse(VerificationLinkIn, request.data)
@@ -141,9 +146,14 @@ class SandboxIdentityProviderApi(MerchantApiView):
         tags=["sandbox"],
         request=SandboxIdentityProviderIn,
         responses=SandboxIdentityProviderOut,
-        summary="Take the sandbox identity provider offline (3008) or back online.",
+        summary=(
+            "Take the sandbox identity provider offline (3008) or back online, for the "
+            "calling merchant's clients only."
+        ),
     )
     def post(self, request: Request) -> Response:
         body = parse(SandboxIdentityProviderIn, request.data)
-        sandbox_identity_provider_set(online=body["status"] == "online")
+        sandbox_identity_provider_set(
+            merchant=self.merchant(request), online=body["status"] == "online"
+        )
         return Response({"status": body["status"]})

@@ -26,9 +26,12 @@ class Dossier:
 
 
 class IdentityProvider(Protocol):
-    def start(self, *, reference: str, email: str) -> Dossier:
+    """Every call names its ``tenant``: the id of the merchant it is made for. A real provider
+    ignores it; the sandbox provider can be taken offline for one merchant."""
+
+    def start(self, *, tenant: str, reference: str, email: str) -> Dossier:
         """Open a dossier. The same ``reference`` always gives the same dossier, so a retry
         never opens two. Raises ProviderUnavailableError."""
 
-    def verdict(self, *, dossier_id: str) -> Verdict:
+    def verdict(self, *, tenant: str, dossier_id: str) -> Verdict:
         """The dossier's verdict so far. Raises ProviderUnavailableError."""

@@ -1,5 +1,6 @@
 """The sandbox identity provider: dossiers kept in the service's database, decided by the
-``/sandbox/verification/{dossierId}`` helper (or by the autopilot), and an outage switch."""
+``/sandbox/verification/{dossierId}`` helper (or by the autopilot), and an outage switch per
+merchant (the ``tenant``)."""
 
 import secrets
 from datetime import timedelta
@@ -7,16 +8,16 @@ from datetime import timedelta
 from django.conf import settings
 
 from config import clock
-from merchants.models import SandboxDossier, SandboxIdentityProviderState
+from merchants.models import Merchant, SandboxDossier, SandboxIdentityProviderState
 from merchants.verification.base import Dossier, ProviderUnavailableError, Verdict
 
 # A host that cannot resolve (RFC 2606): the sandbox has no capture page to show.
 CAPTURE_URL = "https://capture.idv-sandbox.invalid/session/{session}"
 
 
-def _require_online() -> None:
+def _require_online(tenant: str) -> None:
     online = (
-        SandboxIdentityProviderState.objects.filter(pk=SandboxIdentityProviderState.SINGLETON_ID)
+        SandboxIdentityProviderState.objects.filter(merchant_id=tenant)
         .values_list("online", flat=True)
         .first()
     )
@@ -25,8 +26,8 @@ def _require_online() -> None:
 
 
 class SandboxIdentityProvider:
-    def start(self, *, reference: str, email: str) -> Dossier:
-        _require_online()
+    def start(self, *, tenant: str, reference: str, email: str) -> Dossier:
+        _require_online(tenant)
         dossier, _ = SandboxDossier.objects.get_or_create(
             reference=reference,
             defaults={
@@ -40,8 +41,8 @@ class SandboxIdentityProvider:
             dossier_id=dossier.id, capture_url=CAPTURE_URL.format(session=dossier.session)
         )
 
-    def verdict(self, *, dossier_id: str) -> Verdict:
-        _require_online()
+    def verdict(self, *, tenant: str, dossier_id: str) -> Verdict:
+        _require_online(tenant)
         dossier = SandboxDossier.objects.filter(pk=dossier_id).first()
         if dossier is None:
             raise ProviderUnavailableError(f"unknown dossier {dossier_id}")
@@ -64,7 +65,8 @@ def sandbox_dossier_decide(*, dossier_id: str, verdict: Verdict) -> bool:
     return decided == 1
 
 
-def sandbox_identity_provider_set(*, online: bool) -> None:
+def sandbox_identity_provider_set(*, merchant: Merchant, online: bool) -> None:
+    """Take the provider down or up for this merchant; every other merchant keeps its own."""
     SandboxIdentityProviderState.objects.update_or_create(
-        pk=SandboxIdentityProviderState.SINGLETON_ID, defaults={"online": online}
+        merchant=merchant, defaults={"online": online}
     )

@@ -1,7 +1,8 @@
 """Identity verification of end users: start a dossier, take its verdict, link accounts.
 
 A client is verified when the provider accepted a dossier of its own, or when it is linked to a
-verified identity of the same merchant by that identity's email. Either way the client's stored
+verified identity of the same merchant by that identity's email and the merchant's kycHash (an
+account of the identity has the client's kycHash). Either way the client's stored
 ``verification_level`` rises to the identity's level (``Client.effective_kyc_level`` reads it
 without a query); authentication never lowers it.
 """
@@ -58,7 +59,9 @@ def verification_start(*, client: Client, email: str | None) -> VerificationProc
     reference = uuid.uuid4()
     normalized = email_normalize(email)
     try:
-        dossier = get_identity_provider().start(reference=str(reference), email=normalized)
+        dossier = get_identity_provider().start(
+            tenant=str(client.merchant_id), reference=str(reference), email=normalized
+        )
     except ProviderUnavailableError as exc:
         raise APIError("VERIFICATION_NOT_AVAILABLE", headers={"Retry-After": "60"}) from exc
     with transaction.atomic():
@@ -138,7 +141,9 @@ def verification_process_sync(*, process: VerificationProcess) -> VerificationPr
     """Fetch the dossier's verdict (no transaction is open during the call) and apply it. A
     provider that cannot answer leaves the process pending for the sweep to ask again."""
     try:
-        verdict = get_identity_provider().verdict(dossier_id=process.dossier_id)
+        verdict = get_identity_provider().verdict(
+            tenant=str(process.merchant_id), dossier_id=process.dossier_id
+        )
     except ProviderUnavailableError:
         return process
     return verification_verdict_apply(process=process, verdict=verdict)
@@ -168,8 +173,22 @@ def verification_process_poll(*, process_id: uuid.UUID | str) -> None:
         verification_process_sync(process=process)
 
 
+def _same_person(*, client: Client, identity: VerifiedIdentity) -> bool:
+    """The merchant says so: the client's latest ``clientData.kycHash`` is present and is the
+    latest kycHash of an account that already belongs to the identity. An email alone, which
+    anyone holding a client token can type, proves nothing."""
+    return bool(client.kyc_hash) and (
+        Client.objects.filter(
+            merchant_id=client.merchant_id, identity=identity, kyc_hash=client.kyc_hash
+        )
+        .exclude(pk=client.pk)
+        .exists()
+    )
+
+
 def verification_link(*, client: Client, email: str) -> Client:
-    """Link the client to the merchant's verified identity with this email. Linking again to
+    """Link the client to the merchant's verified identity with this email, when an account of
+    that identity has the client's kycHash (else VERIFICATION_LINK_DENIED). Linking again to
     the same identity changes nothing; a client of another identity is already verified."""
     normalized = email_normalize(email)
     identity = (
@@ -186,6 +205,11 @@ def verification_link(*, client: Client, email: str) -> Client:
                 "VERIFICATION_ALREADY_VERIFIED", "This account belongs to another identity."
             )
         if locked.identity_id is None:
+            if not _same_person(client=locked, identity=identity):
+                raise APIError(
+                    "VERIFICATION_LINK_DENIED",
+                    "This account's kycHash is not the kycHash of an account of that identity.",
+                )
             _client_link(client=locked, identity=identity, now=clock.now())
     locked.refresh_from_db()
     return locked

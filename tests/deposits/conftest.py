@@ -1,8 +1,8 @@
 """Fixtures of the deposit suites.
 
 ``alice`` (deposit margin 10 %, instant deposits on) and ``bob`` (margin 20 %) each have a
-callback receiver. The sandbox user behind partner 1 (``OWNER``) holds a known inventory of the
-catalog items below; partner 2 (``OTHER``) holds its own.
+callback receiver. In both merchants' sandbox worlds the user behind partner 1 (``OWNER``) holds
+a known inventory of the catalog items below; partner 2 (``OTHER``) holds its own.
 """
 
 from collections.abc import Iterator
@@ -17,6 +17,7 @@ from tests.trading.factories import RUST, CatalogItemFactory, SandboxBotFactory
 from tests.withdrawals.conftest import Desk, client_headers, ok_data
 from tests.withdrawals.receiver import Receiver, receiver
 from trading.models import CatalogItem, SandboxBot, SandboxPlatformUser
+from trading.selectors.inventory import inventory_cache_forget
 
 OWNER = 1
 OTHER = 2
@@ -60,8 +61,10 @@ def alice(db: None, hooks: Receiver) -> Actor:
 
 
 @pytest.fixture
-def bob(db: None, bob_hooks: Receiver) -> Actor:
-    return _merchant("Bob", bob_hooks.url, deposit_margin_rate=Decimal("0.2000"))
+def bob(db: None, api, bob_hooks: Receiver) -> Actor:
+    actor = _merchant("Bob", bob_hooks.url, deposit_margin_rate=Decimal("0.2000"))
+    configure_users(api, actor)
+    return actor
 
 
 @pytest.fixture
@@ -126,24 +129,49 @@ def owner_inventory() -> list[dict[str, object]]:
     ]
 
 
+def configure_users(api, actor: Actor) -> None:
+    """Both users' inventories in the merchant's world (`POST /sandbox/platform/users`)."""
+    other = [
+        {"marketHashName": "AK-47 | Redline (Field-Tested)", "assetId": f"7000000{n:03d}"}
+        for n in range(5)
+    ]
+    for partner, inventory in ((OWNER, owner_inventory()), (OTHER, other)):
+        response = api.post(
+            "/sandbox/platform/users",
+            {"platformId": platform_id(partner), "inventory": inventory},
+            format="json",
+            headers=actor.headers,
+        )
+        ok_data(response)
+
+
+def configure_owner(**fields: object) -> None:
+    """Change the owner in every merchant's world; their next inventory reads fetch afresh."""
+    rows = SandboxPlatformUser.objects.filter(platform_id=platform_id(OWNER))
+    rows.update(**fields)
+    for merchant in Merchant.objects.filter(pk__in=rows.values("merchant_id")):
+        inventory_cache_forget(merchant=merchant, platform_id=platform_id(OWNER))
+
+
+def fleet(api, actor: Actor, status: str) -> None:
+    """Every bot takes ``status`` in the merchant's world (``POST /sandbox/bots``)."""
+    response = api.post("/sandbox/bots", {"status": status}, format="json", headers=actor.headers)
+    ok_data(response)
+
+
 @pytest.fixture
 def world(
     db: None,
+    api,
+    alice: Actor,
     bot: SandboxBot,
     ak: CatalogItem,
     knife: CatalogItem,
     cheap: CatalogItem,
     door: CatalogItem,
 ) -> None:
-    """The bot online and both users' inventories."""
-    SandboxPlatformUser.objects.create(platform_id=platform_id(OWNER), inventory=owner_inventory())
-    SandboxPlatformUser.objects.create(
-        platform_id=platform_id(OTHER),
-        inventory=[
-            {"marketHashName": "AK-47 | Redline (Field-Tested)", "assetId": f"7000000{n:03d}"}
-            for n in range(5)
-        ],
-    )
+    """The bot online and both users' inventories (in alice's world; ``bob`` brings his)."""
+    configure_users(api, alice)
 
 
 def ak_item(n: int = 0) -> str:

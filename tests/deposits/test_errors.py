@@ -6,18 +6,20 @@ from decimal import Decimal
 import pytest
 
 from merchants.models import Merchant
-from tests.deposits.conftest import OWNER, ak_item, authenticate, deposit, sell
-from tests.factories import assert_error, platform_id
+from tests.deposits.conftest import (
+    OWNER,
+    ak_item,
+    authenticate,
+    configure_owner,
+    deposit,
+    fleet,
+    sell,
+)
+from tests.factories import assert_error
 from tests.withdrawals.conftest import ok_data
-from trading.models import GameSettings, SandboxBot, SandboxListing, SandboxPlatformUser, Trade
-from trading.selectors.inventory import inventory_cache_forget
+from trading.models import GameSettings, SandboxListing, Trade
 
 pytestmark = pytest.mark.django_db
-
-
-def configure_owner(**fields: object) -> None:
-    SandboxPlatformUser.objects.filter(platform_id=platform_id(OWNER)).update(**fields)
-    inventory_cache_forget(platform_id=platform_id(OWNER))
 
 
 def nothing_stored() -> bool:
@@ -205,13 +207,13 @@ def test_deposits_paused(desk, owner):
     assert_error(deposit(desk, owner, ak_item(0)), 503, 1014, "DEPOSITS_PAUSED")
 
 
-def test_no_bots_available(desk, owner):
-    SandboxBot.objects.update(status="offline")
+def test_no_bots_available(desk, api, alice, owner):
+    fleet(api, alice, "offline")
     assert_error(deposit(desk, owner, ak_item(0)), 503, 1010, "NO_BOTS_AVAILABLE")
 
 
-def test_fleet_degraded(desk, owner):
-    SandboxBot.objects.update(status="degraded")
+def test_fleet_degraded(desk, api, alice, owner):
+    fleet(api, alice, "degraded")
     response = deposit(desk, owner, ak_item(0))
     assert_error(response, 503, 1011, "FLEET_DEGRADED")
     assert response["Retry-After"] == "30"

@@ -9,11 +9,18 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from tests.deposits.conftest import OTHER, OWNER, ak_item, authenticate, deposit, sell
+from tests.deposits.conftest import (
+    OTHER,
+    OWNER,
+    ak_item,
+    authenticate,
+    configure_owner,
+    deposit,
+    sell,
+)
 from tests.factories import assert_error, platform_id
 from tests.withdrawals.conftest import ok_data, sandbox_event
-from trading.models import SandboxPlatformUser, Status, Trade
-from trading.selectors.inventory import inventory_cache_forget
+from trading.models import Status, Trade
 
 pytestmark = pytest.mark.django_db
 
@@ -38,8 +45,7 @@ def test_an_accepted_deposit_frees_its_slot(desk, alice, owner):
 
 def test_the_guard_runs_before_the_inventory_is_fetched(desk, owner):
     _fill(desk, owner, 5)
-    SandboxPlatformUser.objects.filter(platform_id=platform_id(OWNER)).update(fault="unavailable")
-    inventory_cache_forget(platform_id=platform_id(OWNER))
+    configure_owner(fault="unavailable")
 
     assert_error(deposit(desk, owner, ak_item(5)), 429, 6, "TOO_MANY_ACTIVE_TRADES")
 

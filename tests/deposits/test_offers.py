@@ -6,12 +6,11 @@ from decimal import Decimal
 import pytest
 from django.test import override_settings
 
-from tests.deposits.conftest import OWNER, ak_item, deposit
-from tests.factories import assert_error, platform_id
+from tests.deposits.conftest import ak_item, configure_owner, deposit, fleet
+from tests.factories import assert_error
 from tests.withdrawals.conftest import ok_data, sandbox_event, wallet_clean
-from trading.models import SandboxBot, SandboxOffer, SandboxPlatformUser, Trade, TradeEvent
+from trading.models import SandboxOffer, Trade, TradeEvent
 from trading.sandbox.autopilot import sandbox_autopilot_step
-from trading.selectors.inventory import inventory_cache_forget
 from trading.services.deposits import deposit_offer_send
 from trading.services.sweeps import (
     deposit_offers_abandon,
@@ -40,8 +39,7 @@ def status(trade_id: str) -> str:
 
 def test_offer_refused_by_the_platform_fails_the_deposit(api, desk, owner):
     trade_id = created_without_worker(api, owner)
-    SandboxPlatformUser.objects.filter(platform_id=platform_id(OWNER)).update(escrow_days=3)
-    inventory_cache_forget(platform_id=platform_id(OWNER))
+    configure_owner(escrow_days=3)
 
     desk.run(lambda: deposit_offer_send(trade_id=trade_id))
 
@@ -52,16 +50,16 @@ def test_offer_refused_by_the_platform_fails_the_deposit(api, desk, owner):
 
 def test_items_gone_from_the_inventory_fail_the_offer(api, desk, owner):
     trade_id = created_without_worker(api, owner)
-    SandboxPlatformUser.objects.filter(platform_id=platform_id(OWNER)).update(inventory=[])
+    configure_owner(inventory=[])
 
     desk.run(lambda: deposit_offer_send(trade_id=trade_id))
 
     assert Trade.objects.get(pk=trade_id).error == "ITEMS_UNAVAILABLE"
 
 
-def test_bots_offline_leave_the_deposit_for_the_sweep(api, desk, owner, clock_advance):
+def test_bots_offline_leave_the_deposit_for_the_sweep(api, desk, alice, owner, clock_advance):
     trade_id = created_without_worker(api, owner)
-    SandboxBot.objects.update(status="offline")
+    fleet(api, alice, "offline")
 
     desk.run(lambda: deposit_offer_send(trade_id=trade_id))
     assert status(trade_id) == "initiated"
@@ -69,16 +67,18 @@ def test_bots_offline_leave_the_deposit_for_the_sweep(api, desk, owner, clock_ad
 
     clock_advance(61)
     assert deposit_offers_due() == [trade_id]
-    SandboxBot.objects.update(status="online")
+    fleet(api, alice, "online")
     desk.run(sweep_deposit_offers)
 
     assert status(trade_id) == "active"
     assert deposit_offers_due() == []
 
 
-def test_a_deposit_the_bots_cannot_offer_for_thirty_minutes_fails(api, desk, owner, clock_advance):
+def test_a_deposit_the_bots_cannot_offer_for_thirty_minutes_fails(
+    api, desk, alice, owner, clock_advance
+):
     trade_id = created_without_worker(api, owner)
-    SandboxBot.objects.update(status="offline")
+    fleet(api, alice, "offline")
     clock_advance(29 * 60)
     assert desk.run(deposit_offers_abandon) == 0
 
@@ -98,11 +98,11 @@ def test_bot_steps_on_demand_through_sandbox_events(api, desk, alice, owner):
     assert "offerID" not in pending
     assert pending["botInfo"]["name"] == "Bot Atlas"
 
-    SandboxBot.objects.update(status="degraded")
+    fleet(api, alice, "degraded")
     assert_error(
         sandbox_event(desk, alice, trade_id, "offer_sent"), 424, 31, "PLATFORM_UNAVAILABLE"
     )
-    SandboxBot.objects.update(status="online")
+    fleet(api, alice, "online")
     active = ok_data(sandbox_event(desk, alice, trade_id, "offer_sent"))
     assert active["status"] == "active"
     assert active["offerID"] == SandboxOffer.objects.get().offer_id

@@ -105,13 +105,15 @@ def world_build(alice_receiver: Receiver, bob_receiver: Receiver) -> World:
     }
     other = {f"730_7000000{n:03d}": Decimal("40") for n in range(3)}
     names = {"1000000": AK, "2000000": KNIFE, "3000000": CHEAP, "7000000": AK}
-    for partner, items in ((1, owner), (2, other)):
-        SandboxPlatformUser.objects.create(
-            platform_id=platform_id(partner),
-            inventory=[
-                {"marketHashName": names[item[4:11]], "assetId": item[4:]} for item in items
-            ],
-        )
+    for party in (alice, bob):
+        for partner, items in ((1, owner), (2, other)):
+            SandboxPlatformUser.objects.create(
+                merchant=party.actor.merchant,
+                platform_id=platform_id(partner),
+                inventory=[
+                    {"marketHashName": names[item[4:11]], "assetId": item[4:]} for item in items
+                ],
+            )
     return World(
         parties=(alice, bob),
         listings=tuple(Listed(row.id, row.game, row.price) for row in listings),

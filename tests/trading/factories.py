@@ -49,7 +49,6 @@ class SandboxBotFactory(DjangoModelFactory):
     name = factory.Sequence(lambda n: f"Test Bot {n}")
     avatar = factory.Sequence(lambda n: f"https://cdn.sandbox.invalid/test-bots/{n}.png")
     platform_id = factory.Sequence(lambda n: str(76561199100000000 + n))
-    status = SandboxBot.Status.ONLINE
 
 
 def _listing_id(o: object, n: int) -> str:

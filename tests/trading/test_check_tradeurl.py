@@ -193,7 +193,9 @@ class TestCache:
 
     def test_world_changed_underneath_is_not_seen_within_the_hour(self, api, alice):
         check(api, alice, trade_url(7))
-        SandboxPlatformUser.objects.create(platform_id=platform_id(7), trade_url_state=7)
+        SandboxPlatformUser.objects.create(
+            merchant=alice.merchant, platform_id=platform_id(7), trade_url_state=7
+        )
         assert check(api, alice, trade_url(7))["state"] == 1
         assert check(api, alice, trade_url(7), forceRefresh=True)["state"] == 7
 

@@ -9,7 +9,13 @@ from tests.factories import assert_error, platform_id, trade_url
 from tests.trading.factories import CatalogItemFactory
 from tests.trading.helpers import Caller, client_token, names, ok
 from trading.marketplace.sandbox import market_version_bump
-from trading.models import CatalogItem, GameSettings, SandboxBot, SandboxPlatformUser
+from trading.models import (
+    CatalogItem,
+    GameSettings,
+    SandboxBot,
+    SandboxBotState,
+    SandboxPlatformUser,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -67,9 +73,10 @@ def configure(api, actor, partner=1, **fields):
 
 
 @pytest.fixture
-def stocked(api, alice, world):
-    """Partner 1 holds ASSETS."""
+def stocked(api, alice, bob, world):
+    """Partner 1 holds ASSETS (in alice's and in bob's world)."""
     configure(api, alice, inventory=ASSETS)
+    configure(api, bob, inventory=ASSETS)
     return world
 
 
@@ -552,13 +559,11 @@ class TestErrors:
         ok(api.post("/sandbox/bots", {"status": "online"}, format="json", headers=alice.headers))
         assert inventory(as_alice)["count"] == 9
 
-    def test_one_online_bot_is_enough(self, as_alice, stocked):
-        SandboxBot.objects.create(
-            name="Bot Down",
-            avatar="https://x.invalid/3.png",
-            platform_id="76561199100077777",
-            status="offline",
+    def test_one_online_bot_is_enough(self, alice, as_alice, stocked):
+        down = SandboxBot.objects.create(
+            name="Bot Down", avatar="https://x.invalid/3.png", platform_id="76561199100077777"
         )
+        SandboxBotState.objects.create(merchant=alice.merchant, bot=down, status="offline")
         assert inventory(as_alice)["count"] == 9
 
     def test_no_bots_at_all(self, as_alice, stocked):

@@ -11,7 +11,7 @@ from django.urls import clear_url_caches
 from tests.factories import assert_error, platform_id
 from tests.trading.factories import SandboxBotFactory
 from tests.trading.helpers import ok
-from trading.models import SandboxBot, SandboxPlatformUser
+from trading.models import SandboxBotState, SandboxPlatformUser
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +50,7 @@ class TestPlatformUsers:
             "fault": "rate_limited",
         }
         assert ok(post(api, alice, USERS, payload)) == {"platformId": PID, "configured": True}
-        user = SandboxPlatformUser.objects.get(pk=PID)
+        user = SandboxPlatformUser.objects.get(merchant=alice.merchant, platform_id=PID)
         assert (user.trade_url_state, user.anti_cheat_banned, user.game_bans) == (9, True, 3)
         assert (user.economy_ban, user.escrow_days, user.inventory_private) == (
             "probation",
@@ -72,7 +72,7 @@ class TestPlatformUsers:
 
     def test_null_state_and_null_inventory_are_not_given(self, api, alice):
         ok(post(api, alice, USERS, {"platformId": PID, "tradeUrlState": None, "inventory": None}))
-        user = SandboxPlatformUser.objects.get(pk=PID)
+        user = SandboxPlatformUser.objects.get(merchant=alice.merchant, platform_id=PID)
         assert (user.trade_url_state, user.inventory) == (None, None)
 
     @pytest.mark.parametrize(
@@ -158,10 +158,17 @@ class TestPlatformUsers:
         assert_error(api.post(USERS, {"platformId": PID}, format="json"), 401, 1100, "UNAUTHORIZED")
 
 
+def bot_statuses(actor) -> set[str]:
+    return set(
+        SandboxBotState.objects.filter(merchant=actor.merchant).values_list("status", flat=True)
+    )
+
+
 class TestBots:
     def test_sets_every_bot(self, api, alice):
         first = SandboxBotFactory(name="Bot A", platform_id="76561199100000001")
-        second = SandboxBotFactory(name="Bot B", platform_id="76561199100000002", status="offline")
+        second = SandboxBotFactory(name="Bot B", platform_id="76561199100000002")
+        SandboxBotState.objects.create(merchant=alice.merchant, bot=second, status="offline")
         data = ok(post(api, alice, BOTS, {"status": "degraded"}))
         assert data == {
             "status": "degraded",
@@ -180,9 +187,10 @@ class TestBots:
                 },
             ],
         }
-        assert set(SandboxBot.objects.values_list("status", flat=True)) == {"degraded"}
+        assert bot_statuses(alice) == {"degraded"}
         ok(post(api, alice, BOTS, {"status": "online"}))
-        assert set(SandboxBot.objects.values_list("status", flat=True)) == {"online"}
+        assert bot_statuses(alice) == {"online"}
+        assert SandboxBotState.objects.count() == 2
 
     def test_without_bots(self, api, alice):
         assert ok(post(api, alice, BOTS, {"status": "online"})) == {"status": "online", "bots": []}
@@ -201,7 +209,7 @@ class TestBots:
     def test_bad_body(self, api, alice, payload, fields):
         SandboxBotFactory()
         refused(api, alice, BOTS, payload, *fields)
-        assert set(SandboxBot.objects.values_list("status", flat=True)) == {"online"}
+        assert not SandboxBotState.objects.exists()
 
 
 def _reload_urls() -> None:

@@ -24,8 +24,8 @@ RENDEZVOUS = threading.Barrier(STARTS, timeout=10)
 class RendezvousProvider(SandboxIdentityProvider):
     """The sandbox provider, answering each start only once every racer has called it."""
 
-    def start(self, *, reference: str, email: str) -> Dossier:
-        dossier = super().start(reference=reference, email=email)
+    def start(self, *, tenant: str, reference: str, email: str) -> Dossier:
+        dossier = super().start(tenant=tenant, reference=reference, email=email)
         RENDEZVOUS.wait()
         return dossier
 

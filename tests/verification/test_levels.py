@@ -20,13 +20,13 @@ from tests.verification.conftest import START
 pytestmark = pytest.mark.django_db
 
 
-def _client(actor, partner: int = 1, kyc_level: int = 0) -> Client:
+def _client(actor, partner: int = 1, kyc_level: int = 0, kyc_hash: str | None = None) -> Client:
     client_authenticate(
         merchant=actor.merchant,
         platform_id=platform_id(partner),
         trade_url=trade_url(partner),
         client_id=None,
-        client_data=ClientData(kyc_level=kyc_level),
+        client_data=ClientData(kyc_level=kyc_level, kyc_hash=kyc_hash),
     )
     return Client.objects.get(merchant=actor.merchant, platform_id=platform_id(partner))
 
@@ -85,12 +85,12 @@ def test_applying_a_verdict_twice_applies_it_once(alice):
 
 
 def test_a_link_raises_the_floor(alice):
-    first = _client(alice, 1)
+    first = _client(alice, 1, kyc_hash="ann")
     verification_verdict_apply(
         process=verification_start(client=first, email="ann@example.com"),
         verdict=Verdict.ACCEPTED,
     )
-    second = _client(alice, 2, kyc_level=1)
+    second = _client(alice, 2, kyc_level=1, kyc_hash="ann")
 
     linked = verification_link(client=second, email="ann@example.com")
 
@@ -137,8 +137,8 @@ def test_an_identity_with_accounts_cannot_be_deleted_alone_but_goes_with_its_mer
 
     from merchants.models import Merchant, VerificationProcess, VerifiedIdentity
 
-    verifier.verified(verifier.person(alice, 1), "ann@example.com")
-    ok(verifier.link(verifier.person(alice, 2), {"email": "ann@example.com"}))
+    verifier.verified(verifier.person(alice, 1, kycHash="ann"), "ann@example.com")
+    ok(verifier.link(verifier.person(alice, 2, kycHash="ann"), {"email": "ann@example.com"}))
     verifier.verified(verifier.person(bob, 1), "ann@example.com")
 
     with pytest.raises(RestrictedError):

@@ -30,6 +30,7 @@ def test_client_operations(paths):
     assert 3008 in _codes(start, "503")
     assert _codes(link, "404") == {1310}
     assert _codes(link, "409") == {3006}
+    assert _codes(link, "403") == {3011}
     data = status["responses"]["200"]["content"]["application/json"]["schema"]["properties"]
     assert data["data"]["$ref"].endswith("/VerificationStatusOut")
 

@@ -148,6 +148,30 @@ def test_a_verdict_given_while_the_provider_is_down_arrives_later(verifier, alic
     assert person.client.verification_level == 3
 
 
+def test_the_provider_is_down_only_for_the_merchant_that_took_it_down(verifier, alice, bob):
+    """Decisions section 8: bob's outage switch is bob's world; alice's clients still verify."""
+    bobs_waiting = verifier.started(verifier.person(bob, 1))["dossierId"]
+
+    verifier.provider(bob, "offline")
+
+    ann = verifier.person(alice, 1)
+    assert (
+        ok(verifier.decide(alice, verifier.started(ann)["dossierId"], "ACCEPTED"))
+        == ok(verifier.status(ann))["latestProcess"]
+    )
+    assert ann.client.verification_level == 3
+    bea = verifier.person(bob, 2)
+    assert_error(verifier.start(bea), 503, 3008, "VERIFICATION_NOT_AVAILABLE")
+    assert ok(verifier.decide(bob, bobs_waiting, "ACCEPTED"))["status"] == "PENDING"
+
+    verifier.provider(alice, "offline")
+    verifier.provider(alice, "online")  # alice's switch does not bring bob's provider back
+
+    assert_error(verifier.start(bea), 503, 3008, "VERIFICATION_NOT_AVAILABLE")
+    verifier.provider(bob, "online")
+    assert verifier.started(bea)["dossierId"]
+
+
 def _reload_urls() -> None:
     import config.urls
     import merchants.urls

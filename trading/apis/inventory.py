@@ -99,4 +99,10 @@ class CheckTradeUrlApi(MerchantApiView):
     )
     def post(self, request: Request) -> Response:
         body = parse(CheckTradeUrlIn, request.data)
-        return Response(trade_url_check(url=body["tradeurl"], force_refresh=body["forceRefresh"]))
+        return Response(
+            trade_url_check(
+                merchant=self.merchant(request),
+                url=body["tradeurl"],
+                force_refresh=body["forceRefresh"],
+            )
+        )

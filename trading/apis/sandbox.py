@@ -33,6 +33,12 @@ class SandboxPlatformUserApi(MerchantApiView):
     @extend_schema(
         operation_id="sandboxSetPlatformUser",
         tags=["sandbox"],
+        summary="Configure a platform user in the calling merchant's sandbox world only.",
+        description=(
+            "Other merchants keep seeing this platform id as the generated user (state 1, a "
+            "deterministic inventory); the user's cached inventory and trade URL checks of "
+            "the calling merchant are forgotten."
+        ),
         request=SandboxPlatformUserIn,
         responses=inline_serializer(
             "SandboxPlatformUser",
@@ -42,6 +48,7 @@ class SandboxPlatformUserApi(MerchantApiView):
     def post(self, request: Request) -> Response:
         body = parse(SandboxPlatformUserIn, request.data)
         user = sandbox_platform_user_set(
+            merchant=self.merchant(request),
             platform_id=body["platformId"],
             trade_url_state=body.get("tradeUrlState"),
             anti_cheat_banned=body["antiCheatBanned"],
@@ -61,6 +68,7 @@ class SandboxBotsApi(MerchantApiView):
     @extend_schema(
         operation_id="sandboxSetBots",
         tags=["sandbox"],
+        summary="Set every bot's status in the calling merchant's sandbox world only.",
         request=SandboxBotsIn,
         responses=inline_serializer(
             "SandboxFleet",
@@ -81,18 +89,18 @@ class SandboxBotsApi(MerchantApiView):
     )
     def post(self, request: Request) -> Response:
         body = parse(SandboxBotsIn, request.data)
-        bots = sandbox_fleet_set(status=body["status"])
+        bots = sandbox_fleet_set(merchant=self.merchant(request), status=body["status"])
         return Response(
             {
                 "status": body["status"],
                 "bots": [
                     {
-                        "name": b.name,
-                        "avatar": b.avatar,
-                        "platformId": b.platform_id,
-                        "status": b.status,
+                        "name": bot["name"],
+                        "avatar": bot["avatar"],
+                        "platformId": bot["platform_id"],
+                        "status": bot["status"],
                     }
-                    for b in bots
+                    for bot in bots.values("name", "avatar", "platform_id", "status")
                 ],
             }
         )
@@ -135,7 +143,12 @@ def _clock_body() -> dict[str, object]:
 class SandboxClockApi(MerchantApiView):
     operation = "sandbox"
 
-    @extend_schema(operation_id="sandboxClock", tags=["sandbox"], responses=CLOCK)
+    @extend_schema(
+        operation_id="sandboxClock",
+        tags=["sandbox"],
+        responses=CLOCK,
+        summary="The service clock: one clock for every merchant.",
+    )
     def get(self, request: Request) -> Response:
         return Response(_clock_body())
 
@@ -146,6 +159,13 @@ class SandboxClockAdvanceApi(MerchantApiView):
     @extend_schema(
         operation_id="sandboxClockAdvance",
         tags=["sandbox"],
+        summary="Move the service clock forward (for every merchant).",
+        description=(
+            "Unlike the other sandbox helpers, the service clock is not scoped to the calling "
+            "merchant: there is one clock for the whole service, so advancing it moves every "
+            "merchant's timers (offer expiries, holds, cancel windows, caches, sweeps). It only "
+            "moves forward."
+        ),
         request=ClockAdvanceIn,
         responses=CLOCK,
     )

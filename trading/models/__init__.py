@@ -1,6 +1,7 @@
 from trading.models.catalog import CatalogItem, CatalogPhase
 from trading.models.sandbox import (
     SandboxBot,
+    SandboxBotState,
     SandboxListing,
     SandboxOffer,
     SandboxPlatformUser,
@@ -24,6 +25,7 @@ __all__ = [
     "CatalogPhase",
     "GameSettings",
     "SandboxBot",
+    "SandboxBotState",
     "SandboxListing",
     "SandboxOffer",
     "SandboxPlatformUser",

@@ -1,21 +1,43 @@
-"""The simulated outside world: marketplace listings, the bot fleet and platform users."""
+"""The simulated outside world: marketplace listings, the bot fleet and platform users.
+
+The market is one world for everyone, as the real one is. What the ``/sandbox/`` helpers
+configure (platform users, the fleet's status) belongs to the calling merchant's world only."""
 
 from django.db import models
 
 
 class SandboxBot(models.Model):
+    """A bot of the fleet; its status is per merchant (``SandboxBotState``)."""
+
+    name = models.CharField(max_length=64)
+    avatar = models.URLField(max_length=300)
+    platform_id = models.CharField(max_length=17, unique=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SandboxBotState(models.Model):
+    """A bot's status in one merchant's world (``POST /sandbox/bots``); without a row, online."""
+
     class Status(models.TextChoices):
         ONLINE = "online"
         DEGRADED = "degraded"
         OFFLINE = "offline"
 
-    name = models.CharField(max_length=64)
-    avatar = models.URLField(max_length=300)
-    platform_id = models.CharField(max_length=17, unique=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ONLINE)
+    merchant = models.ForeignKey("merchants.Merchant", on_delete=models.CASCADE, related_name="+")
+    bot = models.ForeignKey(SandboxBot, on_delete=models.CASCADE, related_name="states")
+    status = models.CharField(max_length=16, choices=Status.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "bot"], name="sandbox_bot_state_per_merchant"
+            )
+        ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.status})"
+        return f"{self.bot_id} {self.status} @ {self.merchant_id}"
 
 
 class SandboxListing(models.Model):
@@ -73,7 +95,8 @@ class SandboxListing(models.Model):
 
 
 class SandboxPlatformUser(models.Model):
-    """A configured platform user; everyone else has a generated inventory and state 1."""
+    """A platform user as one merchant configured it; in that merchant's world everyone else
+    (and in every other merchant's world this user too) has a generated inventory and state 1."""
 
     class Fault(models.TextChoices):
         NONE = "", "none"
@@ -81,7 +104,8 @@ class SandboxPlatformUser(models.Model):
         RATE_LIMITED = "rate_limited"
         ERROR = "error"
 
-    platform_id = models.CharField(primary_key=True, max_length=17)
+    merchant = models.ForeignKey("merchants.Merchant", on_delete=models.CASCADE, related_name="+")
+    platform_id = models.CharField(max_length=17)
     trade_url_state = models.PositiveSmallIntegerField(null=True, blank=True)
     anti_cheat_banned = models.BooleanField(default=False)
     game_bans = models.PositiveIntegerField(default=0)
@@ -92,8 +116,15 @@ class SandboxPlatformUser(models.Model):
     fault = models.CharField(max_length=16, choices=Fault.choices, default="", blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "platform_id"], name="sandbox_platform_user_per_merchant"
+            )
+        ]
+
     def __str__(self) -> str:
-        return self.platform_id
+        return f"{self.platform_id} @ {self.merchant_id}"
 
 
 class SandboxPurchase(models.Model):

@@ -130,22 +130,26 @@ class FleetStatus:
 
 
 class GamePlatform(Protocol):
-    def user(self, platform_id: str) -> PlatformUser:
+    """Every call names its ``tenant``: the id of the merchant it is made for. The real platform
+    is one world for every merchant and ignores it; the sandbox keeps one world per merchant
+    (its configured users and its bot fleet), so one merchant's tests never change another's."""
+
+    def user(self, platform_id: str, *, tenant: str) -> PlatformUser:
         """The user's trade state. Raises PlatformError when the platform cannot answer."""
 
-    def inventory(self, platform_id: str, game: int) -> list[InventoryAsset]:
+    def inventory(self, platform_id: str, game: int, *, tenant: str) -> list[InventoryAsset]:
         """Raises PlatformError; the caller checks the user's state first."""
 
-    def fleet_status(self) -> str:
+    def fleet_status(self, *, tenant: str) -> str:
         """online, degraded or offline: the best state any bot is in."""
 
     def offer_create(
-        self, *, key: str, platform_id: str, game: int, assets: list[OfferAsset]
+        self, *, tenant: str, key: str, platform_id: str, game: int, assets: list[OfferAsset]
     ) -> TradeOffer:
         """A bot asks the owner for these assets; the offer then awaits the bot's confirmation.
         The same key gives the same offer. Raises OfferRefusedError (final) or PlatformError
         (transient: try again later)."""
 
-    def offer_confirm(self, *, offer_id: str) -> TradeOffer:
+    def offer_confirm(self, *, tenant: str, offer_id: str) -> TradeOffer:
         """The bot confirms the offer and it is sent to the owner. Idempotent; raises like
         offer_create."""

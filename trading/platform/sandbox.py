@@ -1,5 +1,7 @@
 """The sandbox game platform: deterministic users and inventories, configurable by the
-``/sandbox/platform/users`` helper, with the platform's failures (down, rate limiting)."""
+``/sandbox/platform/users`` helper, with the platform's failures (down, rate limiting). Each
+merchant (the ``tenant`` of every call) has a world of its own: the users it configured and the
+fleet status it set."""
 
 import hashlib
 from decimal import Decimal
@@ -9,7 +11,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from config import clock
-from trading.models import CatalogPhase, SandboxBot, SandboxOffer, SandboxPlatformUser
+from trading.models import CatalogPhase, SandboxBotState, SandboxOffer, SandboxPlatformUser
 from trading.platform.base import (
     BotInfo,
     FleetStatus,
@@ -23,6 +25,7 @@ from trading.platform.base import (
     TradeOffer,
     TradeUrlState,
 )
+from trading.sandbox.fleet import sandbox_fleet
 from trading.sandbox.names import (
     CS_GAME,
     EXTERIORS,
@@ -40,8 +43,8 @@ FAULTS: dict[str, type[PlatformError]] = {
 }
 
 
-def _configured(platform_id: str) -> SandboxPlatformUser | None:
-    return SandboxPlatformUser.objects.filter(platform_id=platform_id).first()
+def _configured(tenant: str, platform_id: str) -> SandboxPlatformUser | None:
+    return SandboxPlatformUser.objects.filter(merchant_id=tenant, platform_id=platform_id).first()
 
 
 def _raise_fault(config: SandboxPlatformUser | None) -> None:
@@ -62,8 +65,8 @@ def _state(config: SandboxPlatformUser) -> TradeUrlState:
 
 
 class SandboxPlatform:
-    def user(self, platform_id: str) -> PlatformUser:
-        config = _configured(platform_id)
+    def user(self, platform_id: str, *, tenant: str) -> PlatformUser:
+        config = _configured(tenant, platform_id)
         _raise_fault(config)
         if config is None:
             return PlatformUser(platform_id=platform_id, state=TradeUrlState.NORMAL)
@@ -76,8 +79,8 @@ class SandboxPlatform:
             escrow_days=config.escrow_days,
         )
 
-    def inventory(self, platform_id: str, game: int) -> list[InventoryAsset]:
-        config = _configured(platform_id)
+    def inventory(self, platform_id: str, game: int, *, tenant: str) -> list[InventoryAsset]:
+        config = _configured(tenant, platform_id)
         _raise_fault(config)
         if config is not None and config.trade_url_state == TradeUrlState.PLATFORM_UNAVAILABLE:
             raise PlatformUnavailableError("platform unavailable")
@@ -89,21 +92,21 @@ class SandboxPlatform:
             ]
         return generated_inventory(platform_id, game)
 
-    def fleet_status(self) -> str:
-        statuses = set(SandboxBot.objects.values_list("status", flat=True))
+    def fleet_status(self, *, tenant: str) -> str:
+        statuses = set(sandbox_fleet(tenant=tenant).values_list("status", flat=True))
         for status in (FleetStatus.ONLINE, FleetStatus.DEGRADED):
             if status in statuses:
                 return status
         return FleetStatus.OFFLINE
 
     def offer_create(
-        self, *, key: str, platform_id: str, game: int, assets: list[OfferAsset]
+        self, *, tenant: str, key: str, platform_id: str, game: int, assets: list[OfferAsset]
     ) -> TradeOffer:
         existing = SandboxOffer.objects.select_related("bot").filter(key=key).first()
         if existing is not None:
             return _offer(existing)
-        self._offer_refusal_check(platform_id, game, assets)
-        bots = list(SandboxBot.objects.filter(status=SandboxBot.Status.ONLINE).order_by("id"))
+        self._offer_refusal_check(tenant, platform_id, game, assets)
+        bots = list(sandbox_fleet(tenant=tenant).filter(status=SandboxBotState.Status.ONLINE))
         if not bots:
             raise PlatformUnavailableError("no bot online to make the offer")
         digest = hashlib.sha256(key.encode()).hexdigest()
@@ -122,21 +125,26 @@ class SandboxPlatform:
             return _offer(SandboxOffer.objects.select_related("bot").get(key=key))
         return _offer(offer)
 
-    def offer_confirm(self, *, offer_id: str) -> TradeOffer:
+    def offer_confirm(self, *, tenant: str, offer_id: str) -> TradeOffer:
         offer = SandboxOffer.objects.select_related("bot").filter(offer_id=offer_id).first()
         if offer is None:
             raise OfferRefusedError("OFFER_NOT_FOUND", f"no offer {offer_id}")
         if offer.state == SandboxOffer.State.NEEDS_CONFIRMATION:
-            if offer.bot.status != SandboxBot.Status.ONLINE:
+            online = sandbox_fleet(tenant=tenant).filter(
+                pk=offer.bot_id, status=SandboxBotState.Status.ONLINE
+            )
+            if not online.exists():
                 raise PlatformUnavailableError(f"bot {offer.bot.name} cannot confirm now")
             offer.state = SandboxOffer.State.SENT
             offer.save(update_fields=["state"])
         return _offer(offer)
 
-    def _offer_refusal_check(self, platform_id: str, game: int, assets: list[OfferAsset]) -> None:
+    def _offer_refusal_check(
+        self, tenant: str, platform_id: str, game: int, assets: list[OfferAsset]
+    ) -> None:
         """What the platform refuses an offer for, as it would: the owner's state now and the
         assets still being in the inventory."""
-        user = self.user(platform_id)
+        user = self.user(platform_id, tenant=tenant)
         if user.escrow_days > 0:
             raise OfferRefusedError("USER_ESCROW")
         if user.state == TradeUrlState.INVENTORY_PRIVATE:
@@ -145,7 +153,7 @@ class SandboxPlatform:
             raise OfferRefusedError("USER_NOT_TRADEABLE")
         held = {
             asset.asset_id: asset.amount
-            for asset in self.inventory(platform_id, game)
+            for asset in self.inventory(platform_id, game, tenant=tenant)
             if asset.tradable
         }
         for wanted in assets:

@@ -1,15 +1,26 @@
-"""Writes to the sandbox world, made by the ``/sandbox/`` helpers and the seeder."""
+"""Writes to the sandbox world, made by the ``/sandbox/`` helpers: each changes the calling
+merchant's world only."""
+
+from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trading.models import SandboxBot, SandboxPlatformUser
+from django.db.models import QuerySet
+
+from merchants.models import Merchant
+from trading.models import SandboxBot, SandboxBotState, SandboxPlatformUser
+from trading.sandbox.fleet import sandbox_fleet
 from trading.selectors.inventory import inventory_cache_forget
 from trading.selectors.tradeurls import trade_url_cache_forget
+
+if TYPE_CHECKING:
+    from trading.sandbox.fleet import FleetBot
 
 
 def sandbox_platform_user_set(
     *,
+    merchant: Merchant,
     platform_id: str,
     trade_url_state: int | None,
     anti_cheat_banned: bool,
@@ -20,7 +31,8 @@ def sandbox_platform_user_set(
     inventory: list[dict[str, Any]] | None,
     fault: str,
 ) -> SandboxPlatformUser:
-    """Configure one platform user, replacing what was configured before."""
+    """Configure one platform user in the merchant's world, replacing what was configured
+    before."""
     stored_inventory = (
         [
             {
@@ -33,6 +45,7 @@ def sandbox_platform_user_set(
         else None
     )
     user, _ = SandboxPlatformUser.objects.update_or_create(
+        merchant=merchant,
         platform_id=platform_id,
         defaults={
             "trade_url_state": trade_url_state,
@@ -45,11 +58,20 @@ def sandbox_platform_user_set(
             "fault": "" if fault == "none" else fault,
         },
     )
-    inventory_cache_forget(platform_id=platform_id)
-    trade_url_cache_forget(platform_id=platform_id)
+    inventory_cache_forget(merchant=merchant, platform_id=platform_id)
+    trade_url_cache_forget(merchant=merchant, platform_id=platform_id)
     return user
 
 
-def sandbox_fleet_set(*, status: str) -> list[SandboxBot]:
-    SandboxBot.objects.update(status=status)
-    return list(SandboxBot.objects.order_by("id"))
+def sandbox_fleet_set(*, merchant: Merchant, status: str) -> QuerySet[FleetBot]:
+    """Every bot takes ``status`` in the merchant's world; returns the fleet as it sees it."""
+    SandboxBotState.objects.bulk_create(
+        [
+            SandboxBotState(merchant=merchant, bot_id=bot_id, status=status)
+            for bot_id in SandboxBot.objects.values_list("id", flat=True)
+        ],
+        update_conflicts=True,
+        unique_fields=["merchant", "bot"],
+        update_fields=["status"],
+    )
+    return sandbox_fleet(tenant=str(merchant.pk))

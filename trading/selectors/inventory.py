@@ -1,5 +1,6 @@
 """A user's inventory with the merchant's deposit offers (contract 4.13): platform data cached
-15 minutes of service-clock time per platform id and game; prices applied on every read."""
+15 minutes of service-clock time per merchant, platform id and game (the platform answers each
+merchant from its own world in the sandbox); prices applied on every read."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,36 +64,39 @@ def deposits_open_check(*, game: int) -> None:
         raise APIError("DEPOSITS_PAUSED", "Deposit pricing for game 730 is unavailable.")
 
 
-def fleet_check() -> None:
-    status = get_platform().fleet_status()
+def fleet_check(*, merchant: Merchant) -> None:
+    status = get_platform().fleet_status(tenant=str(merchant.pk))
     if status == FleetStatus.OFFLINE:
         raise APIError("NO_BOTS_AVAILABLE")
     if status == FleetStatus.DEGRADED:
         raise APIError("FLEET_DEGRADED", headers={"Retry-After": "30"})
 
 
-def _cache_key(platform_id: str, game: int) -> str:
-    return f"inventory:{platform_id}:{game}"
+def _cache_key(merchant: Merchant, platform_id: str, game: int) -> str:
+    return f"inventory:{merchant.pk}:{platform_id}:{game}"
 
 
-def inventory_cache_forget(*, platform_id: str) -> None:
-    """The sandbox helper changed this user: the next read fetches afresh."""
-    cache.delete_many([_cache_key(platform_id, game) for game in GAMES])
+def inventory_cache_forget(*, merchant: Merchant, platform_id: str) -> None:
+    """The merchant's sandbox helper changed this user: its next read fetches afresh."""
+    cache.delete_many([_cache_key(merchant, platform_id, game) for game in GAMES])
 
 
-def _snapshot(platform_id: str, game: int, refresh: bool) -> _Snapshot:
-    key = _cache_key(platform_id, game)
+def _snapshot(merchant: Merchant, platform_id: str, game: int, refresh: bool) -> _Snapshot:
+    key = _cache_key(merchant, platform_id, game)
     now = clock.now()
     cached = None if refresh else cache.get(key)
     max_age = timedelta(seconds=settings.INVENTORY_CACHE_SECONDS)
     if isinstance(cached, _Snapshot) and now - cached.fetched_at < max_age:
         return cached
     platform = get_platform()
+    tenant = str(merchant.pk)
     try:
-        user = platform.user(platform_id)
+        user = platform.user(platform_id, tenant=tenant)
         if user.state in USER_STATE_ERRORS:
             raise APIError(USER_STATE_ERRORS[user.state])
-        snapshot = _Snapshot(assets=platform.inventory(platform_id, game), fetched_at=now)
+        snapshot = _Snapshot(
+            assets=platform.inventory(platform_id, game, tenant=tenant), fetched_at=now
+        )
     except PlatformError as exc:
         raise APIError(exc.error_key) from exc
     cache.set(key, snapshot, timeout=settings.INVENTORY_CACHE_SECONDS)
@@ -161,9 +165,9 @@ def deposit_quotes(
     return quotes
 
 
-def inventory_assets(*, platform_id: str, game: int) -> list[InventoryAsset]:
+def inventory_assets(*, merchant: Merchant, platform_id: str, game: int) -> list[InventoryAsset]:
     """The owner's assets as the inventory endpoint shows them (same 15-minute snapshot)."""
-    return _snapshot(platform_id, game, refresh=False).assets
+    return _snapshot(merchant, platform_id, game, refresh=False).assets
 
 
 def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list[dict[str, Any]]:
@@ -184,10 +188,10 @@ def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list
 def _priced_cached(
     snapshot: _Snapshot, platform_id: str, merchant: Merchant, game: int
 ) -> list[dict[str, Any]]:
-    """Offers depend on the snapshot, the merchant's margin and the market (reference prices,
+    """Offers depend on the merchant's snapshot, its margin and the market (reference prices,
     own stock): the same three give the same rows, so they are computed once."""
     key = (
-        f"inventory-priced:{platform_id}:{game}:{snapshot.fetched_at.timestamp()}:"
+        f"inventory-priced:{merchant.pk}:{platform_id}:{game}:{snapshot.fetched_at.timestamp()}:"
         f"{merchant.deposit_margin_rate}:{get_marketplace().price_version()}"
     )
     rows = cache.get(key)
@@ -210,8 +214,8 @@ def inventory_get(
     *, merchant: Merchant, platform_id: str, query: InventoryQuery, client: Client | None
 ) -> dict[str, Any]:
     deposits_open_check(game=query.game)
-    fleet_check()
-    snapshot = _snapshot(platform_id, query.game, query.refresh)
+    fleet_check(merchant=merchant)
+    snapshot = _snapshot(merchant, platform_id, query.game, query.refresh)
     rows = _priced_cached(snapshot, platform_id, merchant, query.game)
     if query.accepted_only:
         rows = [r for r in rows if r["offer"]["accepted"]]

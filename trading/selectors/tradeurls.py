@@ -1,4 +1,5 @@
-"""Trade URL checks (contract 4.2): cached an hour of service-clock time per URL."""
+"""Trade URL checks (contract 4.2): cached an hour of service-clock time per merchant and URL
+(the platform answers each merchant from its own world in the sandbox)."""
 
 import hashlib
 from datetime import datetime, timedelta
@@ -8,6 +9,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from config import clock
+from merchants.models import Merchant
 from trading.platform import get_platform
 from trading.platform.base import (
     STATE_MESSAGES,
@@ -21,18 +23,18 @@ from trading.platform.base import (
 from trading.tradeurls import trade_url_platform_id
 
 
-def _key(url: str, platform_id: str) -> str:
+def _key(merchant: Merchant, url: str, platform_id: str) -> str:
     # The generation lets the sandbox forget every cached check of a user it reconfigures.
-    generation = cache.get(_generation_key(platform_id), 0)
-    return f"tradeurl:{generation}:" + hashlib.sha256(url.encode()).hexdigest()
+    generation = cache.get(_generation_key(merchant, platform_id), 0)
+    return f"tradeurl:{merchant.pk}:{generation}:" + hashlib.sha256(url.encode()).hexdigest()
 
 
-def _generation_key(platform_id: str) -> str:
-    return f"tradeurl-generation:{platform_id}"
+def _generation_key(merchant: Merchant, platform_id: str) -> str:
+    return f"tradeurl-generation:{merchant.pk}:{platform_id}"
 
 
-def trade_url_cache_forget(*, platform_id: str) -> None:
-    key = _generation_key(platform_id)
+def trade_url_cache_forget(*, merchant: Merchant, platform_id: str) -> None:
+    key = _generation_key(merchant, platform_id)
     cache.add(key, 0, timeout=None)
     cache.incr(key)
 
@@ -48,18 +50,18 @@ def _result(user: PlatformUser) -> dict[str, Any]:
     }
 
 
-def trade_url_check(*, url: str, force_refresh: bool) -> dict[str, Any]:
+def trade_url_check(*, merchant: Merchant, url: str, force_refresh: bool) -> dict[str, Any]:
     """The URL must already match the trade URL pattern."""
     now = clock.now()
     platform_id = trade_url_platform_id(url)
     assert platform_id is not None
-    key = _key(url, platform_id)
+    key = _key(merchant, url, platform_id)
     cached: tuple[datetime, dict[str, Any]] | None = None if force_refresh else cache.get(key)
     max_age = timedelta(seconds=settings.TRADE_URL_CHECK_CACHE_SECONDS)
     if cached is not None and now - cached[0] < max_age:
         return cached[1]
     try:
-        user = get_platform().user(platform_id)
+        user = get_platform().user(platform_id, tenant=str(merchant.pk))
     except (PlatformUnavailableError, PlatformRateLimitedError):
         user = PlatformUser(platform_id=platform_id, state=TradeUrlState.PLATFORM_UNAVAILABLE)
     except PlatformError:

@@ -88,10 +88,10 @@ def deposit_guard_check(*, merchant: Merchant, platform_id: str) -> None:
         )
 
 
-def deposit_owner_check(*, platform_id: str, game: int) -> None:
+def deposit_owner_check(*, merchant: Merchant, platform_id: str, game: int) -> None:
     """The owner's account can give items of this game now (asked afresh, never cached)."""
     try:
-        user = get_platform().user(platform_id)
+        user = get_platform().user(platform_id, tenant=str(merchant.pk))
     except PlatformError as exc:
         raise APIError(exc.error_key) from exc
     if user.state == TradeUrlState.TRADE_URL_INVALID:
@@ -128,7 +128,7 @@ def _priced_items(
     merchant: Merchant, platform_id: str, game: int, items: list[DepositItemIn]
 ) -> list[tuple[DepositItemIn, DepositQuote]]:
     """Each item against the owner's inventory and the merchant's current offer."""
-    assets = inventory_assets(platform_id=platform_id, game=game)
+    assets = inventory_assets(merchant=merchant, platform_id=platform_id, game=game)
     quotes = {q.item_id: q for q in deposit_quotes(assets=assets, merchant=merchant, game=game)}
     ids = [item.item_id for item in items]
     missing = [item_id for item_id in ids if item_id not in quotes]
@@ -199,8 +199,8 @@ def deposit_create(
     if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
         raise APIError("EXTERNAL_ID_EXISTS")
     deposits_open_check(game=game)
-    fleet_check()
-    deposit_owner_check(platform_id=depositor.platform_id, game=game)
+    fleet_check(merchant=merchant)
+    deposit_owner_check(merchant=merchant, platform_id=depositor.platform_id, game=game)
     priced = _priced_items(merchant, depositor.platform_id, game, items)
     rows = [
         TradeItem(
@@ -322,11 +322,13 @@ def deposit_offer_send(*, trade_id: str, confirm: bool = True) -> None:
     if trade is None or trade.status not in (Status.INITIATED, Status.PENDING):
         return
     platform = get_platform()
+    tenant = str(trade.merchant_id)
     try:
         offer_id = trade.offer_ref
         if trade.status == Status.INITIATED:
             items = list(trade.items.all())
             offer = platform.offer_create(
+                tenant=tenant,
                 key=f"deposit-{trade.id}",
                 platform_id=trade.client_platform_id,
                 game=trade.game,
@@ -336,7 +338,7 @@ def deposit_offer_send(*, trade_id: str, confirm: bool = True) -> None:
             offer_id = offer.offer_id
         if not confirm:
             return
-        sent = platform.offer_confirm(offer_id=offer_id)
+        sent = platform.offer_confirm(tenant=tenant, offer_id=offer_id)
         if sent.sent:
             deposit_step(trade_id=trade_id, step=deposit_offer_sent, offer=sent)
     except OfferRefusedError as exc:

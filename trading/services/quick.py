@@ -45,7 +45,7 @@ def quick_withdrawal_create(
     if ceiling <= 0:
         raise APIError("INVALID_AMOUNT", "maxPrice leaves nothing once the fee is backed out.")
     external_id_check(merchant, external_id)
-    platform_id = recipient_check(trade_url=recipient.trade_url)
+    platform_id = recipient_check(merchant=merchant, trade_url=recipient.trade_url)
     # Fee-inclusive prices are whole cents, so no unit can cost more than maxPrice rounded down
     # to the cent: that is each row's worst-case lock (a fraction of a cent cannot be locked).
     unit_ceiling = max_price.quantize(CENT, rounding=ROUND_FLOOR)

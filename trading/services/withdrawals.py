@@ -56,12 +56,12 @@ class Recipient:
     external_client_user_id: str = ""
 
 
-def recipient_check(*, trade_url: str) -> str:
+def recipient_check(*, merchant: Merchant, trade_url: str) -> str:
     """The platform id of a trade URL that can receive items, or the documented refusal."""
     platform_id = trade_url_platform_id(trade_url)
     if platform_id is None:
         raise APIError("INVALID_TRADEURL")
-    check = trade_url_check(url=trade_url, force_refresh=False)
+    check = trade_url_check(merchant=merchant, url=trade_url, force_refresh=False)
     state = check["state"]
     if state == TradeUrlState.USER_NOT_FOUND:
         raise APIError("USER_NOT_FOUND")
@@ -195,7 +195,7 @@ def withdrawal_create(
     if not merchant.has_active_callback:
         raise APIError("MERCHANT_NO_CALLBACK_URL")
     external_id_check(merchant, external_id)
-    platform_id = recipient_check(trade_url=recipient.trade_url)
+    platform_id = recipient_check(merchant=merchant, trade_url=recipient.trade_url)
     rows = [
         TradeItem(
             public_id=item.item_id,
