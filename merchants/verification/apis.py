@@ -99,7 +99,7 @@ class VerificationStatusApi(ClientVerificationApiView):
 
 class VerificationLinkApi(ClientVerificationApiView):
     operation = "client.verification"
-    errors = ("USER_NOT_FOUND", "VERIFICATION_ALREADY_VERIFIED", "VERIFICATION_LINK_DENIED")
+    errors = ("VERIFICATION_ALREADY_VERIFIED", "VERIFICATION_LINK_DENIED")
 
     @extend_schema(
         operation_id="linkClientVerification",
@@ -110,7 +110,9 @@ class VerificationLinkApi(ClientVerificationApiView):
         description=(
             "Links only when the merchant's latest clientData.kycHash of this account is "
             "present and equal to that of an account already linked to the identity (403 "
-            "VERIFICATION_LINK_DENIED otherwise): the email alone proves nothing."
+            "VERIFICATION_LINK_DENIED otherwise, also when no verified identity has this email, "
+            "so the answer never tells which emails are verified): the email alone proves "
+            "nothing."
         ),
     )
     def post(self, request: Request) -> Response:

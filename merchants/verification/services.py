@@ -188,27 +188,30 @@ def _same_person(*, client: Client, identity: VerifiedIdentity) -> bool:
 
 def verification_link(*, client: Client, email: str) -> Client:
     """Link the client to the merchant's verified identity with this email, when an account of
-    that identity has the client's kycHash (else VERIFICATION_LINK_DENIED). Linking again to
-    the same identity changes nothing; a client of another identity is already verified."""
+    that identity has the client's kycHash. Linking again to the same identity changes nothing; a
+    client of another identity is already verified. An unknown email and a kycHash that does not
+    match answer alike (VERIFICATION_LINK_DENIED), so the call tells nobody which emails are
+    verified."""
     normalized = email_normalize(email)
     identity = (
         VerifiedIdentity.objects.filter(merchant_id=client.merchant_id, email=normalized).first()
         if normalized
         else None
     )
-    if identity is None:
-        raise APIError("USER_NOT_FOUND", "No verified identity of this merchant has this email.")
     with transaction.atomic():
         locked = Client.objects.select_for_update().get(pk=client.pk)
-        if locked.identity_id is not None and locked.identity_id != identity.pk:
+        if locked.identity_id is not None and (
+            identity is None or locked.identity_id != identity.pk
+        ):
             raise APIError(
                 "VERIFICATION_ALREADY_VERIFIED", "This account belongs to another identity."
             )
         if locked.identity_id is None:
-            if not _same_person(client=locked, identity=identity):
+            if identity is None or not _same_person(client=locked, identity=identity):
                 raise APIError(
                     "VERIFICATION_LINK_DENIED",
-                    "This account's kycHash is not the kycHash of an account of that identity.",
+                    "No verified identity of this merchant has this email and this account's "
+                    "kycHash.",
                 )
             _client_link(client=locked, identity=identity, now=clock.now())
     locked.refresh_from_db()

@@ -62,7 +62,7 @@ def test_no_verified_identity_with_that_email(verifier, alice, ann):
 
     response = verifier.link(second, {"email": "bea@example.com"})
 
-    assert_error(response, 404, 1310, "USER_NOT_FOUND")
+    assert_error(response, 403, 3011, "VERIFICATION_LINK_DENIED")
     assert second.client.identity_id is None
     assert second.client.verification_level == 0
 
@@ -75,16 +75,16 @@ def test_a_pending_or_rejected_email_is_not_a_verified_identity(verifier, alice)
     third = verifier.person(alice, 3)
 
     for email in ("pat@example.com", "rex@example.com"):
-        assert_error(verifier.link(third, {"email": email}), 404, 1310, "USER_NOT_FOUND")
+        assert_error(verifier.link(third, {"email": email}), 403, 3011, "VERIFICATION_LINK_DENIED")
     assert not VerifiedIdentity.objects.exists()
 
 
-def test_another_merchants_identity_is_not_found(verifier, bob, ann):
+def test_another_merchants_identity_is_not_linked(verifier, bob, ann):
     bobs_client = verifier.person(bob, 1, kycHash=ANN)  # even the same platform id and kycHash
 
     response = verifier.link(bobs_client, {"email": "ann@example.com"})
 
-    assert_error(response, 404, 1310, "USER_NOT_FOUND")
+    assert_error(response, 403, 3011, "VERIFICATION_LINK_DENIED")
     assert bobs_client.client.verification_level == 0
 
 
@@ -110,7 +110,9 @@ def test_an_identity_verified_without_email_cannot_be_linked_to(verifier, alice)
     assert VerifiedIdentity.objects.get().email == ""
     second = verifier.person(alice, 2, kycHash=ANN)
 
-    assert_error(verifier.link(second, {"email": "x@example.com"}), 404, 1310, "USER_NOT_FOUND")
+    assert_error(
+        verifier.link(second, {"email": "x@example.com"}), 403, 3011, "VERIFICATION_LINK_DENIED"
+    )
 
 
 def test_linking_while_a_check_is_open_keeps_the_link_when_it_is_accepted(verifier, alice, ann):
@@ -233,3 +235,25 @@ def test_bad_bodies(verifier, alice, ann, body, field):
 
     assert set(error["fields"]) == {field}
     assert second.client.identity_id is None
+
+
+def test_an_unknown_email_and_a_wrong_kyc_hash_answer_alike(verifier, alice, ann):
+    """No oracle: a client cannot tell a verified email from an unknown one."""
+    guesser = verifier.person(alice, 2, kycHash="someone-else")
+
+    known = verifier.link(guesser, {"email": "ann@example.com"}).json()["error"]
+    unknown = verifier.link(guesser, {"email": "nobody@example.com"}).json()["error"]
+
+    assert known == unknown
+    assert known["key"] == "VERIFICATION_LINK_DENIED"
+
+
+def test_an_account_of_another_identity_is_already_verified_whatever_the_email(
+    verifier, alice, ann
+):
+    bea = verifier.person(alice, 2)
+    verifier.verified(bea, "bea@example.com")
+
+    response = verifier.link(bea, {"email": "nobody@example.com"})
+
+    assert_error(response, 409, 3006, "VERIFICATION_ALREADY_VERIFIED")
