@@ -14,6 +14,7 @@ from functools import partial
 import psycopg
 import pytest
 from django.db import connection, transaction
+from django.db.models import Model
 from rest_framework.test import APIClient
 
 from config import clock
@@ -78,9 +79,11 @@ def outside() -> Iterator[psycopg.Connection]:
             conn.rollback()
 
 
-def lock(conn: psycopg.Connection, model: type, pk: object, mode: str, key: str = "id") -> None:
+def lock(
+    conn: psycopg.Connection, model: type[Model], pk: object, mode: str, key: str = "id"
+) -> None:
     """``SELECT ... FOR <mode>`` of ``model``'s rows whose ``key`` is ``pk``."""
-    name = model._meta.db_table  # type: ignore[attr-defined]
+    name = model._meta.db_table
     conn.execute(f'SELECT 1 FROM "{name}" WHERE {key} = %s FOR {mode}', [pk])
 
 
