@@ -4,13 +4,19 @@ reads of hot rows."""
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import OperationalError, connection, transaction
 from django.db.models import Field, Model
 from django.db.models.expressions import Col
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+# SQLSTATEs of a transaction PostgreSQL aborted so that others could go on: a deadlock, a
+# serialization failure. Nothing of it was written; the same work run again can succeed.
+TRANSACTION_CONFLICTS = frozenset({"40P01", "40001"})
+CONFLICT_ATTEMPTS = 3
 
 
 def on_postgresql(sql: str) -> Callable[[Any, Any], None]:
@@ -98,3 +104,26 @@ class ModelRows:
                 for column in columns
             ]
         return self._converters[connection.vendor]
+
+
+def transaction_conflict(exc: BaseException) -> bool:
+    """A deadlock or a serialization failure: the transaction was rolled back, not lost."""
+    return getattr(exc.__cause__, "sqlstate", None) in TRANSACTION_CONFLICTS
+
+
+def atomic_retried(work: Callable[[], T], *, attempts: int = CONFLICT_ATTEMPTS) -> T:
+    """``work()`` in a transaction of its own, run again (``attempts`` times in all) when the
+    database aborted it for a deadlock or a serialization failure. Only for work that does
+    nothing but database writes (no network I/O): everything it did is rolled back, its
+    on-commit callbacks dropped, before it runs again. Inside another transaction it runs once
+    (that transaction is aborted with it)."""
+    for attempt in range(1, attempts + 1):
+        try:
+            with transaction.atomic():
+                return work()
+        except OperationalError as exc:
+            nested = connection.in_atomic_block
+            if attempt == attempts or nested or not transaction_conflict(exc):
+                raise
+            logger.warning("transaction conflict (attempt %d of %d): %s", attempt, attempts, exc)
+    raise AssertionError("unreachable: the last attempt returns or raises")

@@ -103,7 +103,7 @@ def api_key_touch(*, api_key: ApiKey) -> None:
 def api_secret_rotate(*, merchant: Merchant, grace: timedelta = SECRET_ROTATION_GRACE) -> ApiSecret:
     """A new signing secret; tokens signed by the old one keep verifying for ``grace``."""
     with transaction.atomic():
-        Merchant.objects.select_for_update().get(pk=merchant.pk)
+        Merchant.objects.select_for_update(no_key=True).get(pk=merchant.pk)
         ApiSecret.objects.filter(merchant=merchant, expires_at__isnull=True).update(
             expires_at=clock.now() + grace
         )

@@ -217,7 +217,12 @@ def webhook_event_deliver(*, event_id: str) -> None:
 def _record(*, event_id: str, lease_until: datetime, url: str, result: PostResult) -> None:
     now = clock.now()
     with transaction.atomic():
-        event = WebhookEvent.objects.select_for_update().select_related("merchant").get(pk=event_id)
+        # The event row alone (trade_lock says why): an approval goes on to lock its trade.
+        event = (
+            WebhookEvent.objects.select_for_update(of=("self",), no_key=True)
+            .select_related("merchant")
+            .get(pk=event_id)
+        )
         if event.status != WebhookEvent.Status.PENDING or event.lease_until != lease_until:
             return  # another worker took over after our lease ran out
         event.attempts += 1

@@ -173,6 +173,7 @@ def test_service_own_codes():
     assert own["METHOD_NOT_ALLOWED"] == (1003, 405)
     assert own["UNSUPPORTED_MEDIA_TYPE"] == (1004, 415)
     assert own["SERVICE_UNAVAILABLE"] == (1008, 503)
+    assert own["TRANSACTION_CONFLICT"] == (1009, 409)
     assert CATALOG["TRADE_CANCEL_TOO_SOON"].code == 46
 
 

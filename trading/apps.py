@@ -7,17 +7,21 @@ class TradingConfig(AppConfig):
     def ready(self) -> None:
         from merchants.webhooks import APPROVAL_HANDLERS
         from trading.selectors.deposits import (
+            deposit_assets_shared,
             deposit_collateral_held,
+            deposit_credits_doubled,
             deposit_escrow_held,
             deposit_provider_advances,
         )
         from trading.selectors.trades import withdrawal_locks
         from trading.services.withdrawals import withdrawal_approval_resolve
         from wallet.models import Account
-        from wallet.selectors import HELD_BALANCES, LOCK_HOLDERS
+        from wallet.selectors import DOUBLED_CREDITS, HELD_BALANCES, LOCK_HOLDERS, SHARED_ASSETS
 
         APPROVAL_HANDLERS["trade"] = withdrawal_approval_resolve
         LOCK_HOLDERS["withdrawals"] = withdrawal_locks
         HELD_BALANCES[Account.Kind.ESCROW] = deposit_escrow_held
         HELD_BALANCES[Account.Kind.COLLATERAL] = deposit_collateral_held
         HELD_BALANCES[Account.Kind.PROVIDER_COLLATERAL] = deposit_provider_advances
+        SHARED_ASSETS["deposits"] = deposit_assets_shared
+        DOUBLED_CREDITS["deposits"] = deposit_credits_doubled

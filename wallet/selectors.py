@@ -31,6 +31,10 @@ LOCK_HOLDERS: dict[str, Callable[[], LockHolding]] = {}
 # Other held balances and what explains them: account kind -> the balance each account of that
 # kind should have, by merchant id (None for the service's own account). Registered at start-up.
 HELD_BALANCES: dict[str, Callable[[], dict[str | None, Decimal]]] = {}
+# Value credited for assets stands on each asset once: apps register how to find an asset in two
+# live deposits at once, and a credit without exactly one asset behind it (name -> problems).
+SHARED_ASSETS: dict[str, Callable[[], list[str]]] = {}
+DOUBLED_CREDITS: dict[str, Callable[[], list[str]]] = {}
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,8 @@ class InvariantReport:
     negative_held_accounts: list[str]
     orphan_locks: list[str]
     unexplained_balances: list[str]
+    shared_assets: list[str]
+    doubled_credits: list[str]
 
     @property
     def clean(self) -> bool:
@@ -49,6 +55,8 @@ class InvariantReport:
             or self.negative_held_accounts
             or self.orphan_locks
             or self.unexplained_balances
+            or self.shared_assets
+            or self.doubled_credits
         )
 
 
@@ -95,10 +103,14 @@ def _unexplained_balances() -> list[str]:
     return problems
 
 
+def _registered(checks: dict[str, Callable[[], list[str]]]) -> list[str]:
+    return [f"{name}: {problem}" for name, check in checks.items() for problem in check()]
+
+
 def wallet_invariants_check() -> InvariantReport:
     """Postings sum to zero per transfer; each balance equals the sum of its postings; no held
     balance is negative; no lock outlives its trade or cashout; escrow and collateral match the
-    deposits in their hold."""
+    deposits in their hold; no asset is in two live deposits or behind two credits at once."""
     unbalanced = (
         Posting.objects.values("transfer_id")
         .annotate(total=Round(Sum("amount"), 2))
@@ -127,6 +139,8 @@ def wallet_invariants_check() -> InvariantReport:
         negative_held_accounts=negative,
         orphan_locks=_orphan_locks(),
         unexplained_balances=_unexplained_balances(),
+        shared_assets=_registered(SHARED_ASSETS),
+        doubled_credits=_registered(DOUBLED_CREDITS),
     )
 
 

@@ -93,6 +93,9 @@ _ENTRIES = [
     ErrorSpec("METHOD_NOT_ALLOWED", 1003, 405, "Method not allowed on this endpoint."),
     ErrorSpec("UNSUPPORTED_MEDIA_TYPE", 1004, 415, "Send the body as application/json."),
     ErrorSpec("SERVICE_UNAVAILABLE", 1008, 503, "A dependency is unavailable; retry."),
+    ErrorSpec(
+        "TRANSACTION_CONFLICT", 1009, 409, "A concurrent request got in the way; nothing changed."
+    ),
 ]
 
 CATALOG: dict[str, ErrorSpec] = {entry.key: entry for entry in _ENTRIES}

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
 from config.api.errors import CATALOG, ErrorSpec
-from config.db import pooled_connections_recheck
+from config.db import pooled_connections_recheck, transaction_conflict
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +106,10 @@ def _as_api_error(exc: Exception) -> APIError:
         return APIError("UNAUTHORIZED")
     if isinstance(exc, (drf.PermissionDenied, PermissionDenied)):
         return APIError("FORBIDDEN", "Permission denied.")
+    if isinstance(exc, OperationalError) and transaction_conflict(exc):
+        # A deadlock or serialization failure: the database is there, this request lost a race.
+        logger.warning("transaction conflict: %s", exc)
+        return APIError("TRANSACTION_CONFLICT", headers={"Retry-After": "1"})
     if isinstance(exc, (OperationalError, InterfaceError)):
         return database_unavailable(exc)
     if isinstance(exc, DatabaseError):

@@ -58,7 +58,7 @@ def _account_claim(allocation: AddressAllocation, token: str) -> SolanaTokenAcco
     with transaction.atomic():
         ChainLock.objects.get_or_create(chain=SOL)
         # Every opening takes this row's lock, so two cannot both take the last free slot.
-        ChainLock.objects.select_for_update().get(chain=SOL)
+        ChainLock.objects.select_for_update(no_key=True).get(chain=SOL)
         account = SolanaTokenAccount.objects.filter(allocation=allocation, token=token).first()
         if account is not None and account.status != Status.CLOSED:
             return account

@@ -148,7 +148,7 @@ def _advance(deposit: CryptoDeposit, *, confirmations: int, dropped: bool, pause
 
 def _lock(**lookup: object) -> CryptoDeposit | None:
     return (
-        CryptoDeposit.objects.select_for_update(of=("self",))
+        CryptoDeposit.objects.select_for_update(of=("self",), no_key=True)
         .select_related("merchant")
         .filter(**lookup)
         .first()

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 
 from config import clock
 from config.api.exceptions import APIError
+from config.db import atomic_retried
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, TransferState
 from crypto.keys import evm_address_valid, solana_address_valid
@@ -78,7 +79,7 @@ def _cents(value: int) -> Decimal:
 
 def _lock(withdrawal_id: UUID | str) -> CryptoWithdrawal | None:
     return (
-        CryptoWithdrawal.objects.select_for_update(of=("self",))
+        CryptoWithdrawal.objects.select_for_update(of=("self",), no_key=True)
         .select_related("merchant")
         .filter(pk=withdrawal_id)
         .first()
@@ -178,45 +179,49 @@ def crypto_withdrawal_create(
         raise APIError("MERCHANT_NO_CALLBACK_URL")
     now = now_ms()
     amount = _cents(request.amount_cents)
+
+    def write() -> CryptoWithdrawal:
+        withdrawal = CryptoWithdrawal.objects.create(
+            merchant=merchant,
+            platform_id=platform_id,
+            source=source,
+            request_id=request.request_id,
+            chain=request.chain,
+            token=request.token,
+            address=request.address,
+            amount_cents=request.amount_cents,
+            fee_cents=fee,
+            receive_cents=receive,
+            locked=amount,
+            status=Status.AWAITING_APPROVAL,
+            created_at=now,
+            updated_at=now,
+        )
+        wallet_lock(
+            merchant=merchant, amount=amount, cause_type=SOURCE, cause_id=str(withdrawal.id)
+        )
+        funding_record(
+            merchant=merchant,
+            type=Funding.Type.WITHDRAWAL,
+            status=Funding.Status.INITIATED,
+            amount_usd=amount,
+            fee=_cents(fee),
+            amount_crypto=_cents(receive),
+            token=request.token,
+            chain=request.chain,
+            address=request.address,
+            source_type=SOURCE,
+            source_id=str(withdrawal.id),
+            created_at=now,
+        )
+        if is_client:
+            withdrawal_emit(withdrawal, is_approval=True)
+        else:
+            _approve(withdrawal)
+        return withdrawal
+
     try:
-        with transaction.atomic():
-            withdrawal = CryptoWithdrawal.objects.create(
-                merchant=merchant,
-                platform_id=platform_id,
-                source=source,
-                request_id=request.request_id,
-                chain=request.chain,
-                token=request.token,
-                address=request.address,
-                amount_cents=request.amount_cents,
-                fee_cents=fee,
-                receive_cents=receive,
-                locked=amount,
-                status=Status.AWAITING_APPROVAL,
-                created_at=now,
-                updated_at=now,
-            )
-            wallet_lock(
-                merchant=merchant, amount=amount, cause_type=SOURCE, cause_id=str(withdrawal.id)
-            )
-            funding_record(
-                merchant=merchant,
-                type=Funding.Type.WITHDRAWAL,
-                status=Funding.Status.INITIATED,
-                amount_usd=amount,
-                fee=_cents(fee),
-                amount_crypto=_cents(receive),
-                token=request.token,
-                chain=request.chain,
-                address=request.address,
-                source_type=SOURCE,
-                source_id=str(withdrawal.id),
-                created_at=now,
-            )
-            if is_client:
-                withdrawal_emit(withdrawal, is_approval=True)
-            else:
-                _approve(withdrawal)
+        withdrawal = atomic_retried(write)
     except InsufficientFundsError as exc:
         raise APIError("INSUFFICIENT_BALANCE") from exc
     except IntegrityError as exc:

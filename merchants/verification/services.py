@@ -65,7 +65,7 @@ def verification_start(*, client: Client, email: str | None) -> VerificationProc
     except ProviderUnavailableError as exc:
         raise APIError("VERIFICATION_NOT_AVAILABLE", headers={"Retry-After": "60"}) from exc
     with transaction.atomic():
-        locked = Client.objects.select_for_update().get(pk=client.pk)
+        locked = Client.objects.select_for_update(no_key=True).get(pk=client.pk)
         now = clock.now()
         _start_allowed(client=locked, now=now)
         VerificationProcess.objects.filter(
@@ -119,7 +119,7 @@ def verification_verdict_apply(
     if verdict == Verdict.PENDING:
         return process
     with transaction.atomic():
-        client = Client.objects.select_for_update().get(pk=process.client_id)
+        client = Client.objects.select_for_update(no_key=True).get(pk=process.client_id)
         now = clock.now()
         closed = VerificationProcess.objects.filter(
             pk=process.pk, status=VerificationProcess.Status.PENDING

@@ -69,11 +69,12 @@ def test_another_merchants_client_with_the_same_platform_id_sees_nothing(
     assert ok_data(desk.get("/client/trades", headers=bobs_owner))["items"] == []
 
 
-def test_another_merchants_guard_and_items_are_its_own(desk, api, bob, alices_deposits):
+def test_another_merchants_deposits_leave_this_one_the_free_items(desk, api, bob, alices_deposits):
     bobs_owner = authenticate(api, bob, OWNER)
 
-    # The same asset alice's deposit holds is free for bob's own deposit of this user.
-    assert ok_data(deposit(desk, bobs_owner, ak_item(0), price="32.00"))["status"] == "initiated"
+    # The assets alice's deposits hold are busy for everyone (tests/deposits/test_assets.py);
+    # the user's other items are bob's to take, under bob's own guard.
+    assert ok_data(deposit(desk, bobs_owner, ak_item(2), price="32.00"))["status"] == "initiated"
 
 
 def test_deposits_are_in_the_trade_history(desk, alice, owner, alices_deposits):

@@ -41,7 +41,12 @@ ITEM_CANCEL_RESULT = inline_serializer(
 )
 TRADE_ID = OpenApiParameter("tradeId", str, OpenApiParameter.PATH, description="id or externalId")
 ITEM_ID = OpenApiParameter("itemId", str, OpenApiParameter.PATH, description="id or externalId")
-TRADE_CANCEL_ERRORS = ("TRADE_NOT_CANCELLABLE", "TRADE_CANCEL_UNSUPPORTED", "ITEM_NOT_FOUND")
+TRADE_CANCEL_ERRORS = (
+    "TRADE_NOT_CANCELLABLE",
+    "TRADE_CANCEL_UNSUPPORTED",
+    "ITEM_NOT_FOUND",
+    "TRANSACTION_CONFLICT",
+)
 ITEM_CANCEL_ERRORS = (*TRADE_CANCEL_ERRORS, "TRADE_CANCEL_TOO_SOON")
 
 

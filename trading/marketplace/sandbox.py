@@ -277,7 +277,7 @@ class SandboxMarketplace:
             if earlier is not None:
                 return _purchase_result(earlier)
             row = (
-                SandboxListing.objects.select_for_update(of=("self",))
+                SandboxListing.objects.select_for_update(of=("self",), no_key=True)
                 .select_related("bot")
                 .filter(pk=listing_id)
                 .first()

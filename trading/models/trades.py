@@ -134,6 +134,11 @@ class TradeItem(models.Model):
     error = models.CharField(max_length=40, blank=True)
     appid = models.PositiveIntegerField()
     amount = models.PositiveIntegerField(default=1)
+    # Deposits: the platform account the asset comes from, and which unit of it this item takes
+    # (0 unless the asset is a stack). A unit sits in at most one live deposit (in flight, its
+    # hold included) of any merchant; the database refuses a second. Blank on withdrawals.
+    asset_owner = models.CharField(max_length=17, blank=True)
+    asset_unit = models.PositiveIntegerField(default=0)
     tradable = models.BooleanField(default=True)
     price = models.DecimalField(max_digits=14, decimal_places=2, help_text="offer.price (USD)")
     locked = models.DecimalField(
@@ -157,6 +162,11 @@ class TradeItem(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["trade", "position"], name="trade_item_position"),
             models.CheckConstraint(condition=Q(locked__gte=0), name="trade_item_locked"),
+            models.UniqueConstraint(
+                fields=["asset_owner", "public_id", "asset_unit"],
+                condition=Q(status__in=IN_FLIGHT) & ~Q(asset_owner=""),
+                name="deposit_asset_unit_live",
+            ),
         ]
         indexes = [
             models.Index(

@@ -13,9 +13,9 @@ from django.db import IntegrityError, transaction
 
 from config import clock
 from config.api.exceptions import APIError
-from config.db import advisory_lock
+from config.db import advisory_lock, atomic_retried
 from merchants.models import Client, Merchant
-from trading.models import IN_FLIGHT, Status, Trade, TradeItem
+from trading.models import Status, Trade, TradeItem
 from trading.platform import get_platform
 from trading.platform.base import (
     STATE_MESSAGES,
@@ -28,9 +28,11 @@ from trading.platform.base import (
 from trading.representations import catalog_details
 from trading.sandbox.names import CS_GAME
 from trading.selectors.deposits import (
+    ASSET_UNIT_LIVE,
     MAX_ACTIVE_DEPOSITS,
     MAX_RECENT_DEPOSITS,
     client_collateral_available,
+    deposit_free_units,
     deposit_guard_count,
 )
 from trading.selectors.inventory import (
@@ -107,21 +109,18 @@ def deposit_owner_check(*, merchant: Merchant, platform_id: str, game: int) -> N
         )
 
 
-def _busy_item_ids(merchant: Merchant, platform_id: str, item_ids: list[str]) -> list[str]:
-    """Items already in one of this owner's deposits that has not ended."""
-    return sorted(
-        TradeItem.objects.filter(
-            trade__merchant=merchant,
-            trade__client_platform_id=platform_id,
-            trade__type=Trade.Type.DEPOSIT,
-            status__in=IN_FLIGHT[:3],
-            public_id__in=item_ids,
-        ).values_list("public_id", flat=True)
-    )
+def _busy_item_ids(platform_id: str, held: dict[str, int]) -> list[str]:
+    """Items every unit of which is already in a live deposit (the one rule of a busy asset)."""
+    return sorted(set(held) - set(deposit_free_units(platform_id=platform_id, held=held)))
 
 
 def _refuse(key: str, item_ids: list[str], message: str) -> APIError:
     return APIError(key, message, details={"items": item_ids})
+
+
+def _asset_busy(item_ids: list[str]) -> APIError:
+    message = f"Already in a deposit that has not ended: {', '.join(item_ids)}."
+    return _refuse("DEPOSIT_IN_PROGRESS", item_ids, message)
 
 
 def _priced_items(
@@ -134,9 +133,9 @@ def _priced_items(
     missing = [item_id for item_id in ids if item_id not in quotes]
     if missing:
         raise _refuse("ITEMS_UNAVAILABLE", missing, f"Not in the inventory: {', '.join(missing)}.")
-    busy = _busy_item_ids(merchant, platform_id, ids)
+    busy = _busy_item_ids(platform_id, {i: quotes[i].asset.amount for i in ids})
     if busy:
-        raise _refuse("DEPOSIT_IN_PROGRESS", busy, f"Already in a deposit: {', '.join(busy)}.")
+        raise _asset_busy(busy)
     refused = [i for i in ids if quotes[i].refusal and quotes[i].refusal != Refusal.OVERSTOCKED]
     if refused:
         raise _refuse("ITEMS_NOT_ACCEPTED", refused, f"Not accepted: {', '.join(refused)}.")
@@ -202,6 +201,7 @@ def deposit_create(
     fleet_check(merchant=merchant)
     deposit_owner_check(merchant=merchant, platform_id=depositor.platform_id, game=game)
     priced = _priced_items(merchant, depositor.platform_id, game, items)
+    held = {item.item_id: quote.asset.amount for item, quote in priced}
     rows = [
         TradeItem(
             public_id=item.item_id,
@@ -223,10 +223,15 @@ def deposit_create(
             external_id=external_id,
             is_instant=is_instant,
             rows=rows,
+            held=held,
         )
     except IntegrityError as exc:
         if "trade_external_id_per_merchant" in str(exc):
             raise APIError("EXTERNAL_ID_EXISTS") from exc
+        if ASSET_UNIT_LIVE in str(exc) or "trading_tradeitem.asset_unit" in str(exc):
+            # The database's own refusal (SQLite names the columns, not the constraint).
+            busy = _busy_item_ids(depositor.platform_id, held)
+            raise _asset_busy(busy or sorted(held)) from exc
         raise
     from trading.tasks import enqueue_deposit_offer
 
@@ -266,23 +271,32 @@ def _deposit_store(
     external_id: str,
     is_instant: bool,
     rows: list[TradeItem],
+    held: dict[str, int],
 ) -> Trade:
     total = sum((row.price * row.amount for row in rows), Decimal("0.00"))
     if total <= 0:
         raise APIError("INVALID_AMOUNT")
     now = clock.now()
-    with transaction.atomic():
+
+    def write() -> Trade:
         if source == Trade.Source.CLIENT:
-            # One person's deposits are stored one at a time: the guard, the items in flight
-            # and the collateral are re-read under the lock. Fixed order: account, identity.
+            # One person's deposits are stored one at a time: the guard and the collateral are
+            # re-read under the lock. Fixed order: account, identity, then the owner's assets.
             advisory_lock(_guard_key(merchant, depositor.platform_id))
             client = depositor.client
             if client is not None and client.kyc_hash:
                 advisory_lock(f"deposit-identity:{merchant.pk}:{client.kyc_hash}")
             deposit_guard_check(merchant=merchant, platform_id=depositor.platform_id)
-            busy = _busy_item_ids(merchant, depositor.platform_id, [r.public_id for r in rows])
-            if busy:
-                raise _refuse("DEPOSIT_IN_PROGRESS", busy, "Already in a deposit.")
+        # Client deposits and self sells of every merchant take an owner's assets under one
+        # lock, re-read here; the database refuses a unit already in a live deposit should
+        # anything get past it (deposit_asset_unit_live).
+        advisory_lock(f"deposit-assets:{depositor.platform_id}")
+        free = deposit_free_units(platform_id=depositor.platform_id, held=held)
+        if len(free) < len(held):
+            raise _asset_busy(sorted(set(held) - set(free)))
+        for row in rows:
+            row.asset_owner = depositor.platform_id
+            row.asset_unit = free[row.public_id]
         trade = Trade.objects.create(
             merchant=merchant,
             client=depositor.client,
@@ -305,7 +319,9 @@ def _deposit_store(
             row.updated_at = now
         TradeItem.objects.bulk_create(rows)
         trade_emit(trade=trade, items=rows, before=None)
-    return trade
+        return trade
+
+    return atomic_retried(write)
 
 
 def asset_id_of(item: TradeItem) -> str:

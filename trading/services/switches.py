@@ -8,7 +8,7 @@ from trading.selectors import SETTINGS_CACHE_KEY
 
 def service_settings_update(*, maintenance: bool | None = None) -> ServiceSettings:
     with transaction.atomic():
-        row, _ = ServiceSettings.objects.select_for_update().get_or_create(
+        row, _ = ServiceSettings.objects.select_for_update(no_key=True).get_or_create(
             id=ServiceSettings.SINGLETON_ID
         )
         if maintenance is not None:
@@ -27,7 +27,7 @@ def service_settings_cache_clear() -> None:
 def service_clock_advance(*, minutes: int) -> ServiceSettings:
     """Sandbox only: move the service clock forward for every process."""
     with transaction.atomic():
-        row, _ = ServiceSettings.objects.select_for_update().get_or_create(
+        row, _ = ServiceSettings.objects.select_for_update(no_key=True).get_or_create(
             id=ServiceSettings.SINGLETON_ID
         )
         row.clock_offset_seconds += minutes * 60

@@ -38,9 +38,20 @@ def derived_status(items: Iterable[TradeItem]) -> str:
 
 
 def trade_lock(*, trade_id: str) -> tuple[Trade, list[TradeItem]]:
-    """The trade and its items, locked (trade row first, then items by position)."""
-    trade = Trade.objects.select_for_update().select_related("merchant").get(pk=trade_id)
-    items = list(TradeItem.objects.select_for_update().filter(trade=trade).order_by("position"))
+    """The trade and its items, locked (trade row first, then items by position).
+
+    Only these rows, and ``FOR NO KEY UPDATE``: a lock on the merchant row (which the join would
+    take) or a key lock would block the deferred foreign-key checks (``FOR KEY SHARE``) of every
+    transaction writing rows that point at them, such as a buy or a cashout of this merchant
+    committing, while this one waits for that transaction's wallet rows: a deadlock."""
+    trade = (
+        Trade.objects.select_for_update(of=("self",), no_key=True)
+        .select_related("merchant")
+        .get(pk=trade_id)
+    )
+    items = list(
+        TradeItem.objects.select_for_update(no_key=True).filter(trade=trade).order_by("position")
+    )
     return trade, items
 
 

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 
 from config import clock
 from config.api.exceptions import APIError
+from config.db import atomic_retried
 from merchants.models import Client, Merchant
 from merchants.webhooks import Approval
 from trading.marketplace import get_marketplace
@@ -132,43 +133,46 @@ def withdrawal_store(
     if total <= 0:
         raise APIError("INVALID_AMOUNT")
     now = clock.now()
+
+    def write() -> Trade:
+        if recipient.client is not None:
+            _claim_client(recipient.client)
+        trade = Trade.objects.create(
+            merchant=merchant,
+            client=recipient.client,
+            type=Trade.Type.WITHDRAW,
+            source=source,
+            game=game,
+            external_id=external_id,
+            client_platform_id=platform_id,
+            client_trade_url=recipient.trade_url,
+            external_client_user_id=recipient.external_client_user_id,
+            total_price=total,
+            auto_cancel_at=(
+                now + timedelta(minutes=auto_cancel_minutes) if auto_cancel_minutes else None
+            ),
+            created_at=now,
+            updated_at=now,
+            **(quick or {}),
+        )
+        for position, row in enumerate(rows):
+            row.trade = trade
+            row.position = position
+            row.locked = row.price * row.amount
+            row.updated_at = now
+        TradeItem.objects.bulk_create(rows)
+        wallet_lock(merchant=merchant, amount=total, cause_type="trade", cause_id=str(trade.id))
+        trade_emit(trade=trade, items=rows, before=None, is_approval=True)
+        return trade
+
     try:
-        with transaction.atomic():
-            if recipient.client is not None:
-                _claim_client(recipient.client)
-            trade = Trade.objects.create(
-                merchant=merchant,
-                client=recipient.client,
-                type=Trade.Type.WITHDRAW,
-                source=source,
-                game=game,
-                external_id=external_id,
-                client_platform_id=platform_id,
-                client_trade_url=recipient.trade_url,
-                external_client_user_id=recipient.external_client_user_id,
-                total_price=total,
-                auto_cancel_at=(
-                    now + timedelta(minutes=auto_cancel_minutes) if auto_cancel_minutes else None
-                ),
-                created_at=now,
-                updated_at=now,
-                **(quick or {}),
-            )
-            for position, row in enumerate(rows):
-                row.trade = trade
-                row.position = position
-                row.locked = row.price * row.amount
-                row.updated_at = now
-            TradeItem.objects.bulk_create(rows)
-            wallet_lock(merchant=merchant, amount=total, cause_type="trade", cause_id=str(trade.id))
-            trade_emit(trade=trade, items=rows, before=None, is_approval=True)
+        return atomic_retried(write)
     except InsufficientFundsError as exc:
         raise APIError("MERCHANT_BALANCE_LOW") from exc
     except IntegrityError as exc:
         if "trade_external_id_per_merchant" in str(exc):
             raise APIError("EXTERNAL_ID_EXISTS") from exc
         raise
-    return trade
 
 
 def _claim_client(client: Client) -> None:
@@ -176,7 +180,8 @@ def _claim_client(client: Client) -> None:
     from django.db import DatabaseError
 
     try:
-        Client.objects.select_for_update(nowait=True).get(pk=client.pk)
+        # NO KEY: the trades and deposits being written for this client still commit.
+        Client.objects.select_for_update(nowait=True, no_key=True).get(pk=client.pk)
     except DatabaseError as exc:
         raise APIError("WITHDRAW_IN_PROGRESS") from exc
 

@@ -16,6 +16,8 @@ class Command(BaseCommand):
             ("held accounts below zero", report.negative_held_accounts),
             ("locks without a live trade or cashout", report.orphan_locks),
             ("held balances no deposit explains", report.unexplained_balances),
+            ("assets in two live deposits", report.shared_assets),
+            ("credits without exactly one asset behind them", report.doubled_credits),
         ):
             for problem in problems:
                 self.stderr.write(f"{title}: {problem}")
