@@ -199,7 +199,7 @@ def verification_link(*, client: Client, email: str) -> Client:
         else None
     )
     with transaction.atomic():
-        locked = Client.objects.select_for_update().get(pk=client.pk)
+        locked = Client.objects.select_for_update(no_key=True).get(pk=client.pk)
         if locked.identity_id is not None and (
             identity is None or locked.identity_id != identity.pk
         ):

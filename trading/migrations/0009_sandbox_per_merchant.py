@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('merchants', '0005_sandbox_provider_per_merchant'),
-        ('trading', '0007_sweep_indexes'),
+        ('trading', '0008_deposit_asset_live_unique'),
     ]
 
     operations = [
