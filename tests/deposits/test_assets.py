@@ -9,11 +9,10 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from tests.deposits.conftest import OWNER, ak_item, authenticate, deposit, sell
+from tests.deposits.conftest import OWNER, ak_item, authenticate, configure_owner, deposit, sell
 from tests.factories import assert_error, platform_id, trade_url
 from tests.withdrawals.conftest import ok_data, sandbox_event, wallet_clean
 from trading.models import IN_FLIGHT, SandboxPlatformUser, Trade, TradeItem
-from trading.selectors.inventory import inventory_cache_forget
 
 pytestmark = pytest.mark.django_db
 
@@ -31,14 +30,16 @@ def sell_door(desk, actor, item_id: str):
 
 
 def stack_of(units: int) -> None:
-    """The owner's door stack holds ``units`` now."""
-    user = SandboxPlatformUser.objects.get(platform_id=platform_id(OWNER))
-    user.inventory = [
-        {**asset, "amount": units} if asset.get("assetId") == DOOR_STACK.split("_")[1] else asset
-        for asset in user.inventory
-    ]
-    user.save(update_fields=["inventory"])
-    inventory_cache_forget(platform_id=platform_id(OWNER))
+    """The owner's door stack holds ``units`` now, in every merchant's world."""
+    inventory = SandboxPlatformUser.objects.filter(platform_id=platform_id(OWNER)).first().inventory
+    configure_owner(
+        inventory=[
+            {**asset, "amount": units}
+            if asset.get("assetId") == DOOR_STACK.split("_")[1]
+            else asset
+            for asset in inventory
+        ]
+    )
 
 
 def test_an_asset_in_its_hold_is_still_busy(desk, alice, owner):

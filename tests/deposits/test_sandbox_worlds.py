@@ -21,11 +21,11 @@ def set_owner(desk, actor, **fields: object) -> None:
     assert ok_data(response)["configured"] is True
 
 
-def created_without_worker(api, headers: dict[str, str], price: str) -> str:
+def created_without_worker(api, headers: dict[str, str], price: str, item: int = 0) -> str:
     """A deposit whose offer task has not run yet (its on-commit work is not executed)."""
     response = api.post(
         "/client/trading/deposit",
-        {"items": [{"itemId": ak_item(0), "price": Decimal(price)}]},
+        {"items": [{"itemId": ak_item(item), "price": Decimal(price)}]},
         format="json",
         headers=headers,
     )
@@ -70,11 +70,11 @@ def test_a_platform_user_configured_by_another_merchant_is_not_seen(desk, api, a
 
 
 def test_the_bots_offer_asks_the_depositing_merchants_world(desk, api, alice, bob, owner):
-    """Alice's escrow refuses the offer of alice's deposit, not bob's deposit of the same user's
-    same item."""
+    """Alice's escrow refuses the offer of alice's deposit, not bob's deposit from the same user
+    (another unit of the same item: one asset is never in two live deposits)."""
     bobs_owner = authenticate(api, bob, OWNER)
     alices = created_without_worker(api, owner, "36.00")
-    bobs = created_without_worker(api, bobs_owner, "32.00")
+    bobs = created_without_worker(api, bobs_owner, "32.00", item=1)
 
     set_owner(desk, alice, escrowDays=3)
     for actor, trade_id in ((alice, alices), (bob, bobs)):
