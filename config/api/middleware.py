@@ -1,10 +1,15 @@
-"""Request ids, maintenance mode, and the envelope for responses made outside DRF views."""
+"""Request ids, request limits, maintenance mode, and the envelope for responses made outside
+DRF views."""
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+from urllib.parse import unquote_to_bytes
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 
@@ -13,6 +18,12 @@ from config.api.exceptions import APIError, database_unavailable, validation_err
 from config.api.rendering import envelope_response
 
 API_PREFIXES = ("/auth/", "/secure/", "/client/", "/v1/", "/sandbox/")
+
+# The application's own limits, the same under any web server (config/gunicorn.py lets requests
+# over them through to here, up to its own limits).
+MAX_URL_LENGTH = 4096  # characters of the path (percent-decoded) and the query (as sent)
+MAX_HEADERS_BYTES = 16 * 1024  # names and values of all headers together
+NOT_TEXT = "Must be UTF-8 text without NUL characters."
 
 
 class RequestIdLogFilter(logging.Filter):
@@ -33,6 +44,84 @@ class RequestIdMiddleware:
             end_request()
         response["X-Request-Id"] = request_id
         return response
+
+
+class RequestLimitsMiddleware:
+    """Refuses, before routing or authentication look at it, a request no view should have to
+    handle: a URL or headers over the limits above, a declared body over
+    DATA_UPLOAD_MAX_MEMORY_SIZE (which Django itself checks only when a view reads the body), or
+    a path or query that is not UTF-8 text without NUL (PostgreSQL text cannot hold NUL; Django
+    would pass it on to every lookup). VALIDATION_FAILED, ``fields`` naming the part."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        refused = _part_refused(request)
+        if refused is not None:
+            field, reason = refused
+            return _render(validation_error({field: reason}))
+        return self.get_response(request)
+
+
+def _part_refused(request: HttpRequest) -> tuple[str, str] | None:
+    """The first part of the request over its limit, as (field, reason), or None."""
+    meta = request.META
+    # The path as Django decoded it: bytes that are not UTF-8 are kept as %XX there, which is
+    # text that names nothing; a NUL stays a NUL.
+    path = request.path_info
+    query = get_bytes_from_wsgi(meta, "QUERY_STRING", "")
+    if len(path) + len(query) > MAX_URL_LENGTH:
+        return "url", f"The URL is longer than {MAX_URL_LENGTH} characters."
+    if _headers_bytes(meta) > MAX_HEADERS_BYTES:
+        return "headers", f"The headers are larger than {MAX_HEADERS_BYTES} bytes."
+    if _declared_body_too_large(meta):
+        return "body", "The body is too large."
+    if "\x00" in path:
+        return "path", NOT_TEXT
+    for name, value in _query_pairs(query):
+        if not _is_text(value) or not _is_text(name):
+            return (name.decode() if _is_text(name) and name else "query"), NOT_TEXT
+    return None
+
+
+def _headers_bytes(meta: Mapping[str, Any]) -> int:
+    return sum(
+        len(name) + len(value)
+        for name, value in meta.items()
+        if name.startswith("HTTP_") or name in ("CONTENT_TYPE", "CONTENT_LENGTH")
+    )
+
+
+def _declared_body_too_large(meta: Mapping[str, Any]) -> bool:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    try:
+        declared = int(meta.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return False  # Django reads no body then
+    return limit is not None and declared > limit
+
+
+def _query_pairs(query: bytes) -> Iterator[tuple[bytes, bytes]]:
+    """Names and values percent-decoded as QueryDict decodes them, but left as bytes (QueryDict
+    replaces what is not UTF-8)."""
+    if not query:
+        return
+    for pair in query.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        yield _unquote(name), _unquote(value)
+
+
+def _unquote(part: bytes) -> bytes:
+    return unquote_to_bytes(part.replace(b"+", b" "))
+
+
+def _is_text(raw: bytes) -> bool:
+    try:
+        raw.decode()
+    except UnicodeDecodeError:
+        return False
+    return b"\x00" not in raw
 
 
 class MaintenanceMiddleware:

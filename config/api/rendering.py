@@ -1,6 +1,5 @@
 """JSON in and out: Decimal-preserving parsing, the response envelope, millisecond UTC times."""
 
-import json
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -16,6 +15,7 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
 from config.api.context import current_request_id
+from config.api.jsonbody import BodyRefusedError, json_body_loads
 
 JSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
 
@@ -63,12 +63,9 @@ class EnvelopeRenderer(BaseRenderer):
         return dumps(envelope(data, success=success))
 
 
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a valid JSON number")
-
-
 class DecimalJSONParser(BaseParser):
-    """Numbers with a fraction become Decimal at the edge, so money never passes through float."""
+    """Numbers with a fraction become Decimal at the edge, so money never passes through float;
+    hostile bodies are refused before they can hurt (config/api/jsonbody.py)."""
 
     media_type = "application/json"
 
@@ -81,13 +78,15 @@ class DecimalJSONParser(BaseParser):
         # DRF reads the request stream itself, past Django's DATA_UPLOAD_MAX_MEMORY_SIZE check.
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         raw = stream.read() if limit is None else stream.read(limit + 1)
-        if limit is not None and len(raw) > limit:
-            from config.api.exceptions import validation_error  # it imports DRF, which imports us
+        from config.api.exceptions import validation_error  # it imports DRF, which imports us
 
+        if limit is not None and len(raw) > limit:
             raise validation_error({"body": "The body is too large."})
         try:
-            return json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
-        except (ValueError, UnicodeDecodeError) as exc:
+            return json_body_loads(raw)
+        except BodyRefusedError as exc:
+            raise validation_error({exc.field: exc.reason}) from exc
+        except ValueError as exc:
             raise ParseError(str(exc)) from exc
 
 

@@ -141,10 +141,11 @@ def celery_worker(env: Mapping[str, str], log: Path, pool: str = "solo") -> Proc
 
 
 def web_server(env: Mapping[str, str], port: int, log: Path) -> Process:
-    """gunicorn as bin/start runs it: two processes with four threads each."""
-    argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application"]
-    argv += ["--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4"]
-    argv += ["--log-level", "warning", "--graceful-timeout", "2"]
+    """gunicorn as bin/start runs it, with config/gunicorn.py: two processes with four threads
+    each."""
+    config = str(settings.BASE_DIR / "config" / "gunicorn.py")
+    argv = [sys.executable, "-m", "gunicorn", "-c", config, "config.wsgi:application"]
+    argv += ["--bind", f"127.0.0.1:{port}", "--graceful-timeout", "2"]
     return Process("gunicorn", argv, env, log)
 
 

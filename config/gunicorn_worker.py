@@ -1,0 +1,59 @@
+"""gunicorn's thread worker, answering the requests gunicorn refuses before the application sees
+them (a request line or headers over its limits, or malformed) with the API's error envelope,
+VALIDATION_FAILED naming the part, instead of gunicorn's HTML page."""
+
+import socket
+from http import HTTPStatus
+from typing import Any
+
+from gunicorn import util
+from gunicorn.http import errors
+from gunicorn.workers.gthread import ThreadWorker
+
+# gunicorn's refusals of what a client sent: the field named in the envelope, and why.
+REFUSALS: tuple[tuple[type[Exception], str, str], ...] = (
+    (errors.LimitRequestLine, "url", "The URL is too long."),
+    (errors.InvalidRequestLine, "url", "The request line is malformed."),
+    (errors.LimitRequestHeaders, "headers", "The headers are too large."),
+    (errors.InvalidHeader, "headers", "A header is malformed."),
+    (errors.InvalidHeaderName, "headers", "A header name is malformed."),
+)
+
+
+def refusal_response(field: str, reason: str) -> bytes:
+    """A whole HTTP response: the VALIDATION_FAILED envelope, and the connection closed."""
+    # Django is set up in a worker only once it has loaded the application, after this module.
+    from config.api.context import end_request, start_request
+    from config.api.exceptions import validation_error
+    from config.api.rendering import dumps, envelope
+
+    request_id = start_request()
+    try:
+        error = validation_error({field: reason})
+        body = dumps(envelope(error.body(), success=False))
+    finally:
+        end_request()
+    head = (
+        f"HTTP/1.1 {error.status_code} {HTTPStatus(error.status_code).phrase}\r\n"
+        "Connection: close\r\n"
+        "Content-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        f"X-Request-Id: {request_id}\r\n"
+        "\r\n"
+    )
+    return head.encode("ascii") + body
+
+
+class EnvelopeThreadWorker(ThreadWorker):
+    def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: Exception) -> None:
+        refusal = next(
+            ((field, reason) for kind, field, reason in REFUSALS if isinstance(exc, kind)), None
+        )
+        if refusal is None:
+            super().handle_error(req, client, addr, exc)
+            return
+        self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
+        try:
+            util.write_nonblock(client, refusal_response(*refusal))
+        except OSError:
+            self.log.debug("Failed to send error message.")
