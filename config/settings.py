@@ -199,8 +199,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 60
 CELERY_TASK_SOFT_TIME_LIMIT = 45
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-# Beat keeps its schedule in memory: every entry is a sweep of the database on an interval, so a
-# restarted beat loses nothing but one interval, and needs no writable file (no var/ in production).
+# Beat keeps its schedule in memory: every entry is a periodic sweep of the database, so a
+# restarted beat loses at most one period, and it needs no writable file (no var/ in production).
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
 AUTH_PASSWORD_VALIDATORS = [
