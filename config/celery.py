@@ -1,9 +1,12 @@
 """The Celery app ``config``: ``celery -A config worker --beat`` runs every worker and timer."""
 
+import logging
 import os
+from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
 from celery.schedules import crontab
+from kombu.exceptions import OperationalError
 
 import config.broker  # noqa: F401 (registers the quick start's broker transport)
 
@@ -12,6 +15,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+logger = logging.getLogger(__name__)
 
 app.conf.beat_schedule = {
     "sweep-webhooks": {"task": "webhooks.sweep", "schedule": 10.0},
@@ -29,3 +34,13 @@ app.conf.beat_schedule = {
         "schedule": crontab(minute="*/10"),
     },
 }
+
+
+def enqueue(task: Task, *args: Any) -> None:
+    """Hand work that a commit made due to a worker. A broker that cannot take it (down, or not
+    answering within its socket timeout) loses only this hint: the work is in the database, where
+    the beat sweeps find it again, and the request whose transaction committed still succeeds."""
+    try:
+        task.apply_async(args)
+    except OperationalError as exc:
+        logger.warning("broker unavailable, %s%r is left to its sweep: %s", task.name, args, exc)

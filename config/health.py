@@ -1,10 +1,19 @@
-"""``GET /health``: the database, the cache and the broker, without authentication."""
+"""``GET /health``: the database, the cache and the broker, without authentication.
+
+Each check runs in a thread of its own and the answer waits at most ``HEALTH_TIMEOUT_SECONDS``:
+a dependency that accepts connections and never answers shows as ``timeout`` instead of holding
+the request (a few such calls used to take every thread of a web worker). A probe still running
+from an earlier call is waited on again, not started twice, so at most one probe per check runs
+in a process."""
 
 import logging
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, connections
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -40,6 +49,43 @@ def _broker() -> None:
 
 CHECKS: dict[str, Callable[[], None]] = {"database": _database, "cache": _cache, "broker": _broker}
 
+_probes: dict[str, Future[None]] = {}
+_probes_lock = threading.Lock()
+_executor = ThreadPoolExecutor(max_workers=len(CHECKS), thread_name_prefix="health")
+
+
+def _run(check: Callable[[], None]) -> None:
+    try:
+        check()
+    finally:
+        connections.close_all()  # this thread's database connection goes back to the pool
+
+
+def _probe(name: str, check: Callable[[], None]) -> Future[None]:
+    with _probes_lock:
+        running = _probes.get(name)
+        if running is None or running.done():
+            running = _probes[name] = _executor.submit(_run, check)
+        return running
+
+
+def health_checks() -> dict[str, str]:
+    """Each check's state: ``ok``, ``unavailable`` (it failed) or ``timeout`` (no answer in
+    time)."""
+    probes = {name: _probe(name, check) for name, check in CHECKS.items()}
+    wait(probes.values(), timeout=settings.HEALTH_TIMEOUT_SECONDS)
+    checks: dict[str, str] = {}
+    for name, probe in probes.items():
+        if not probe.done():
+            logger.warning("health check %s did not answer in time", name)
+            checks[name] = "timeout"
+        elif (error := probe.exception()) is not None:
+            logger.warning("health check %s failed: %s", name, error)
+            checks[name] = "unavailable"
+        else:
+            checks[name] = "ok"
+    return checks
+
 
 class HealthApi(ApiView):
     authentication_classes = []
@@ -58,14 +104,7 @@ class HealthApi(ApiView):
         ),
     )
     def get(self, request: Request) -> Response:
-        checks: dict[str, str] = {}
-        for name, check in CHECKS.items():
-            try:
-                check()
-                checks[name] = "ok"
-            except Exception as exc:
-                logger.warning("health check %s failed: %s", name, exc)
-                checks[name] = "unavailable"
+        checks = health_checks()
         if any(state != "ok" for state in checks.values()):
             raise APIError("SERVICE_UNAVAILABLE", details={"checks": checks})
         return Response({"status": "ok", "checks": checks})

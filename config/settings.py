@@ -28,9 +28,18 @@ def env_int(name: str, default: int) -> int:
     return int(value) if value else default
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value else default
+
+
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
 QUICKSTART = not DATABASE_URL
+# Only the quick start keeps files under VAR_DIR (its cache and broker among them): a deployment
+# shares them between machines through Redis and writes nothing there.
+if not QUICKSTART and not REDIS_URL:
+    raise ImproperlyConfigured("REDIS_URL must be set when DATABASE_URL is set.")
 SANDBOX = env_bool("SANDBOX", True)
 DEBUG = env_bool("DEBUG", False)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
@@ -140,6 +149,16 @@ DATABASES = _databases()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
+# Every Redis client (cache, rate limits, broker) gives up on a Redis that refuses or does not
+# answer within these, so a call fails fast (503) instead of holding a web thread for minutes.
+REDIS_CLIENT_OPTIONS = {
+    "socket_connect_timeout": env_float("REDIS_CONNECT_TIMEOUT_SECONDS", 1.0),
+    "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT_SECONDS", 1.0),
+}
+# GET /health answers within this, whatever its checks are waiting for.
+HEALTH_TIMEOUT_SECONDS = env_float("HEALTH_TIMEOUT_SECONDS", 2.0)
+
+
 def _caches() -> dict[str, Any]:
     if REDIS_URL:
         return {
@@ -147,6 +166,7 @@ def _caches() -> dict[str, Any]:
                 "BACKEND": "config.cache.SharedClientRedisCache",
                 "LOCATION": REDIS_URL,
                 "KEY_PREFIX": "ts",
+                "OPTIONS": REDIS_CLIENT_OPTIONS,
             }
         }
     return {
@@ -162,7 +182,7 @@ CACHES = _caches()
 # Celery: the broker is Redis when configured, else a folder shared by every local process.
 CELERY_BROKER_URL = REDIS_URL or "atomicfs://"  # config/broker.py
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
-    {"visibility_timeout": 3600}
+    {"visibility_timeout": 3600, **REDIS_CLIENT_OPTIONS}
     if REDIS_URL
     else {
         "data_folder_in": str(VAR_DIR / "broker"),
@@ -180,7 +200,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 60
 CELERY_TASK_SOFT_TIME_LIMIT = 45
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Beat keeps its schedule in memory: every entry is a periodic sweep of the database, so a
+# restarted beat loses at most one period, and it needs no writable file (no var/ in production).
+CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -193,7 +215,8 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+# Filled by collectstatic when deploying; at run time it is only read.
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or VAR_DIR / "static")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from config.celery import enqueue
 from crypto.sandbox import crypto_sandbox_autopilot_step
 from crypto.services.addresses import solana_account_close, solana_accounts_sweep
 from crypto.services.deposits import crypto_deposits_sweep
@@ -18,7 +19,7 @@ def broadcast_withdrawal(withdrawal_id: str) -> None:
 
 
 def enqueue_broadcast(withdrawal_id: str) -> None:
-    broadcast_withdrawal.delay(withdrawal_id)
+    enqueue(broadcast_withdrawal, withdrawal_id)
 
 
 @shared_task(name="crypto.close_token_account", acks_late=True, time_limit=60)
@@ -27,7 +28,7 @@ def close_token_account(address: str) -> None:
 
 
 def enqueue_account_close(address: str) -> None:
-    close_token_account.delay(address)
+    enqueue(close_token_account, address)
 
 
 @shared_task(name="crypto.sweep_withdrawals", time_limit=120)

@@ -139,7 +139,7 @@ class RedisWindowCounter:
     """
 
     def __init__(self, url: str) -> None:
-        self._client = redis.Redis.from_url(url)
+        self._client = redis.Redis.from_url(url, **settings.REDIS_CLIENT_OPTIONS)
         self._increment = self._client.register_script(self._SCRIPT)
 
     def hit(self, key: str, slot: int, window_seconds: int) -> int:

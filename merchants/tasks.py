@@ -1,6 +1,7 @@
 from celery import shared_task
 
 from config import clock
+from config.celery import enqueue
 from merchants.ratelimits import rate_limit_windows_prune
 from merchants.verification.selectors import verification_processes_due
 from merchants.verification.services import verification_process_poll
@@ -26,7 +27,7 @@ def sweep_webhooks() -> int:
 
 
 def _enqueue_delivery(event_id: str) -> None:
-    deliver_webhook.delay(event_id)
+    enqueue(deliver_webhook, event_id)
 
 
 delivery_scheduler(_enqueue_delivery)

@@ -5,22 +5,18 @@ periodic sweep re-drives whatever a lost task left. Delivery is at least once: r
 de-duplicate on ``id`` and order on ``sequence``.
 """
 
-import ipaddress
 import logging
 import random
-import socket
 import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 import requests
-from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks.webhooks import EmptyWebhookSecretError, Webhook
@@ -28,6 +24,7 @@ from standardwebhooks.webhooks import EmptyWebhookSecretError, Webhook
 from config import clock
 from config.api.exceptions import APIError
 from config.api.rendering import dumps, iso_ms
+from merchants.callback_http import callback_post
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
 
 logger = logging.getLogger(__name__)
@@ -44,6 +41,9 @@ RETRY_DELAYS = [
 APPROVAL_ATTEMPTS = 3
 APPROVAL_DELAYS = [timedelta(seconds=2), timedelta(seconds=5)]
 SWEEP_BATCH = 500
+# What an attempt's row keeps of the answer (the columns' sizes).
+ERROR_CHARS = 300
+EXCERPT_CHARS = 500
 
 
 class Approval:
@@ -115,25 +115,22 @@ def _signatures(merchant: Merchant, msg_id: str, sent_at: datetime, body: str) -
     return " ".join(Webhook(secret).sign(msg_id, sent_at, body) for secret in secrets)
 
 
-def _guard_address(url: str) -> None:
-    """Outside the sandbox, never call into our own network (SSRF)."""
-    if settings.SANDBOX:
-        return
-    parts = urlsplit(url)
-    if parts.scheme != "https" or not parts.hostname:
-        raise ValueError("callback URLs must be https")
-    for info in socket.getaddrinfo(parts.hostname, parts.port or 443, proto=socket.IPPROTO_TCP):
-        address = ipaddress.ip_address(info[4][0])
-        if not address.is_global or address.is_multicast:
-            raise ValueError(f"{parts.hostname} resolves to a non-public address")
-
-
 @dataclass(frozen=True)
 class PostResult:
     status_code: int | None
     body: bytes
     latency_ms: int
     error: str
+
+
+def storable_text(raw: bytes | str, limit: int) -> str:
+    """Text from outside made fit for a text column: bytes that are not UTF-8, lone surrogates
+    and NUL (which PostgreSQL text cannot hold) become U+FFFD; at most ``limit`` characters."""
+    if isinstance(raw, bytes):
+        text = raw[: limit * 4].decode("utf-8", errors="replace")
+    else:
+        text = raw[:limit].encode("utf-8", errors="replace").decode("utf-8")
+    return text.replace("\x00", "\ufffd")[:limit]
 
 
 def signed_post(
@@ -153,15 +150,11 @@ def signed_post(
             "webhook-timestamp": str(int(sent_at.timestamp())),
             "webhook-signature": _signatures(merchant, msg_id, sent_at, text),
         }
-        _guard_address(url)
-        response = requests.post(
-            url, data=body, headers=headers, timeout=(3.05, timeout), allow_redirects=False
-        )
+        answer = callback_post(url, body=body, headers=headers, timeout=timeout)
     except (requests.RequestException, ValueError, OSError, EmptyWebhookSecretError) as exc:
-        return PostResult(None, b"", int((time.monotonic() - started) * 1000), str(exc)[:300])
-    return PostResult(
-        response.status_code, response.content[:2000], int((time.monotonic() - started) * 1000), ""
-    )
+        error = storable_text(str(exc), ERROR_CHARS)
+        return PostResult(None, b"", int((time.monotonic() - started) * 1000), error)
+    return PostResult(answer.status_code, answer.body, int((time.monotonic() - started) * 1000), "")
 
 
 def _approval_outcome(result: PostResult) -> tuple[str, str] | None:
@@ -175,7 +168,7 @@ def _approval_outcome(result: PostResult) -> tuple[str, str] | None:
         except orjson.JSONDecodeError:
             answer = {}
         if isinstance(answer, dict) and answer.get("action") == "reject":
-            return Approval.REJECTED, str(answer.get("reason") or "")[:200]
+            return Approval.REJECTED, storable_text(str(answer.get("reason") or ""), 200)
         return Approval.APPROVED, ""
     if 400 <= code < 500:
         return Approval.REJECTED, f"HTTP {code}"
@@ -211,10 +204,42 @@ def webhook_event_deliver(*, event_id: str) -> None:
             body=orjson.dumps(event.payload),
             timeout=ATTEMPT_TIMEOUT_SECONDS,
         )
-    _record(event_id=event_id, lease_until=lease_until, url=merchant.callback_url, result=result)
+    _record_attempt(
+        event_id=event_id, lease_until=lease_until, url=merchant.callback_url, result=result
+    )
 
 
-def _record(*, event_id: str, lease_until: datetime, url: str, result: PostResult) -> None:
+def _record_attempt(*, event_id: str, lease_until: datetime, url: str, result: PostResult) -> None:
+    """Records the attempt and its outcome. One that cannot be recorded (a bug, not a lost
+    database: then the lease runs out and the sweep tries again) counts as a failed attempt
+    without the answer; if even that fails, the event ends failed. Either way the event is not
+    claimed and sent again every lease period for ever."""
+    try:
+        _record(event_id=event_id, lease_until=lease_until, url=url, result=result)
+        return
+    except (OperationalError, InterfaceError):
+        raise
+    except Exception:
+        logger.exception("the attempt of webhook event %s could not be recorded", event_id)
+    answered = f"the answer (HTTP {result.status_code})" if result.status_code else "the attempt"
+    unrecorded = PostResult(
+        None, b"", result.latency_ms, f"{answered} could not be recorded; see the logs"
+    )
+    try:
+        _record(event_id=event_id, lease_until=lease_until, url=url, result=unrecorded)
+        return
+    except (OperationalError, InterfaceError):
+        raise
+    except Exception:
+        logger.exception("webhook event %s could not be settled; it ends failed", event_id)
+    _record(event_id=event_id, lease_until=lease_until, url=url, result=unrecorded, give_up=True)
+
+
+def _record(
+    *, event_id: str, lease_until: datetime, url: str, result: PostResult, give_up: bool = False
+) -> None:
+    """One delivery row and the event's next state; ``give_up`` ends the event failed without
+    applying any outcome."""
     now = clock.now()
     with transaction.atomic():
         # The event row alone (trade_lock says why): an approval goes on to lock its trade.
@@ -233,14 +258,16 @@ def _record(*, event_id: str, lease_until: datetime, url: str, result: PostResul
             status_code=result.status_code,
             latency_ms=result.latency_ms,
             error=result.error,
-            response_excerpt=result.body[:500].decode(errors="replace"),
+            response_excerpt=storable_text(result.body, EXCERPT_CHARS),
             created_at=now,
         )
         event.lease_until = None
         event.last_error = result.error or (
             f"HTTP {result.status_code}" if result.status_code else ""
         )
-        if event.is_approval:
+        if give_up:
+            _finish(event, WebhookEvent.Status.FAILED, now)
+        elif event.is_approval:
             _settle_approval(event, result, now)
         else:
             _settle_regular(event, result, now)

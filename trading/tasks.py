@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from config.celery import enqueue
 from trading.sandbox.autopilot import sandbox_autopilot_step
 from trading.services.cancels import (
     withdrawal_auto_cancels_due,
@@ -26,7 +27,7 @@ def purchase_withdrawal(trade_id: str) -> None:
 
 
 def enqueue_purchase(trade_id: str) -> None:
-    purchase_withdrawal.delay(trade_id)
+    enqueue(purchase_withdrawal, trade_id)
 
 
 @shared_task(name="trading.sweep_purchases", time_limit=120)
@@ -48,7 +49,7 @@ def send_deposit_offer(trade_id: str) -> None:
 
 
 def enqueue_deposit_offer(trade_id: str) -> None:
-    send_deposit_offer.delay(trade_id)
+    enqueue(send_deposit_offer, trade_id)
 
 
 @shared_task(name="trading.sweep_deposit_offers", time_limit=120)
@@ -67,7 +68,7 @@ def complete_cancels(trade_id: str) -> int:
 
 
 def enqueue_cancel_completion(trade_id: str) -> None:
-    complete_cancels.delay(trade_id)
+    enqueue(complete_cancels, trade_id)
 
 
 @shared_task(name="trading.sweep_cancels", time_limit=120)

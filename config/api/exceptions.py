@@ -4,6 +4,7 @@ import logging
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import redis
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404
@@ -89,6 +90,16 @@ def database_unavailable(exc: Exception) -> APIError:
     return APIError("SERVICE_UNAVAILABLE", headers={"Retry-After": "5"})
 
 
+# Redis (cache, rate limits) refusing connections or not answering within its socket timeout.
+REDIS_UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError)
+
+
+def redis_unavailable(exc: Exception) -> APIError:
+    """A Redis that cannot be reached: the same retryable 503 as a lost database."""
+    logger.warning("redis unavailable: %s", exc)
+    return APIError("SERVICE_UNAVAILABLE", headers={"Retry-After": "5"})
+
+
 def _as_api_error(exc: Exception) -> APIError:
     if isinstance(exc, APIError):
         return exc
@@ -112,6 +123,8 @@ def _as_api_error(exc: Exception) -> APIError:
         return APIError("TRANSACTION_CONFLICT", headers={"Retry-After": "1"})
     if isinstance(exc, (OperationalError, InterfaceError)):
         return database_unavailable(exc)
+    if isinstance(exc, REDIS_UNAVAILABLE):
+        return redis_unavailable(exc)
     if isinstance(exc, DatabaseError):
         logger.exception("database error")
         return APIError("INTERNAL_ERROR")

@@ -14,7 +14,13 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 
 from config.api.context import current_request_id, end_request, start_request
-from config.api.exceptions import APIError, database_unavailable, validation_error
+from config.api.exceptions import (
+    REDIS_UNAVAILABLE,
+    APIError,
+    database_unavailable,
+    redis_unavailable,
+    validation_error,
+)
 from config.api.rendering import envelope_response
 
 API_PREFIXES = ("/auth/", "/secure/", "/client/", "/v1/", "/sandbox/")
@@ -148,11 +154,13 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    # Django calls this while handling the exception: a database lost outside a DRF view (in a
-    # middleware) is the same retryable 503 as inside one.
+    # Django calls this while handling the exception: a database or Redis lost outside a DRF
+    # view (in a middleware, e.g. the maintenance check) is the same retryable 503 as inside one.
     exc = sys.exc_info()[1]
     if isinstance(exc, (OperationalError, InterfaceError)):
         return _render(database_unavailable(exc))
+    if isinstance(exc, REDIS_UNAVAILABLE):
+        return _render(redis_unavailable(exc))
     return _render(APIError("INTERNAL_ERROR"))
 
 

@@ -154,3 +154,9 @@ def redis_server(port: int, log: Path) -> Process:
     argv = ["redis-server", "--port", str(port), "--bind", "127.0.0.1"]
     argv += ["--save", "", "--appendonly", "no", "--dir", str(log.parent)]
     return Process("redis", argv, os.environ, log)
+
+
+def celery_beat(env: Mapping[str, str], log: Path) -> Process:
+    """Beat as the README's production section runs it: one process sending the sweeps."""
+    argv = [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING"]
+    return Process("celery beat", argv, env, log)
