@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.deposits.conftest import OWNER, ak_item
+from tests.deposits.conftest import OWNER, ak_item, configure_users
 from tests.deposits.test_assets import DOOR_STACK, stack_of
 from tests.factories import Actor, trade_url
 from tests.faults.callback import CallbackServer
@@ -53,13 +53,19 @@ def offers_sent(count: int) -> bool:
 
 
 @pytest.fixture
-def alice(world: None, callback: CallbackServer) -> Actor:
-    return shop(callback.url, name="Alice")
+def alice(world: None, api, callback: CallbackServer) -> Actor:
+    return seller(api, shop(callback.url, name="Alice"))
 
 
 @pytest.fixture
-def bob(world: None, callback: CallbackServer) -> Actor:
-    return shop(callback.url, name="Bob")
+def bob(world: None, api, callback: CallbackServer) -> Actor:
+    return seller(api, shop(callback.url, name="Bob"))
+
+
+def seller(api, actor: Actor) -> Actor:
+    """A shop whose sandbox world holds the owner's inventory (each merchant has its own)."""
+    configure_users(api, actor)
+    return actor
 
 
 def test_thirty_sells_of_one_asset_make_one_trade_credited_once(
