@@ -23,9 +23,10 @@ REFUSALS: tuple[tuple[type[Exception], str, str], ...] = (
 def refusal_response(field: str, reason: str) -> bytes:
     """A whole HTTP response: the VALIDATION_FAILED envelope, and the connection closed."""
     # Django is set up in a worker only once it has loaded the application, after this module.
-    from config.api.context import end_request, start_request
     from config.api.exceptions import validation_error
-    from config.api.rendering import dumps, envelope
+    from config.api.rendering import envelope
+    from core.context import end_request, start_request
+    from core.json import dumps
 
     request_id = start_request()
     try:

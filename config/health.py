@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from config.api.exceptions import APIError
 from config.api.views import ApiView
 from config.celery import app as celery_app
-from config.db import pooled_connections_recheck
+from core.db import pooled_connections_recheck
 
 logger = logging.getLogger(__name__)
 

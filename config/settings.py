@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "core",
     "merchants",
     "trading",
     "wallet",

@@ -12,8 +12,8 @@ from django.db.models import Exists, OuterRef, Q
 from eth_account import Account
 from solders.keypair import Keypair
 
-from config import clock
 from config.api.exceptions import APIError, validation_error
+from core import clock
 from crypto.chains.sandbox import sandbox_tx_hash
 from crypto.keys import evm_address_valid, solana_address_valid
 from crypto.models import CryptoDeposit, CryptoWithdrawal, SandboxChain, SandboxChainTransfer

@@ -13,8 +13,8 @@ from django.db import DatabaseError, connection, models, transaction
 from django.db.models import F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Abs, Cast
 
-from config import clock
 from config.api.exceptions import APIError
+from core import clock
 from ledger.models import Funding
 from merchants.models import Merchant
 from wallet.models import Posting, Transfer

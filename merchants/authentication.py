@@ -9,8 +9,8 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from config import clock
 from config.api.exceptions import APIError
+from core import clock
 from merchants.models import ApiKey, Merchant
 from merchants.selectors import api_key_find, api_secrets_for_verification
 from merchants.services import api_key_touch

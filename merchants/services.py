@@ -11,10 +11,10 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from config import clock
 from config.api.exceptions import APIError
-from config.api.rendering import iso_ms
-from config.db import ModelRows
+from core import clock
+from core.db import ModelRows
+from core.json import iso_ms
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.selectors import api_key_hash, api_secret_for_signing
 from merchants.tokens import client_token_encode

@@ -1,7 +1,7 @@
 from celery import shared_task
 
-from config import clock
 from config.celery import enqueue
+from core import clock
 from merchants.ratelimits import rate_limit_windows_prune
 from merchants.verification.selectors import verification_processes_due
 from merchants.verification.services import verification_process_poll

@@ -21,9 +21,9 @@ from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks.webhooks import EmptyWebhookSecretError, Webhook
 
-from config import clock
 from config.api.exceptions import APIError
-from config.api.rendering import dumps, iso_ms
+from core import clock
+from core.json import dumps, iso_ms
 from merchants.callback_http import callback_post
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
 

@@ -30,7 +30,7 @@ def bob(db: None) -> Actor:
 
 @pytest.fixture
 def clock_advance(db: None) -> Callable[[int], None]:
-    """Moves the sandbox service clock (config.clock.now) forward by some seconds."""
+    """Moves the sandbox service clock (core.clock.now) forward by some seconds."""
     from trading.models import ServiceSettings
     from trading.selectors import SETTINGS_CACHE_KEY
 

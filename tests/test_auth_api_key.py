@@ -7,8 +7,8 @@ from django.utils import timezone
 from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 
-from config import clock
 from config.api.views import MerchantApiView
+from core import clock
 from merchants.models import ApiKey, Merchant, Scope
 from merchants.selectors import api_key_hash
 from merchants.services import api_key_create, api_key_revoke, api_secrets_revoke

@@ -13,8 +13,8 @@ import pytest
 from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 
-from config import clock
 from config.api.views import ClientApiView
+from core import clock
 from merchants.authentication import ClientCaller, ClientTokenAuthentication
 from merchants.models import ApiSecret, Client, Merchant
 from merchants.selectors import api_secret_for_signing

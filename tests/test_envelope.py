@@ -13,7 +13,8 @@ from rest_framework.test import APIClient, APIRequestFactory
 from rest_framework.views import APIView
 
 from config.api.middleware import RequestIdLogFilter
-from config.api.rendering import DecimalJSONParser, EnvelopeRenderer, dumps, iso_ms
+from config.api.rendering import DecimalJSONParser, EnvelopeRenderer
+from core.json import dumps, iso_ms
 from merchants.models import Client
 from tests.factories import assert_error, assert_request_id, auth_body
 

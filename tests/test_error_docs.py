@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from config.api import errors
-from config.api.errors import CATALOG
+from core import errors
+from core.errors import CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "errors.md"

@@ -12,8 +12,8 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from config.api.errors import CATALOG, ErrorSpec
-from config.db import pooled_connections_recheck, transaction_conflict
+from core.db import pooled_connections_recheck, transaction_conflict
+from core.errors import CATALOG, ErrorSpec
 
 logger = logging.getLogger(__name__)
 

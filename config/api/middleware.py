@@ -13,7 +13,6 @@ from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 
-from config.api.context import current_request_id, end_request, start_request
 from config.api.exceptions import (
     REDIS_UNAVAILABLE,
     APIError,
@@ -22,6 +21,7 @@ from config.api.exceptions import (
     validation_error,
 )
 from config.api.rendering import envelope_response
+from core.context import current_request_id, end_request, start_request
 
 API_PREFIXES = ("/auth/", "/secure/", "/client/", "/v1/", "/sandbox/")
 

@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 from drf_spectacular.openapi import AutoSchema
 
-from config.api.errors import CATALOG, ErrorSpec
+from core.errors import CATALOG, ErrorSpec
 
 # Every endpoint can answer these, whatever it does.
 GENERIC_ERRORS = (

@@ -6,8 +6,8 @@ from dataclasses import replace
 from django.conf import settings
 from django.db import transaction
 
-from config import clock
 from config.api.exceptions import APIError
+from core import clock
 from crypto.chains import get_chains
 from crypto.chains.base import AccountState, ChainError
 from crypto.keys import associated_token_account, evm_address, solana_owner

@@ -6,8 +6,8 @@ from uuid import UUID
 
 from django.conf import settings
 
-from config import clock
 from config.api.exceptions import APIError
+from core import clock
 from crypto.chains import get_chains
 from crypto.chains.base import ChainStatus
 from crypto.models import CryptoDeposit, CryptoWithdrawal, MerchantCryptoPolicy

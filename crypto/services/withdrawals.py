@@ -16,9 +16,9 @@ from uuid import UUID
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from config import clock
 from config.api.exceptions import APIError
-from config.db import atomic_retried
+from core import clock
+from core.db import atomic_retried
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, TransferState
 from crypto.keys import evm_address_valid, solana_address_valid

@@ -13,8 +13,8 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models.functions import Greatest
 
-from config import clock
 from config.api.exceptions import APIError
+from core import clock
 from merchants.models import Client, Merchant, VerificationProcess, VerifiedIdentity
 from merchants.verification import get_identity_provider
 from merchants.verification.base import ProviderUnavailableError, Verdict

@@ -15,7 +15,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 from standardwebhooks.webhooks import Webhook
 
-from config import clock
+from core import clock
 from merchants.models import WebhookDelivery, WebhookEvent
 from merchants.tasks import sweep_webhooks
 from merchants.webhooks import APPROVAL_DELAYS, RETRY_DELAYS

@@ -16,8 +16,6 @@ from django.urls import resolve
 from rest_framework.test import APIClient
 
 import trading.tasks
-from config.api.errors import CATALOG
-from config.api.rendering import dumps
 from config.api.schema import (
     API_KEY_ERRORS,
     BODY_ERRORS,
@@ -25,6 +23,8 @@ from config.api.schema import (
     GENERIC_ERRORS,
     EnvelopeAutoSchema,
 )
+from core.errors import CATALOG
+from core.json import dumps
 
 # The machine sends valid bodies with fresh credentials to working endpoints, so these documented
 # answers would each mean a bug (in the service or in the machine), not a refusal.

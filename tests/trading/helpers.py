@@ -60,7 +60,7 @@ def caller(api: APIClient, actor: Actor, kind: str, partner: int = 1) -> Caller:
 
 
 def clock_move(seconds: int) -> None:
-    """Moves the service clock (config.clock.now) forward."""
+    """Moves the service clock (core.clock.now) forward."""
     row, _ = ServiceSettings.objects.get_or_create(id=ServiceSettings.SINGLETON_ID)
     row.clock_offset_seconds += seconds
     row.save(update_fields=["clock_offset_seconds"])

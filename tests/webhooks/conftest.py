@@ -16,8 +16,8 @@ import pytest
 from rest_framework.test import APIClient
 
 import merchants.webhooks as webhooks
-from config import clock
 from config.celery import app as celery_app
+from core import clock
 from merchants.models import WebhookEvent
 from tests.factories import Actor, make_actor, trade_url
 from tests.withdrawals.conftest import catalog_item, funded, hooks, make_listing

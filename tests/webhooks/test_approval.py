@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import merchants.webhooks as webhooks
-from config import clock
+from core import clock
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
 from tests.webhooks.conftest import approval_event, bought, closed_port_url, trade_events
 from trading.models import SandboxListing, SandboxPurchase, Trade, TradeItem

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 
 import merchants.webhooks as webhooks
-from config import clock
+from core import clock
 from merchants.models import WebhookDelivery
 from merchants.tasks import sweep_webhooks
 from tests.webhooks.conftest import TRADE_URL, approval_event, bought, trade_events

@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from config import clock
 from config.api.exceptions import APIError
+from core import clock
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
 from merchants.webhooks import (
     RETRY_DELAYS,

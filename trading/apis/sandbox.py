@@ -8,10 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import clock
 from config.api.exceptions import APIError
 from config.api.serializers import parse
 from config.api.views import MerchantApiView
+from core import clock
 from trading.apischema import TradeOut
 from trading.representations import trade_json
 from trading.sandbox.democallback import demo_callback_receive, demo_callback_received

@@ -11,8 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from config import clock
 from config.api.exceptions import APIError
+from core import clock
 from merchants.models import Client, Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import MarketSort

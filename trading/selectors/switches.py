@@ -1,6 +1,6 @@
 from django.core.cache import cache
 
-from config.api.context import request_memo
+from core.context import request_memo
 from trading.models import GameSettings, ServiceSettings
 
 SETTINGS_CACHE_KEY = "service-settings"

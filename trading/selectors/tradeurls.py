@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from config import clock
+from core import clock
 from merchants.models import Merchant
 from trading.platform import get_platform
 from trading.platform.base import (

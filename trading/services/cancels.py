@@ -8,8 +8,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models import QuerySet
 
-from config import clock
 from config.api.exceptions import APIError
+from core import clock
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
 from trading.models import IN_FLIGHT, Status, Trade, TradeItem

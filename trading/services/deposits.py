@@ -11,9 +11,9 @@ from typing import Protocol
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from config import clock
 from config.api.exceptions import APIError
-from config.db import advisory_lock, atomic_retried
+from core import clock
+from core.db import advisory_lock, atomic_retried
 from merchants.models import Client, Merchant
 from trading.models import Status, Trade, TradeItem
 from trading.platform import get_platform

@@ -1,7 +1,7 @@
 from django.core.cache import cache
 from django.db import transaction
 
-from config.api.context import request_memo_forget
+from core.context import request_memo_forget
 from trading.models import ServiceSettings
 from trading.selectors import SETTINGS_CACHE_KEY
 

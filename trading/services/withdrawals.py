@@ -7,9 +7,9 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 
-from config import clock
 from config.api.exceptions import APIError
-from config.db import atomic_retried
+from core import clock
+from core.db import atomic_retried
 from merchants.models import Client, Merchant
 from merchants.webhooks import Approval
 from trading.marketplace import get_marketplace
