@@ -262,7 +262,7 @@ CLIENT_TOKEN_TTL_SECONDS = 24 * 3600
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "config.api.middleware.RequestIdLogFilter"}},
+    "filters": {"request_id": {"()": "core.context.RequestIdLogFilter"}},
     "formatters": {
         "line": {
             "format": "%(asctime)s %(levelname)s %(name)s requestId=%(request_id)s %(message)s",

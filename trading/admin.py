@@ -12,12 +12,10 @@ from trading.marketplace.sandbox import market_version_bump
 from trading.models import (
     CatalogItem,
     GameSettings,
-    ServiceSettings,
     Trade,
     TradeEvent,
     TradeItem,
 )
-from trading.services import service_settings_cache_clear
 from trading.services.withdrawals import trade_force_cancel
 from wallet.models import Transfer
 
@@ -141,21 +139,3 @@ class CatalogItemAdmin(admin.ModelAdmin):
 @admin.register(GameSettings)
 class GameSettingsAdmin(admin.ModelAdmin):
     list_display = ["game", "deposits_paused", "hold_days"]
-
-
-@admin.register(ServiceSettings)
-class ServiceSettingsAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "maintenance", "updated_at"]
-    readonly_fields = ["clock_offset_seconds", "updated_at"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return not ServiceSettings.objects.exists()
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def save_model(
-        self, request: HttpRequest, obj: ServiceSettings, form: ModelForm, change: bool
-    ) -> None:
-        super().save_model(request, obj, form, change)
-        service_settings_cache_clear()

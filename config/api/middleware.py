@@ -1,7 +1,6 @@
 """Request ids, request limits, maintenance mode, and the envelope for responses made outside
 DRF views."""
 
-import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -21,7 +20,8 @@ from config.api.exceptions import (
     validation_error,
 )
 from config.api.rendering import envelope_response
-from core.context import current_request_id, end_request, start_request
+from core.context import end_request, start_request
+from core.selectors import maintenance_is_on
 
 API_PREFIXES = ("/auth/", "/secure/", "/client/", "/v1/", "/sandbox/")
 
@@ -30,12 +30,6 @@ API_PREFIXES = ("/auth/", "/secure/", "/client/", "/v1/", "/sandbox/")
 MAX_URL_LENGTH = 4096  # characters of the path (percent-decoded) and the query (as sent)
 MAX_HEADERS_BYTES = 16 * 1024  # names and values of all headers together
 NOT_TEXT = "Must be UTF-8 text without NUL characters."
-
-
-class RequestIdLogFilter(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = current_request_id()
-        return True
 
 
 class RequestIdMiddleware:
@@ -137,8 +131,6 @@ class MaintenanceMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        from trading.selectors import maintenance_is_on
-
         if request.path.startswith(API_PREFIXES) and maintenance_is_on():
             error = APIError("SYSTEM_MAINTENANCE", headers={"Retry-After": "60"})
             return envelope_response(error.body(), error.status_code, error.headers)

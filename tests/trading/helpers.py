@@ -8,9 +8,9 @@ from typing import Any
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from core.models import ServiceSettings
+from core.selectors import SETTINGS_CACHE_KEY
 from tests.factories import Actor, assert_request_id, auth_body
-from trading.models import ServiceSettings
-from trading.selectors import SETTINGS_CACHE_KEY
 
 AUTHENTICATE = "/auth/authenticate-client"
 

@@ -12,19 +12,19 @@ from config.api.exceptions import APIError
 from config.api.serializers import parse
 from config.api.views import MerchantApiView
 from core import clock
+from core.selectors import service_settings_get
+from core.services import service_clock_advance
 from trading.apischema import TradeOut
 from trading.representations import trade_json
 from trading.sandbox.democallback import demo_callback_receive, demo_callback_received
 from trading.sandbox.events import sandbox_trade_event
 from trading.sandbox.services import sandbox_fleet_set, sandbox_platform_user_set
-from trading.selectors.switches import service_settings_get
 from trading.serializers import (
     ClockAdvanceIn,
     SandboxBotsIn,
     SandboxPlatformUserIn,
     SandboxTradeEventIn,
 )
-from trading.services.switches import service_clock_advance
 
 
 class SandboxPlatformUserApi(MerchantApiView):

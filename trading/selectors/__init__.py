@@ -1,8 +1,3 @@
-from trading.selectors.switches import (
-    SETTINGS_CACHE_KEY,
-    game_settings_get,
-    maintenance_is_on,
-    service_settings_get,
-)
+from trading.selectors.switches import game_settings_get
 
-__all__ = ["SETTINGS_CACHE_KEY", "game_settings_get", "maintenance_is_on", "service_settings_get"]
+__all__ = ["game_settings_get"]
