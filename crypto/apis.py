@@ -7,9 +7,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import validation_error
 from config.api.serializers import parse
 from config.api.views import ClientApiView, MerchantApiView
+from core.errors import validation_error
 from crypto.apischema import (
     DepositAddressOut,
     DepositPageOut,

@@ -5,7 +5,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.models import (
     ApiKey,
     ApiSecret,
@@ -248,7 +248,7 @@ class WebhookEventAdmin(admin.ModelAdmin):
         for event in queryset:
             try:
                 webhook_event_resend(event=event)
-            except APIError as exc:
+            except DomainError as exc:
                 self.message_user(request, f"{event.id}: {exc.message}", messages.ERROR)
                 continue
             self.log_change(request, event, "Re-sent.")

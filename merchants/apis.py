@@ -5,9 +5,9 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
 from config.api.views import MerchantApiView
+from core.errors import DomainError
 from merchants.models import WebhookEvent
 from merchants.selectors import webhook_event_get, webhook_events_list
 from merchants.serializers import (
@@ -109,5 +109,5 @@ class WebhookEventResendApi(MerchantApiView):
     def post(self, request: Request, id: str) -> Response:
         event = webhook_event_get(merchant=self.merchant(request), event_id=id)
         if event is None:
-            raise APIError("WEBHOOK_EVENT_NOT_FOUND")
+            raise DomainError("WEBHOOK_EVENT_NOT_FOUND")
         return Response(_event_json(webhook_event_resend(event=event)))

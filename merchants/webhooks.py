@@ -21,8 +21,8 @@ from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks.webhooks import EmptyWebhookSecretError, Webhook
 
-from config.api.exceptions import APIError
 from core import clock
+from core.errors import DomainError
 from core.json import dumps, iso_ms
 from merchants.callback_http import callback_post
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
@@ -334,7 +334,7 @@ def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
     """A failed or delivered event goes out again, same id and body, with a fresh retry budget
     (``attempts`` counts this round; delivery rows keep numbering on)."""
     if event.is_approval:
-        raise APIError("INVALID_TRANSITION", "Approval callbacks cannot be re-sent.")
+        raise DomainError("INVALID_TRANSITION", "Approval callbacks cannot be re-sent.")
     now = clock.now()
     reopened = (
         WebhookEvent.objects.filter(pk=event.pk)
@@ -349,7 +349,7 @@ def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
         )
     )
     if not reopened:
-        raise APIError("INVALID_TRANSITION", "The event is still being delivered.")
+        raise DomainError("INVALID_TRANSITION", "The event is still being delivered.")
     transaction.on_commit(lambda: _schedule(str(event.pk)))
     event.refresh_from_db()
     return event
@@ -366,7 +366,7 @@ def callback_url_test(*, merchant: Merchant, url: str) -> None:
         timeout=TEST_TIMEOUT_SECONDS,
     )
     if result.status_code is None or not 200 <= result.status_code < 300:
-        raise APIError(
+        raise DomainError(
             "CALLBACK_URL_TEST_FAILED",
             f"The test event got {result.status_code or result.error}.",
         )

@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.models import WebhookEvent
 from trading.marketplace.sandbox import market_version_bump
 from trading.models import (
@@ -115,7 +115,7 @@ class TradeAdmin(admin.ModelAdmin):
                     staff=request.user.get_username(),
                     reason="admin force-cancel",
                 )
-            except APIError as exc:
+            except DomainError as exc:
                 self.message_user(request, f"{trade.id}: {exc.message}", messages.ERROR)
                 continue
             self.log_change(request, trade, f"Force-cancelled {ended} item(s).")

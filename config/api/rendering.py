@@ -14,6 +14,7 @@ from rest_framework.request import Request
 
 from config.api.jsonbody import BodyRefusedError, json_body_loads
 from core.context import current_request_id
+from core.errors import validation_error
 from core.json import dumps
 
 
@@ -53,8 +54,6 @@ class DecimalJSONParser(BaseParser):
         # DRF reads the request stream itself, past Django's DATA_UPLOAD_MAX_MEMORY_SIZE check.
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         raw = stream.read() if limit is None else stream.read(limit + 1)
-        from config.api.exceptions import validation_error  # it imports DRF, which imports us
-
         if limit is not None and len(raw) > limit:
             raise validation_error({"body": "The body is too large."})
         try:

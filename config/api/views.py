@@ -6,7 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.authentication import (
     ApiKeyAuthentication,
     ClientCaller,
@@ -41,9 +41,7 @@ class ApiView(APIView):
                 operation=self.operation,
             )
             if not self.rate_limit.allowed:
-                raise APIError(
-                    "RATE_LIMITED", headers={"Retry-After": str(self.rate_limit.retry_after)}
-                )
+                raise DomainError("RATE_LIMITED", retry_after=self.rate_limit.retry_after)
 
     def finalize_response(
         self, request: Request, response: Response, *args: Any, **kwargs: Any

@@ -6,8 +6,8 @@ from dataclasses import replace
 from django.conf import settings
 from django.db import transaction
 
-from config.api.exceptions import APIError
 from core import clock
+from core.errors import DomainError
 from crypto.chains import get_chains
 from crypto.chains.base import AccountState, ChainError
 from crypto.keys import associated_token_account, evm_address, solana_owner
@@ -64,7 +64,7 @@ def _account_claim(allocation: AddressAllocation, token: str) -> SolanaTokenAcco
             return account
         held = SolanaTokenAccount.objects.exclude(status=Status.CLOSED).count()
         if held >= settings.CRYPTO_SOLANA_MAX_OPEN_ACCOUNTS:
-            raise APIError("ONCHAIN_ADDRESS_CAPACITY")
+            raise DomainError("ONCHAIN_ADDRESS_CAPACITY")
         account, _ = SolanaTokenAccount.objects.update_or_create(
             allocation=allocation,
             token=token,

@@ -16,9 +16,9 @@ from uuid import UUID
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from config.api.exceptions import APIError
 from core import clock
 from core.db import atomic_retried
+from core.errors import DomainError
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, TransferState
 from crypto.keys import evm_address_valid, solana_address_valid
@@ -164,19 +164,21 @@ def crypto_withdrawal_create(
     if first is not None:
         return first, False
     if not cashout_address_valid(chain=request.chain, address=request.address):
-        raise APIError("ONCHAIN_WITHDRAW_INVALID_ADDRESS", f"Not a valid {request.chain} address.")
+        raise DomainError(
+            "ONCHAIN_WITHDRAW_INVALID_ADDRESS", f"Not a valid {request.chain} address."
+        )
     fee = int(settings.CRYPTO_WITHDRAW_FEE_CENTS[request.chain])
     receive = request.amount_cents - fee
     least = int(settings.CRYPTO_WITHDRAW_MIN_RECEIVE_CENTS[request.chain])
     if receive <= 0 or receive < least:
-        raise APIError(
+        raise DomainError(
             "ONCHAIN_WITHDRAW_BELOW_MIN",
             f"After the {fee} cent fee at least {least} cents must arrive.",
             details={"feeCents": fee, "minReceiveCents": least},
         )
     is_client = source == CryptoWithdrawal.Source.CLIENT
     if is_client and not merchant.has_active_callback:
-        raise APIError("MERCHANT_NO_CALLBACK_URL")
+        raise DomainError("MERCHANT_NO_CALLBACK_URL")
     now = now_ms()
     amount = _cents(request.amount_cents)
 
@@ -223,7 +225,7 @@ def crypto_withdrawal_create(
     try:
         withdrawal = atomic_retried(write)
     except InsufficientFundsError as exc:
-        raise APIError("INSUFFICIENT_BALANCE") from exc
+        raise DomainError("INSUFFICIENT_BALANCE") from exc
     except IntegrityError as exc:
         if "crypto_withdrawal_request_per_user" not in str(exc):
             raise
@@ -251,9 +253,9 @@ def crypto_withdrawal_approval_resolve(withdrawal_id: str, outcome: str, reason:
 def _locked_in(withdrawal_id: str, statuses: frozenset[str]) -> CryptoWithdrawal:
     withdrawal = _lock(withdrawal_id)
     if withdrawal is None:
-        raise APIError("TRANSACTION_NOT_FOUND")
+        raise DomainError("TRANSACTION_NOT_FOUND")
     if withdrawal.status not in statuses:
-        raise APIError("INVALID_TRANSITION", f"The cashout is {withdrawal.status}.")
+        raise DomainError("INVALID_TRANSITION", f"The cashout is {withdrawal.status}.")
     return withdrawal
 
 

@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from config.api.exceptions import APIError
 from core import clock
+from core.errors import DomainError
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
 from merchants.webhooks import (
     RETRY_DELAYS,
@@ -202,7 +202,7 @@ def test_a_callback_url_is_saved_only_once_it_accepts_the_test_event(
         hooks.answer = slow
     else:
         hooks.answer = lambda _: (int(endpoint.split()[1]), b"")
-    with pytest.raises(APIError) as refused:
+    with pytest.raises(DomainError) as refused:
         merchant_callback_url_set(merchant=actor.merchant, url=url)
     assert refused.value.spec.key == "CALLBACK_URL_TEST_FAILED"
     assert Merchant.objects.get(pk=actor.merchant.pk).callback_url == ""
@@ -323,7 +323,7 @@ def test_outside_the_sandbox_private_addresses_are_refused(db, hooks, settings, 
     port = hooks.url.split(":")[2].split("/")[0]
     target = url.format(hooks=hooks.url, port=port)
     actor = make_actor(name="Prod shop", webhook_secret=webhook_secret())
-    with pytest.raises(APIError) as refused:
+    with pytest.raises(DomainError) as refused:
         merchant_callback_url_set(merchant=actor.merchant, url=target)
     assert refused.value.spec.key == "CALLBACK_URL_TEST_FAILED"
     assert hooks.received == []

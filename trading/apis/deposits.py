@@ -6,9 +6,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
 from config.api.views import ClientApiView, MerchantApiView
+from core.errors import DomainError
 from merchants.selectors import client_get
 from trading.apischema import TradeOut
 from trading.models import Trade
@@ -96,7 +96,7 @@ class SecureSellApi(MerchantApiView):
         body = parse(SecureSellIn, request.data)
         platform_id = trade_url_platform_id(body["tradeUrl"])
         if platform_id is None:
-            raise APIError("INVALID_TRADEURL")
+            raise DomainError("INVALID_TRADEURL")
         trade = deposit_create(
             merchant=self.merchant(request),
             source=Trade.Source.SELF,

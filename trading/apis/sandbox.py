@@ -8,10 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
 from config.api.views import MerchantApiView
 from core import clock
+from core.errors import DomainError
 from core.selectors import service_settings_get
 from core.services import service_clock_advance
 from trading.apischema import TradeOut
@@ -236,5 +236,5 @@ class SandboxDemoCallbackApi(MerchantApiView):
             headers={k.lower(): v for k, v in request.headers.items()},
         )
         if not accepted:
-            raise APIError("INVALID_TOKEN", "The signature did not verify.")
+            raise DomainError("INVALID_TOKEN", "The signature did not verify.")
         return Response({"received": True})

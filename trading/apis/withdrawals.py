@@ -7,9 +7,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
 from config.api.views import ClientApiView, MerchantApiView
+from core.errors import DomainError
 from merchants.authentication import ClientCaller
 from merchants.selectors import client_get
 from trading.apischema import TradeOut
@@ -59,16 +59,16 @@ def client_recipient(caller: ClientCaller) -> Recipient:
 def withdraw_items(raw: list[dict[str, Any]]) -> list[WithdrawItemIn]:
     """Counts and amounts with their own codes: 2, 8, 1601 and 15."""
     if not raw:
-        raise APIError("MISSING_ITEMS")
+        raise DomainError("MISSING_ITEMS")
     if len(raw) > MAX_WITHDRAW_ITEMS:
-        raise APIError("TOO_MANY_ITEMS", f"At most {MAX_WITHDRAW_ITEMS} items.")
+        raise DomainError("TOO_MANY_ITEMS", f"At most {MAX_WITHDRAW_ITEMS} items.")
     items = []
     for entry in raw:
         price: Decimal = entry["price"]
         if price <= 0:
-            raise APIError("INVALID_AMOUNT", f"{entry['itemId']}: the price must be above 0.")
+            raise DomainError("INVALID_AMOUNT", f"{entry['itemId']}: the price must be above 0.")
         if price != price.quantize(Decimal("0.01")):
-            raise APIError("LISTING_PRICE_INVALID", f"{entry['itemId']}: whole cents only.")
+            raise DomainError("LISTING_PRICE_INVALID", f"{entry['itemId']}: whole cents only.")
         items.append(
             WithdrawItemIn(
                 item_id=entry["itemId"],
@@ -159,7 +159,7 @@ def _catalog_item(body: dict[str, Any]) -> CatalogItem:
         item_id=body.get("itemId"), market_hash_name=body.get("marketHashName")
     )
     if item is None:
-        raise APIError("LISTING_NOT_FOUND", "No catalog item by that id or name.")
+        raise DomainError("LISTING_NOT_FOUND", "No catalog item by that id or name.")
     return item
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from config.api.exceptions import APIError
 from core import clock
+from core.errors import DomainError
 from merchants.models import Client, Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import MarketSort
@@ -56,20 +56,20 @@ class _Snapshot:
 def deposits_open_check(*, game: int) -> None:
     """1014 when staff paused the game's deposits or first-game pricing is unavailable."""
     if game_settings_get(game=game).deposits_paused:
-        raise APIError("DEPOSITS_PAUSED")
+        raise DomainError("DEPOSITS_PAUSED")
     if (
         game == CS_GAME
         and not CatalogItem.objects.filter(game=CS_GAME, reference_price__gt=0).exists()
     ):
-        raise APIError("DEPOSITS_PAUSED", "Deposit pricing for game 730 is unavailable.")
+        raise DomainError("DEPOSITS_PAUSED", "Deposit pricing for game 730 is unavailable.")
 
 
 def fleet_check(*, merchant: Merchant) -> None:
     status = get_platform().fleet_status(tenant=str(merchant.pk))
     if status == FleetStatus.OFFLINE:
-        raise APIError("NO_BOTS_AVAILABLE")
+        raise DomainError("NO_BOTS_AVAILABLE")
     if status == FleetStatus.DEGRADED:
-        raise APIError("FLEET_DEGRADED", headers={"Retry-After": "30"})
+        raise DomainError("FLEET_DEGRADED", retry_after=30)
 
 
 def _cache_key(merchant: Merchant, platform_id: str, game: int) -> str:
@@ -93,12 +93,12 @@ def _snapshot(merchant: Merchant, platform_id: str, game: int, refresh: bool) ->
     try:
         user = platform.user(platform_id, tenant=tenant)
         if user.state in USER_STATE_ERRORS:
-            raise APIError(USER_STATE_ERRORS[user.state])
+            raise DomainError(USER_STATE_ERRORS[user.state])
         snapshot = _Snapshot(
             assets=platform.inventory(platform_id, game, tenant=tenant), fetched_at=now
         )
     except PlatformError as exc:
-        raise APIError(exc.error_key) from exc
+        raise DomainError(exc.error_key) from exc
     cache.set(key, snapshot, timeout=settings.INVENTORY_CACHE_SECONDS)
     return snapshot
 

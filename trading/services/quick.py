@@ -4,7 +4,7 @@ from decimal import ROUND_FLOOR, Decimal
 
 from django.db import transaction
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.models import Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing, PurchaseResult
@@ -38,12 +38,12 @@ def quick_withdrawal_create(
 ) -> Trade:
     """One placeholder row per unit at the ceiling; the worst case is locked."""
     if game != CS_GAME or item.game != CS_GAME:
-        raise APIError("QUICK_BUY_UNSUPPORTED_GAME")
+        raise DomainError("QUICK_BUY_UNSUPPORTED_GAME")
     if not merchant.has_active_callback:
-        raise APIError("MERCHANT_NO_CALLBACK_URL")
+        raise DomainError("MERCHANT_NO_CALLBACK_URL")
     ceiling = sourcing_ceiling(max_price, merchant.withdraw_fee_rate)
     if ceiling <= 0:
-        raise APIError("INVALID_AMOUNT", "maxPrice leaves nothing once the fee is backed out.")
+        raise DomainError("INVALID_AMOUNT", "maxPrice leaves nothing once the fee is backed out.")
     external_id_check(merchant, external_id)
     platform_id = recipient_check(merchant=merchant, trade_url=recipient.trade_url)
     # Fee-inclusive prices are whole cents, so no unit can cost more than maxPrice rounded down
@@ -52,7 +52,7 @@ def quick_withdrawal_create(
     if not get_marketplace().cheapest(
         catalog_id=item.id, phase=phase, delivery=delivery, ceiling=ceiling, limit=1
     ):
-        raise APIError("INSUFFICIENT_ITEM_AMOUNT", "No listing at or below maxPrice now.")
+        raise DomainError("INSUFFICIENT_ITEM_AMOUNT", "No listing at or below maxPrice now.")
     rows = [
         TradeItem(
             public_id=item.id,

@@ -7,9 +7,9 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 
-from config.api.exceptions import APIError
 from core import clock
 from core.db import atomic_retried
+from core.errors import DomainError
 from merchants.models import Client, Merchant
 from merchants.webhooks import Approval
 from trading.marketplace import get_marketplace
@@ -61,21 +61,21 @@ def recipient_check(*, merchant: Merchant, trade_url: str) -> str:
     """The platform id of a trade URL that can receive items, or the documented refusal."""
     platform_id = trade_url_platform_id(trade_url)
     if platform_id is None:
-        raise APIError("INVALID_TRADEURL")
+        raise DomainError("INVALID_TRADEURL")
     check = trade_url_check(merchant=merchant, url=trade_url, force_refresh=False)
     state = check["state"]
     if state == TradeUrlState.USER_NOT_FOUND:
-        raise APIError("USER_NOT_FOUND")
+        raise DomainError("USER_NOT_FOUND")
     if state in (TradeUrlState.PLATFORM_UNAVAILABLE, TradeUrlState.UNKNOWN_ERROR):
-        raise APIError("PLATFORM_UNAVAILABLE")
+        raise DomainError("PLATFORM_UNAVAILABLE")
     if state in REJECTED_STATES:
-        raise APIError("INVALID_TRADEURL", check["message"])
+        raise DomainError("INVALID_TRADEURL", check["message"])
     return platform_id
 
 
 def external_id_check(merchant: Merchant, external_id: str) -> None:
     if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
-        raise APIError("EXTERNAL_ID_EXISTS")
+        raise DomainError("EXTERNAL_ID_EXISTS")
 
 
 def _priced_listings(
@@ -84,26 +84,28 @@ def _priced_listings(
     market = get_marketplace()
     for item in items:
         if not market.listing_id_valid(game=game, listing_id=item.item_id):
-            raise APIError("INVALID_LISTING_ID", f"{item.item_id} is not a listing id of {game}.")
+            raise DomainError(
+                "INVALID_LISTING_ID", f"{item.item_id} is not a listing id of {game}."
+            )
     found = market.listings_lookup([item.item_id for item in items])
     priced = []
     for item in items:
         if item.item_id not in found:
-            raise APIError("LISTING_NOT_FOUND", f"No listing {item.item_id}.")
+            raise DomainError("LISTING_NOT_FOUND", f"No listing {item.item_id}.")
         listing = found[item.item_id]
         if listing is None:
-            raise APIError("ITEMS_UNAVAILABLE", f"{item.item_id} is no longer on the market.")
+            raise DomainError("ITEMS_UNAVAILABLE", f"{item.item_id} is no longer on the market.")
         if listing.game != game:
-            raise APIError("LISTING_NOT_FOUND", f"No listing {item.item_id} in game {game}.")
+            raise DomainError("LISTING_NOT_FOUND", f"No listing {item.item_id} in game {game}.")
         if item.amount > 1 and (listing.game == CS_GAME or item.amount > MAX_STACK_AMOUNT):
-            raise APIError("EXCEEDS_MAX_AMOUNT", f"{item.item_id}: at most {_max(listing)}.")
+            raise DomainError("EXCEEDS_MAX_AMOUNT", f"{item.item_id}: at most {_max(listing)}.")
         if item.amount > listing.amount:
-            raise APIError(
+            raise DomainError(
                 "INSUFFICIENT_ITEM_AMOUNT", f"{item.item_id}: {listing.amount} available."
             )
         current = fee_inclusive(listing.price, merchant.withdraw_fee_rate)
         if item.price != current:
-            raise APIError(
+            raise DomainError(
                 "PRICE_CHANGED",
                 f"{item.item_id} now costs {current}.",
                 details={"itemId": item.item_id, "price": current},
@@ -131,7 +133,7 @@ def withdrawal_store(
     """Lock the total and store the trade with its ``trade.initiated`` approval callback."""
     total = sum((row.price * row.amount for row in rows), Decimal("0.00"))
     if total <= 0:
-        raise APIError("INVALID_AMOUNT")
+        raise DomainError("INVALID_AMOUNT")
     now = clock.now()
 
     def write() -> Trade:
@@ -168,10 +170,10 @@ def withdrawal_store(
     try:
         return atomic_retried(write)
     except InsufficientFundsError as exc:
-        raise APIError("MERCHANT_BALANCE_LOW") from exc
+        raise DomainError("MERCHANT_BALANCE_LOW") from exc
     except IntegrityError as exc:
         if "trade_external_id_per_merchant" in str(exc):
-            raise APIError("EXTERNAL_ID_EXISTS") from exc
+            raise DomainError("EXTERNAL_ID_EXISTS") from exc
         raise
 
 
@@ -183,7 +185,7 @@ def _claim_client(client: Client) -> None:
         # NO KEY: the trades and deposits being written for this client still commit.
         Client.objects.select_for_update(nowait=True, no_key=True).get(pk=client.pk)
     except DatabaseError as exc:
-        raise APIError("WITHDRAW_IN_PROGRESS") from exc
+        raise DomainError("WITHDRAW_IN_PROGRESS") from exc
 
 
 def withdrawal_create(
@@ -198,7 +200,7 @@ def withdrawal_create(
 ) -> Trade:
     """``POST /secure/buy`` and ``POST /client/trading/withdraw``."""
     if not merchant.has_active_callback:
-        raise APIError("MERCHANT_NO_CALLBACK_URL")
+        raise DomainError("MERCHANT_NO_CALLBACK_URL")
     external_id_check(merchant, external_id)
     platform_id = recipient_check(merchant=merchant, trade_url=recipient.trade_url)
     rows = [
@@ -404,7 +406,7 @@ def trade_force_cancel(*, trade_id: str, staff: str, reason: str) -> int:
     with transaction.atomic():
         trade, items = trade_lock(trade_id=trade_id)
         if trade.type != Trade.Type.WITHDRAW:
-            raise APIError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be force-cancelled.")
+            raise DomainError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be force-cancelled.")
         actor = f"staff:{staff}"
         initiated = [i for i in items if i.status == Status.INITIATED]
         bought = [i for i in items if i.status in (Status.PENDING, Status.ACTIVE)]
