@@ -251,7 +251,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {},
     "APPEND_COMPONENTS": {},
-    "POSTPROCESSING_HOOKS": ["config.api.schema.add_security_schemes"],
+    "POSTPROCESSING_HOOKS": ["merchants.schema.add_security_schemes"],
 }
 
 # Where trade URLs point; the platform id is PLATFORM_ID_BASE + partner.

@@ -5,13 +5,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.serializers import parse
-from config.api.views import MerchantApiView
 from core.errors import DomainError
 from ledger.models import Funding
 from ledger.representations import ledger_page_json, ledger_transaction_json
 from ledger.selectors import LedgerQuery, ledger_page, ledger_transaction_get
 from ledger.serializers import LedgerPageOut, LedgerQueryIn, LedgerTransactionOut
 from merchants.models import Scope
+from merchants.views import MerchantApiView
 
 _MOMENT = "ISO 8601 date (midnight UTC at the start of that day) or date-time"
 

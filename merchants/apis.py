@@ -6,7 +6,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.serializers import parse
-from config.api.views import MerchantApiView
 from core.errors import DomainError
 from merchants.models import WebhookEvent
 from merchants.selectors import webhook_event_get, webhook_events_list
@@ -17,6 +16,7 @@ from merchants.serializers import (
     client_data_from,
 )
 from merchants.services import client_authenticate
+from merchants.views import MerchantApiView
 from merchants.webhooks import webhook_event_resend
 
 

@@ -48,6 +48,15 @@ def _ip_allowed(address: str, whitelist: list[str]) -> bool:
 
 
 class ApiKeyAuthentication(BaseAuthentication):
+    #: What ``authenticate`` can refuse (for the OpenAPI).
+    errors = (
+        "UNAUTHORIZED",
+        "MISSING_API_KEY",
+        "INVALID_API_KEY",
+        "ACCOUNT_DISABLED",
+        "API_KEY_IP_DENIED",
+    )
+
     def authenticate(self, request: Request) -> tuple[MerchantCaller, ApiKey]:
         raw_key = request.headers.get("api-key")
         if not raw_key:
@@ -70,6 +79,9 @@ class ApiKeyAuthentication(BaseAuthentication):
 
 
 class ClientTokenAuthentication(BaseAuthentication):
+    #: What ``authenticate`` can refuse (for the OpenAPI).
+    errors = ("MISSING_BEARER", "INVALID_TOKEN")
+
     def authenticate(self, request: Request) -> tuple[ClientCaller, dict[str, Any]]:
         header = request.headers.get("Authorization", "").strip()
         if not header:

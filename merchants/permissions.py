@@ -8,6 +8,12 @@ from merchants.models import Scope
 
 # A view's required_scope when a key with either scope may call it.
 ANY_SCOPE = "ANY"
+# What KeyScopePermission can refuse, by the view's required_scope (for the OpenAPI).
+SCOPE_ERRORS: dict[str, tuple[str, ...]] = {
+    Scope.CORE_ACCESS: ("API_KEY_SCOPE_DENIED",),
+    Scope.LEDGER_READ: ("INSUFFICIENT_SCOPE", "MERCHANT_API_KEY_REQUIRED"),
+    ANY_SCOPE: ("API_KEY_SCOPE_DENIED",),
+}
 
 
 class KeyScopePermission(BasePermission):

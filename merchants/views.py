@@ -1,11 +1,12 @@
-"""Base API views: which caller they take, the rate-limit budget they spend, their errors."""
+"""Base views of the merchant and client endpoints: which caller they take, the rate-limit
+budget they spend."""
 
 from typing import Any, ClassVar
 
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from config.api.views import ApiView
 from core.errors import DomainError
 from merchants.authentication import (
     ApiKeyAuthentication,
@@ -14,15 +15,15 @@ from merchants.authentication import (
     MerchantCaller,
 )
 from merchants.models import Merchant, Scope
-from merchants.permissions import KeyScopePermission
+from merchants.permissions import SCOPE_ERRORS, KeyScopePermission
 from merchants.ratelimits import RateLimitState, rate_limit_hit
 
 
-class ApiView(APIView):
+class CallerApiView(ApiView):
+    """An endpoint a merchant calls, itself or through one of its clients."""
+
     #: Entry of ``merchants.ratelimits.REGISTRY`` this endpoint spends; None: not limited.
     operation: ClassVar[str | None] = None
-    #: Catalog keys this endpoint can answer with beyond the generic ones (for the OpenAPI).
-    errors: ClassVar[tuple[str, ...]] = ()
 
     rate_limit: RateLimitState | None = None
 
@@ -30,6 +31,10 @@ class ApiView(APIView):
         caller = request.user
         assert isinstance(caller, (MerchantCaller, ClientCaller))
         return caller.merchant
+
+    def declared_errors(self) -> tuple[str, ...]:
+        limited = ("RATE_LIMITED",) if self.operation is not None else ()
+        return (*limited, *self.errors)
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
@@ -53,7 +58,7 @@ class ApiView(APIView):
         return response
 
 
-class MerchantApiView(ApiView):
+class MerchantApiView(CallerApiView):
     """``api-key`` header; ``required_scope`` names the scope the key must carry."""
 
     authentication_classes = [ApiKeyAuthentication]
@@ -64,8 +69,11 @@ class MerchantApiView(ApiView):
         assert isinstance(request.user, MerchantCaller)
         return request.user
 
+    def declared_errors(self) -> tuple[str, ...]:
+        return (*SCOPE_ERRORS[self.required_scope], *super().declared_errors())
 
-class ClientApiView(ApiView):
+
+class ClientApiView(CallerApiView):
     """Client token in ``Authorization`` (``Bearer `` optional)."""
 
     authentication_classes = [ClientTokenAuthentication]

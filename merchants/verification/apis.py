@@ -7,7 +7,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.serializers import parse
-from config.api.views import ClientApiView, MerchantApiView
 from core.errors import DomainError
 from merchants.models import Client, VerificationProcess
 from merchants.selectors import client_get
@@ -29,6 +28,7 @@ from merchants.verification.services import (
     verification_link,
     verification_start,
 )
+from merchants.views import ClientApiView, MerchantApiView
 
 
 def process_json(process: VerificationProcess) -> dict[str, Any]:

@@ -16,20 +16,21 @@ from django.urls import resolve
 from rest_framework.test import APIClient
 
 import trading.tasks
-from config.api.schema import (
-    API_KEY_ERRORS,
-    BODY_ERRORS,
-    CLIENT_TOKEN_ERRORS,
-    GENERIC_ERRORS,
-    EnvelopeAutoSchema,
-)
+from config.api.schema import BODY_ERRORS, GENERIC_ERRORS, EnvelopeAutoSchema
 from core.errors import CATALOG
 from core.json import dumps
+from merchants.authentication import ApiKeyAuthentication, ClientTokenAuthentication
 
 # The machine sends valid bodies with fresh credentials to working endpoints, so these documented
 # answers would each mean a bug (in the service or in the machine), not a refusal.
 NEVER_EXPECTED = frozenset(
-    {*GENERIC_ERRORS, *BODY_ERRORS, *API_KEY_ERRORS, *CLIENT_TOKEN_ERRORS, "API_KEY_SCOPE_DENIED"}
+    {
+        *GENERIC_ERRORS,
+        *BODY_ERRORS,
+        *ApiKeyAuthentication.errors,
+        *ClientTokenAuthentication.errors,
+        "API_KEY_SCOPE_DENIED",
+    }
 )
 # The only documented 5xx a request may get here: the bot fleet the machine switched off.
 FLEET_ERRORS = frozenset({"NO_BOTS_AVAILABLE", "FLEET_DEGRADED"})

@@ -9,11 +9,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api.serializers import parse
-from config.api.views import MerchantApiView
 from core import clock
 from core.errors import DomainError
 from core.selectors import service_settings_get
 from core.services import service_clock_advance
+from merchants.views import MerchantApiView
 from trading.apischema import TradeOut
 from trading.representations import trade_json
 from trading.sandbox.democallback import demo_callback_receive, demo_callback_received

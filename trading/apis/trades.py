@@ -5,8 +5,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.serializers import parse
-from config.api.views import ClientApiView, MerchantApiView
 from core.errors import DomainError
+from merchants.views import ClientApiView, MerchantApiView
 from trading.apischema import TRADES_PARAMETERS, TradeOut, TradePageOut
 from trading.models import Trade
 from trading.representations import trade_json

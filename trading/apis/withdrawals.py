@@ -8,10 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.serializers import parse
-from config.api.views import ClientApiView, MerchantApiView
 from core.errors import DomainError
 from merchants.authentication import ClientCaller
 from merchants.selectors import client_get
+from merchants.views import ClientApiView, MerchantApiView
 from trading.apischema import TradeOut
 from trading.models import CatalogItem, Trade
 from trading.representations import trade_json
