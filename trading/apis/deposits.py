@@ -9,13 +9,13 @@ from rest_framework.response import Response
 from config.api.serializers import parse
 from core.errors import DomainError
 from merchants.selectors import client_get
+from merchants.tradeurls import trade_url_platform_id
 from merchants.views import ClientApiView, MerchantApiView
 from trading.apischema import TradeOut
 from trading.models import Trade
 from trading.representations import trade_json
 from trading.serializers import ClientDepositIn, SecureSellIn
 from trading.services.deposits import DepositItemIn, Depositor, deposit_create
-from trading.tradeurls import trade_url_platform_id
 
 # What both routes can refuse (the client route adds its guard's 429).
 DEPOSIT_ERRORS = (

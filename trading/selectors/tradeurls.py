@@ -20,7 +20,7 @@ from trading.platform.base import (
     PlatformUser,
     TradeUrlState,
 )
-from trading.tradeurls import trade_url_platform_id
+from merchants.tradeurls import trade_url_platform_id
 
 
 def _key(merchant: Merchant, url: str, platform_id: str) -> str:

@@ -11,6 +11,7 @@ from core import clock
 from core.db import atomic_retried
 from core.errors import DomainError
 from merchants.models import Client, Merchant
+from merchants.tradeurls import trade_url_platform_id
 from merchants.webhooks import Approval
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing
@@ -22,7 +23,6 @@ from trading.sandbox.names import CS_GAME
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
 from trading.services.trades import Move, trade_apply, trade_emit, trade_lock
-from trading.tradeurls import trade_url_platform_id
 from wallet.services import (
     InsufficientFundsError,
     wallet_lock,
