@@ -7,7 +7,7 @@ class CryptoConfig(AppConfig):
     def ready(self) -> None:
         from crypto.selectors import cashout_locks
         from crypto.services.withdrawals import crypto_withdrawal_approval_resolve
-        from merchants.webhooks import APPROVAL_HANDLERS
+        from merchants.webhooks.outbox import APPROVAL_HANDLERS
         from wallet.selectors import LOCK_HOLDERS
 
         APPROVAL_HANDLERS["crypto_withdrawal"] = crypto_withdrawal_approval_resolve

@@ -21,7 +21,7 @@ from merchants.services import (
     api_secret_rotate,
     merchant_create,
 )
-from merchants.webhooks import webhook_event_resend
+from merchants.webhooks.outbox import webhook_event_resend
 
 
 @admin.register(Merchant)

@@ -17,7 +17,7 @@ from merchants.serializers import (
 )
 from merchants.services import client_authenticate
 from merchants.views import MerchantApiView
-from merchants.webhooks import webhook_event_resend
+from merchants.webhooks.outbox import webhook_event_resend
 
 
 class AuthenticateClientApi(MerchantApiView):

@@ -18,7 +18,7 @@ from core.json import iso_ms
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.selectors import api_key_hash, api_secret_for_signing
 from merchants.tokens import client_token_encode
-from merchants.webhooks import callback_url_test
+from merchants.webhooks.callbacks import callback_url_test
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 SECRET_ROTATION_GRACE = timedelta(hours=24)

@@ -13,7 +13,7 @@ from crypto.chains.base import ChainStatus
 from crypto.models import CryptoDeposit, CryptoWithdrawal, MerchantCryptoPolicy
 from crypto.representations import deposit_json, withdrawal_json
 from merchants.models import Merchant
-from merchants.webhooks import webhook_event_emit
+from merchants.webhooks.outbox import webhook_event_emit
 
 
 def now_ms() -> datetime:

@@ -34,7 +34,7 @@ from crypto.services.common import (
 from ledger.models import Funding
 from ledger.services import funding_record, funding_status_set
 from merchants.models import Merchant
-from merchants.webhooks import Approval
+from merchants.webhooks.outbox import Approval
 from wallet.services import (
     InsufficientFundsError,
     wallet_lock,

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from core.models import ServiceSettings
 from merchants.models import ApiKey, ApiSecret, Merchant, WebhookEvent
-from merchants.webhooks import webhook_event_emit
+from merchants.webhooks.outbox import webhook_event_emit
 from tests.factories import trade_url
 from tests.ledger.conftest import change_form_data
 from tests.withdrawals.conftest import make_listing, ok_data

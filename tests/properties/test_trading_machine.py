@@ -38,7 +38,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from merchants.tasks import sweep_webhooks
+from merchants.webhooks.tasks import sweep_webhooks
 from tests.factories import auth_body, trade_url
 from tests.properties.api import Answer, Api
 from tests.properties.invariants import TERMINAL, Delivery, ItemView, Observed, check_all

@@ -17,9 +17,9 @@ import pytest
 import requests
 
 from core.errors import DomainError
-from merchants.callback_http import PinnedAddressAdapter
 from merchants.models import Merchant
-from merchants.webhooks import merchant_callback_url_set
+from merchants.webhooks.callbacks import merchant_callback_url_set
+from merchants.webhooks.egress import PinnedAddressAdapter
 from tests.factories import make_actor
 from tests.webhooks.conftest import webhook_secret
 from tests.webhooks.network import Network, listener, network

@@ -11,12 +11,8 @@ from standardwebhooks.webhooks import Webhook
 from core import clock
 from core.errors import DomainError
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
-from merchants.webhooks import (
-    RETRY_DELAYS,
-    merchant_callback_url_set,
-    webhook_event_deliver,
-    webhook_events_due,
-)
+from merchants.webhooks.callbacks import merchant_callback_url_set
+from merchants.webhooks.delivery import RETRY_DELAYS, webhook_event_deliver, webhook_events_due
 from tests.factories import assert_error, make_actor
 from tests.webhooks.conftest import (
     TRADE_URL,
@@ -184,14 +180,14 @@ def test_410_disables_the_callback_url(api, shop, catalog_item, hooks, deliver):
 def test_a_callback_url_is_saved_only_once_it_accepts_the_test_event(
     db, hooks, monkeypatch, endpoint
 ):
-    import merchants.webhooks as webhooks
+    from merchants.webhooks import callbacks
 
     actor = make_actor(name="New shop", webhook_secret=webhook_secret())
     url = hooks.url
     if endpoint == "closed port":
         url = closed_port_url()
     elif endpoint == "slow":
-        monkeypatch.setattr(webhooks, "TEST_TIMEOUT_SECONDS", 0.5)
+        monkeypatch.setattr(callbacks, "TEST_TIMEOUT_SECONDS", 0.5)
 
         def slow(_):  # type: ignore[no-untyped-def]
             import time

@@ -19,7 +19,8 @@ from rest_framework.test import APIClient
 
 from core import clock
 from merchants.models import Merchant, WebhookEvent
-from merchants.webhooks import Approval, webhook_event_deliver
+from merchants.webhooks.delivery import webhook_event_deliver
+from merchants.webhooks.outbox import Approval
 from tests.crypto.conftest import cashout_body
 from tests.factories import Actor, assert_error
 from tests.faults.database import backends_waiting_on_lock, database_url

@@ -10,6 +10,7 @@ from django.core.cache import cache
 
 from core import clock
 from merchants.models import Merchant
+from merchants.tradeurls import trade_url_platform_id
 from trading.platform import get_platform
 from trading.platform.base import (
     STATE_MESSAGES,
@@ -20,7 +21,6 @@ from trading.platform.base import (
     PlatformUser,
     TradeUrlState,
 )
-from merchants.tradeurls import trade_url_platform_id
 
 
 def _key(merchant: Merchant, url: str, platform_id: str) -> str:

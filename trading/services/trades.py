@@ -7,7 +7,7 @@ from typing import Any
 
 from core import clock
 from core.errors import DomainError
-from merchants.webhooks import webhook_event_emit
+from merchants.webhooks.outbox import webhook_event_emit
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeEvent, TradeItem
 from trading.representations import trade_json
 

@@ -12,7 +12,7 @@ from core.db import atomic_retried
 from core.errors import DomainError
 from merchants.models import Client, Merchant
 from merchants.tradeurls import trade_url_platform_id
-from merchants.webhooks import Approval
+from merchants.webhooks.outbox import Approval
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.errors import DomainError
 from merchants.models import Merchant
-from merchants.webhooks import merchant_callback_url_set
+from merchants.webhooks.callbacks import merchant_callback_url_set
 
 
 class Command(BaseCommand):

@@ -1,0 +1,101 @@
+"""The outbox the domain writes to: an event stored in the transaction of the change it reports,
+handed to a worker after commit; and the hook through which an approval's answer reaches the
+app that asked (``APPROVAL_HANDLERS``, filled in each app's ``AppConfig.ready``)."""
+
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+from django.db import transaction
+
+from core import clock
+from core.errors import DomainError
+from core.json import dumps, iso_ms
+from merchants.models import Merchant, WebhookEvent
+
+
+class Approval:
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    TIMED_OUT = "timed_out"
+
+
+# subject_type -> handler(subject_id, outcome, reason), run in the transaction that records the
+# merchant's answer. Apps register theirs at start-up.
+ApprovalHandler = Callable[[str, str, str], None]
+APPROVAL_HANDLERS: dict[str, ApprovalHandler] = {}
+_deliver: Callable[[str], None] | None = None
+
+
+def delivery_scheduler(schedule: Callable[[str], None]) -> None:
+    """Tell the outbox how to hand an event id to a worker (the Celery task registers itself)."""
+    global _deliver
+    _deliver = schedule
+
+
+def _schedule(event_id: str) -> None:
+    if _deliver is not None:
+        _deliver(event_id)
+
+
+def webhook_event_emit(
+    *,
+    merchant: Merchant,
+    type: str,
+    subject_type: str,
+    subject_id: str,
+    sequence: int,
+    body_key: str,
+    body: Mapping[str, Any],
+    is_approval: bool = False,
+) -> WebhookEvent:
+    """Store an event in the caller's transaction; it is delivered after commit."""
+    now = clock.now()
+    event_id = uuid.uuid4()
+    payload = {
+        "id": str(event_id),
+        "type": type,
+        "createdAt": iso_ms(now),
+        "sequence": sequence,
+        body_key: orjson.loads(dumps(body)),
+    }
+    event = WebhookEvent.objects.create(
+        id=event_id,
+        merchant=merchant,
+        type=type,
+        subject_type=subject_type,
+        subject_id=subject_id,
+        sequence=sequence,
+        payload=payload,
+        is_approval=is_approval,
+        created_at=now,
+        next_attempt_at=now,
+    )
+    transaction.on_commit(lambda: _schedule(str(event_id)))
+    return event
+
+
+def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
+    """A failed or delivered event goes out again, same id and body, with a fresh retry budget
+    (``attempts`` counts this round; delivery rows keep numbering on)."""
+    if event.is_approval:
+        raise DomainError("INVALID_TRANSITION", "Approval callbacks cannot be re-sent.")
+    now = clock.now()
+    reopened = (
+        WebhookEvent.objects.filter(pk=event.pk)
+        .exclude(status=WebhookEvent.Status.PENDING)
+        .update(
+            status=WebhookEvent.Status.PENDING,
+            attempts=0,
+            next_attempt_at=now,
+            lease_until=None,
+            delivered_at=None,
+            last_error="",
+        )
+    )
+    if not reopened:
+        raise DomainError("INVALID_TRANSITION", "The event is still being delivered.")
+    transaction.on_commit(lambda: _schedule(str(event.pk)))
+    event.refresh_from_db()
+    return event
