@@ -1,3 +1,4 @@
+import ipaddress
 from typing import Any
 
 from django import forms
@@ -89,8 +90,6 @@ class ApiKeyForm(forms.ModelForm):
         fields = ["merchant", "name", "is_admin", "scopes", "ip_whitelist"]
 
     def clean_ip_whitelist(self) -> list[str]:
-        import ipaddress
-
         cidrs = [line.strip() for line in self.cleaned_data["ip_whitelist"].split() if line.strip()]
         for cidr in cidrs:
             try:

@@ -6,6 +6,7 @@ class TradingConfig(AppConfig):
 
     def ready(self) -> None:
         from merchants.webhooks.outbox import APPROVAL_HANDLERS
+        from trading import tasks  # noqa: F401 (registers the hand-offs to workers)
         from trading.selectors.deposits import (
             deposit_assets_shared,
             deposit_collateral_held,

@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from core import clock
 from core.db import atomic_retried
 from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, TransferState
 from crypto.keys import evm_address_valid, solana_address_valid
@@ -136,10 +137,7 @@ def _exit(withdrawal: CryptoWithdrawal, status: str, reason: str, detail: str = 
 
 
 def _schedule_broadcast(withdrawal: CryptoWithdrawal) -> None:
-    from crypto.tasks import enqueue_broadcast
-
-    withdrawal_id = str(withdrawal.id)
-    transaction.on_commit(lambda: enqueue_broadcast(withdrawal_id))
+    handoff_on_commit("crypto.broadcast_withdrawal", str(withdrawal.id))
 
 
 def _approve(withdrawal: CryptoWithdrawal) -> None:

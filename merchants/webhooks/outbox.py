@@ -7,10 +7,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
-from django.db import transaction
 
 from core import clock
 from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from core.json import dumps, iso_ms
 from merchants.models import Merchant, WebhookEvent
 
@@ -25,18 +25,6 @@ class Approval:
 # merchant's answer. Apps register theirs at start-up.
 ApprovalHandler = Callable[[str, str, str], None]
 APPROVAL_HANDLERS: dict[str, ApprovalHandler] = {}
-_deliver: Callable[[str], None] | None = None
-
-
-def delivery_scheduler(schedule: Callable[[str], None]) -> None:
-    """Tell the outbox how to hand an event id to a worker (the Celery task registers itself)."""
-    global _deliver
-    _deliver = schedule
-
-
-def _schedule(event_id: str) -> None:
-    if _deliver is not None:
-        _deliver(event_id)
 
 
 def webhook_event_emit(
@@ -72,7 +60,7 @@ def webhook_event_emit(
         created_at=now,
         next_attempt_at=now,
     )
-    transaction.on_commit(lambda: _schedule(str(event_id)))
+    handoff_on_commit("webhooks.deliver", str(event_id))
     return event
 
 
@@ -96,6 +84,6 @@ def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
     )
     if not reopened:
         raise DomainError("INVALID_TRANSITION", "The event is still being delivered.")
-    transaction.on_commit(lambda: _schedule(str(event.pk)))
+    handoff_on_commit("webhooks.deliver", str(event.pk))
     event.refresh_from_db()
     return event

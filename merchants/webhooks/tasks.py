@@ -1,12 +1,12 @@
 """The outbox's Celery tasks: one delivery per event id, and the sweep that re-drives due
-events a lost task left. Imported by ``MerchantsConfig.ready``, which also hands the outbox its
-scheduler."""
+events a lost task left. Imported by ``MerchantsConfig.ready``, which registers the hand-off of
+new events to a worker."""
 
 from celery import shared_task
 
 from config.celery import enqueue
+from core.handoffs import handoff_register
 from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
-from merchants.webhooks.outbox import delivery_scheduler
 
 
 @shared_task(name="webhooks.deliver", acks_late=True, time_limit=60, soft_time_limit=45)
@@ -26,4 +26,4 @@ def _enqueue_delivery(event_id: str) -> None:
     enqueue(deliver_webhook, event_id)
 
 
-delivery_scheduler(_enqueue_delivery)
+handoff_register("webhooks.deliver", _enqueue_delivery)

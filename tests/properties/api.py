@@ -15,9 +15,9 @@ from django.test import TestCase
 from django.urls import resolve
 from rest_framework.test import APIClient
 
-import trading.tasks
 from config.api.schema import BODY_ERRORS, GENERIC_ERRORS, EnvelopeAutoSchema
 from core.errors import CATALOG
+from core.handoffs import HANDOFFS
 from core.json import dumps
 from merchants.authentication import ApiKeyAuthentication, ClientTokenAuthentication
 
@@ -36,7 +36,7 @@ NEVER_EXPECTED = frozenset(
 FLEET_ERRORS = frozenset({"NO_BOTS_AVAILABLE", "FLEET_DEGRADED"})
 
 # Tasks a request hands to the broker after commit: a lost one never runs (a sweep re-drives it).
-LOSABLE_TASKS = ("enqueue_purchase", "enqueue_deposit_offer", "enqueue_cancel_completion")
+LOSABLE_TASKS = ("trading.withdrawal_purchase", "trading.deposit_offer", "trading.complete_cancels")
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class Api:
         with ExitStack() as stack:
             if lost:
                 assert lost in LOSABLE_TASKS
-                stack.enter_context(mock.patch.object(trading.tasks, lost, _lost))
+                stack.enter_context(mock.patch.dict(HANDOFFS, {lost: _lost}))
             with TestCase.captureOnCommitCallbacks(execute=True):
                 if body is None:
                     response = self.client.post(path, headers=headers)

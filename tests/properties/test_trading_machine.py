@@ -90,9 +90,9 @@ DEPOSIT_EVENTS = {
 }
 # A task the request queues for after commit, lost before any worker ran it.
 CREATIONS = ("client_deposit", "self_buy", "client_withdraw", "quick_withdraw", "self_sell")
-PURCHASE = "enqueue_purchase"
-OFFER = "enqueue_deposit_offer"
-CANCEL = "enqueue_cancel_completion"
+PURCHASE = "trading.withdrawal_purchase"
+OFFER = "trading.deposit_offer"
+CANCEL = "trading.complete_cancels"
 
 PARTNER = st.sampled_from((1, 2))
 RARELY = st.sampled_from((False, False, False, True))

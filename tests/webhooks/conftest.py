@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
 from core import clock
+from core.handoffs import HANDOFFS
 from merchants.models import WebhookEvent
 from merchants.webhooks import delivery
 from tests.factories import Actor, make_actor, trade_url
@@ -44,7 +45,7 @@ def shop_actor(name: str, callback_url: str, balance: str = "1000.00") -> Actor:
 def outbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Event ids handed to a worker after commit, in order; nothing is delivered by itself."""
     scheduled: list[str] = []
-    monkeypatch.setattr("merchants.webhooks.outbox._deliver", scheduled.append)
+    monkeypatch.setitem(HANDOFFS, "webhooks.deliver", scheduled.append)
     celery_app.conf.task_always_eager = True
     yield scheduled
     celery_app.conf.task_always_eager = False

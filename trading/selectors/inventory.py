@@ -20,6 +20,7 @@ from trading.models import CatalogItem, CatalogPhase
 from trading.platform import get_platform
 from trading.platform.base import FleetStatus, InventoryAsset, PlatformError, TradeUrlState
 from trading.pricing import ZERO, deposit_price
+from trading.representations import inventory_item_json
 from trading.sandbox.names import CS_GAME, GAMES
 from trading.selectors.deposits import client_collateral_available
 from trading.selectors.switches import game_settings_get
@@ -171,8 +172,6 @@ def inventory_assets(*, merchant: Merchant, platform_id: str, game: int) -> list
 
 
 def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list[dict[str, Any]]:
-    from trading.representations import inventory_item_json
-
     return [
         inventory_item_json(
             quote.asset,

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 
 from core import clock
 from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
 from trading.models import IN_FLIGHT, Status, Trade, TradeItem
@@ -80,9 +81,7 @@ def _request(trade: Trade, items: list[TradeItem], actor: str, *, min_age: bool)
             item.save(update_fields=["cancel_requested_at", "updated_at"])
         rows.append(CancelRow(item, accepted, "" if accepted else "TRADE_NOT_CANCELLABLE"))
     if any(row.accepted for row in rows):
-        from trading.tasks import enqueue_cancel_completion
-
-        transaction.on_commit(lambda: enqueue_cancel_completion(str(trade.id)))
+        handoff_on_commit("trading.complete_cancels", str(trade.id))
     return rows
 
 

@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from core import clock
 from core.db import advisory_lock, atomic_retried
 from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from merchants.models import Client, Merchant
 from trading.models import Status, Trade, TradeItem
 from trading.platform import get_platform
@@ -233,9 +234,7 @@ def deposit_create(
             busy = _busy_item_ids(depositor.platform_id, held)
             raise _asset_busy(busy or sorted(held)) from exc
         raise
-    from trading.tasks import enqueue_deposit_offer
-
-    transaction.on_commit(lambda: enqueue_deposit_offer(str(trade.id)))
+    handoff_on_commit("trading.deposit_offer", str(trade.id))
     return trade
 
 

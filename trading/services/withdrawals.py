@@ -5,11 +5,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 
 from core import clock
 from core.db import atomic_retried
 from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from merchants.models import Client, Merchant
 from merchants.tradeurls import trade_url_platform_id
 from merchants.webhooks.outbox import Approval
@@ -179,8 +180,6 @@ def withdrawal_store(
 
 def _claim_client(client: Client) -> None:
     """One withdrawal at a time per user: a second, concurrent one gets 20."""
-    from django.db import DatabaseError
-
     try:
         # NO KEY: the trades and deposits being written for this client still commit.
         Client.objects.select_for_update(nowait=True, no_key=True).get(pk=client.pk)
@@ -263,9 +262,7 @@ def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> Non
                 for item in items
             ],
         )
-        from trading.tasks import enqueue_purchase
-
-        transaction.on_commit(lambda: enqueue_purchase(str(trade.id)))
+        handoff_on_commit("trading.withdrawal_purchase", str(trade.id))
         return
     error = "MERCHANT_REJECTED" if outcome == Approval.REJECTED else "APPROVAL_TIMEOUT"
     for item in items:
