@@ -16,6 +16,7 @@ from core.db import advisory_lock, atomic_retried
 from core.errors import DomainError
 from core.handoffs import handoff_on_commit
 from merchants.models import Client, Merchant
+from merchants.tradeurls import trade_url_platform_id
 from trading.models import Status, Trade, TradeItem
 from trading.platform import get_platform
 from trading.platform.base import (
@@ -236,6 +237,30 @@ def deposit_create(
         raise
     handoff_on_commit("trading.deposit_offer", str(trade.id))
     return trade
+
+
+def self_sell_create(
+    *,
+    merchant: Merchant,
+    trade_url: str,
+    items: list[DepositItemIn],
+    game: int,
+    external_id: str = "",
+    is_instant: bool = False,
+) -> Trade:
+    """``POST /secure/sell``: the merchant sells items of the account behind ``trade_url``."""
+    platform_id = trade_url_platform_id(trade_url)
+    if platform_id is None:
+        raise DomainError("INVALID_TRADEURL")
+    return deposit_create(
+        merchant=merchant,
+        source=Trade.Source.SELF,
+        depositor=Depositor(platform_id=platform_id, trade_url=trade_url),
+        items=items,
+        game=game,
+        external_id=external_id,
+        is_instant=is_instant,
+    )
 
 
 def _credit_plan(

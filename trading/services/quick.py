@@ -12,6 +12,7 @@ from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
 from trading.representations import catalog_details
 from trading.sandbox.names import CS_GAME
+from trading.selectors.market import catalog_item_resolve
 from trading.services.trades import Move, trade_apply, trade_lock
 from trading.services.withdrawals import (
     Recipient,
@@ -28,7 +29,8 @@ def quick_withdrawal_create(
     merchant: Merchant,
     source: str,
     recipient: Recipient,
-    item: CatalogItem,
+    item_id: str | None,
+    market_hash_name: str | None,
     max_price: Decimal,
     amount: int,
     delivery: str,
@@ -36,7 +38,11 @@ def quick_withdrawal_create(
     game: int,
     external_id: str = "",
 ) -> Trade:
-    """One placeholder row per unit at the ceiling; the worst case is locked."""
+    """One placeholder row per unit at the ceiling; the worst case is locked. The item is named
+    by its catalog id or, without one, by its exact market hash name."""
+    item = catalog_item_resolve(item_id=item_id, market_hash_name=market_hash_name)
+    if item is None:
+        raise DomainError("LISTING_NOT_FOUND", "No catalog item by that id or name.")
     if game != CS_GAME or item.game != CS_GAME:
         raise DomainError("QUICK_BUY_UNSUPPORTED_GAME")
     if not merchant.has_active_callback:

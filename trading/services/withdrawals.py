@@ -18,7 +18,7 @@ from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.platform.base import TradeUrlState
-from trading.pricing import fee_inclusive
+from trading.pricing import CENT, fee_inclusive
 from trading.representations import catalog_details
 from trading.sandbox.names import CS_GAME
 from trading.selectors.switches import game_settings_get
@@ -41,6 +41,7 @@ REJECTED_STATES = {
 
 # Second-game stacks: at most this many units of one listing in one withdrawal item.
 MAX_STACK_AMOUNT = 10_000
+MAX_WITHDRAW_ITEMS = 50
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,19 @@ def recipient_check(*, merchant: Merchant, trade_url: str) -> str:
     if state in REJECTED_STATES:
         raise DomainError("INVALID_TRADEURL", check["message"])
     return platform_id
+
+
+def withdraw_items_check(items: list[WithdrawItemIn]) -> None:
+    """Counts and prices with their own codes: 2, 8, 1601 and 15."""
+    if not items:
+        raise DomainError("MISSING_ITEMS")
+    if len(items) > MAX_WITHDRAW_ITEMS:
+        raise DomainError("TOO_MANY_ITEMS", f"At most {MAX_WITHDRAW_ITEMS} items.")
+    for item in items:
+        if item.price <= 0:
+            raise DomainError("INVALID_AMOUNT", f"{item.item_id}: the price must be above 0.")
+        if item.price != item.price.quantize(CENT):
+            raise DomainError("LISTING_PRICE_INVALID", f"{item.item_id}: whole cents only.")
 
 
 def external_id_check(merchant: Merchant, external_id: str) -> None:
@@ -198,6 +212,7 @@ def withdrawal_create(
     auto_cancel_minutes: int | None = None,
 ) -> Trade:
     """``POST /secure/buy`` and ``POST /client/trading/withdraw``."""
+    withdraw_items_check(items)
     if not merchant.has_active_callback:
         raise DomainError("MERCHANT_NO_CALLBACK_URL")
     external_id_check(merchant, external_id)
