@@ -13,6 +13,7 @@ from core.errors import DomainError
 from core.handoffs import handoff_on_commit
 from core.json import dumps, iso_ms
 from merchants.models import Merchant, WebhookEvent
+from merchants.selectors import webhook_event_get
 
 
 class Approval:
@@ -62,6 +63,14 @@ def webhook_event_emit(
     )
     handoff_on_commit("webhooks.deliver", str(event_id))
     return event
+
+
+def merchant_webhook_event_resend(*, merchant: Merchant, event_id: str) -> WebhookEvent:
+    """One of the merchant's own events goes out again (``webhook_event_resend``)."""
+    event = webhook_event_get(merchant=merchant, event_id=event_id)
+    if event is None:
+        raise DomainError("WEBHOOK_EVENT_NOT_FOUND")
+    return webhook_event_resend(event=event)
 
 
 def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
