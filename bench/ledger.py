@@ -58,7 +58,7 @@ def setup() -> None:
 def seed(name: str, rows: int) -> str:
     """A merchant with ``rows`` fundings over the last year and ADMIN_ROWS staff credits and
     debits; returns a LEDGER_READ key."""
-    from config import clock
+    from core import clock
     from ledger.models import Funding
     from merchants.models import Merchant, Scope
     from merchants.services import api_key_create, merchant_create
@@ -116,7 +116,7 @@ def seed(name: str, rows: int) -> str:
 def trading_traffic(merchant: object) -> None:
     """Balanced lock transfers written in bulk (the running balances are left alone: the bench
     reads the ledger, not balances)."""
-    from config import clock
+    from core import clock
     from wallet.models import Account, Posting, Transfer
     from wallet.services import account_get
 

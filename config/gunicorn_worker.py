@@ -10,6 +10,10 @@ from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.workers.gthread import ThreadWorker
 
+from core.context import end_request, start_request
+from core.errors import validation_error
+from core.json import dumps
+
 # gunicorn's refusals of what a client sent: the field named in the envelope, and why.
 REFUSALS: tuple[tuple[type[Exception], str, str], ...] = (
     (errors.LimitRequestLine, "url", "The URL is too long."),
@@ -23,18 +27,17 @@ REFUSALS: tuple[tuple[type[Exception], str, str], ...] = (
 def refusal_response(field: str, reason: str) -> bytes:
     """A whole HTTP response: the VALIDATION_FAILED envelope, and the connection closed."""
     # Django is set up in a worker only once it has loaded the application, after this module.
-    from config.api.context import end_request, start_request
-    from config.api.exceptions import validation_error
-    from config.api.rendering import dumps, envelope
+    from config.api.exceptions import error_body
+    from config.api.rendering import envelope
 
     request_id = start_request()
     try:
         error = validation_error({field: reason})
-        body = dumps(envelope(error.body(), success=False))
+        body = dumps(envelope(error_body(error), success=False))
     finally:
         end_request()
     head = (
-        f"HTTP/1.1 {error.status_code} {HTTPStatus(error.status_code).phrase}\r\n"
+        f"HTTP/1.1 {error.spec.status} {HTTPStatus(error.spec.status).phrase}\r\n"
         "Connection: close\r\n"
         "Content-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\n"

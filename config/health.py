@@ -19,10 +19,10 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.views import ApiView
 from config.celery import app as celery_app
-from config.db import pooled_connections_recheck
+from core.db import pooled_connections_recheck
+from core.errors import DomainError
 
 logger = logging.getLogger(__name__)
 
@@ -106,5 +106,5 @@ class HealthApi(ApiView):
     def get(self, request: Request) -> Response:
         checks = health_checks()
         if any(state != "ok" for state in checks.values()):
-            raise APIError("SERVICE_UNAVAILABLE", details={"checks": checks})
+            raise DomainError("SERVICE_UNAVAILABLE", details={"checks": checks})
         return Response({"status": "ok", "checks": checks})

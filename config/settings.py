@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "core",
     "merchants",
     "trading",
     "wallet",
@@ -250,7 +251,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {},
     "APPEND_COMPONENTS": {},
-    "POSTPROCESSING_HOOKS": ["config.api.schema.add_security_schemes"],
+    "POSTPROCESSING_HOOKS": ["merchants.schema.add_security_schemes"],
 }
 
 # Where trade URLs point; the platform id is PLATFORM_ID_BASE + partner.
@@ -261,7 +262,7 @@ CLIENT_TOKEN_TTL_SECONDS = 24 * 3600
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "config.api.middleware.RequestIdLogFilter"}},
+    "filters": {"request_id": {"()": "core.context.RequestIdLogFilter"}},
     "formatters": {
         "line": {
             "format": "%(asctime)s %(levelname)s %(name)s requestId=%(request_id)s %(message)s",

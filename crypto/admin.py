@@ -10,7 +10,7 @@ from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from crypto.models import (
     AddressAllocation,
     CryptoDeposit,
@@ -74,7 +74,7 @@ def _apply(
     for row in rows:
         try:
             act(str(row.pk))
-        except APIError as exc:
+        except DomainError as exc:
             model_admin.message_user(request, f"{row.pk}: {exc.message}", messages.ERROR)
             continue
         row.refresh_from_db()

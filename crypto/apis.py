@@ -7,9 +7,8 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import validation_error
 from config.api.serializers import parse
-from config.api.views import ClientApiView, MerchantApiView
+from core.errors import validation_error
 from crypto.apischema import (
     DepositAddressOut,
     DepositPageOut,
@@ -44,6 +43,7 @@ from crypto.services.addresses import deposit_address_get
 from crypto.services.withdrawals import CashoutIn as Cashout
 from crypto.services.withdrawals import crypto_withdrawal_create
 from merchants.models import Merchant
+from merchants.views import ClientApiView, MerchantApiView
 
 ACCESS_ERRORS = ("ONCHAIN_DISABLED", "ONCHAIN_MERCHANT_NOT_VERIFIED")
 ADDRESS_ERRORS = (*ACCESS_ERRORS, "ONCHAIN_ADDRESS_CAPACITY")

@@ -5,9 +5,10 @@ class CryptoConfig(AppConfig):
     name = "crypto"
 
     def ready(self) -> None:
+        from crypto import tasks  # noqa: F401 (registers the hand-offs to workers)
         from crypto.selectors import cashout_locks
         from crypto.services.withdrawals import crypto_withdrawal_approval_resolve
-        from merchants.webhooks import APPROVAL_HANDLERS
+        from merchants.webhooks.outbox import APPROVAL_HANDLERS
         from wallet.selectors import LOCK_HOLDERS
 
         APPROVAL_HANDLERS["crypto_withdrawal"] = crypto_withdrawal_approval_resolve

@@ -12,8 +12,8 @@ from django.db.models import Exists, OuterRef, Q
 from eth_account import Account
 from solders.keypair import Keypair
 
-from config import clock
-from config.api.exceptions import APIError, validation_error
+from core import clock
+from core.errors import DomainError, validation_error
 from crypto.chains.sandbox import sandbox_tx_hash
 from crypto.keys import evm_address_valid, solana_address_valid
 from crypto.models import CryptoDeposit, CryptoWithdrawal, SandboxChain, SandboxChainTransfer
@@ -73,7 +73,7 @@ def sandbox_transfer_create(
     except AccountNotOpenError as exc:
         if exc.allocation.merchant_id != merchant.pk:
             raise validation_error({"address": "Not a deposit address of this merchant."}) from exc
-        raise APIError(
+        raise DomainError(
             "INVALID_TRANSITION",
             f"The {token} token account of this address is not open: ask for the deposit "
             "address with this token and wait for active.",
@@ -110,7 +110,7 @@ def _scoped(merchant: Merchant, tx_hash: str) -> SandboxTransfer:
     deposit = CryptoDeposit.objects.filter(merchant=merchant, tx_hash=tx_hash).first()
     withdrawal = CryptoWithdrawal.objects.filter(merchant=merchant, tx_hash=tx_hash).first()
     if transfer is None or (deposit is None and withdrawal is None):
-        raise APIError("TRANSACTION_NOT_FOUND")
+        raise DomainError("TRANSACTION_NOT_FOUND")
     return SandboxTransfer(transfer=transfer, deposit=deposit, withdrawal=withdrawal)
 
 
@@ -129,12 +129,12 @@ def sandbox_transfer_confirm(
     """The transaction now has ``confirmations`` (they only grow)."""
     found = _scoped(merchant, tx_hash)
     if found.transfer.dropped:
-        raise APIError("INVALID_TRANSITION", "The transaction was reorganised away.")
+        raise DomainError("INVALID_TRANSITION", "The transaction was reorganised away.")
     moved = SandboxChainTransfer.objects.filter(
         tx_hash=tx_hash, dropped=False, confirmations__lte=confirmations
     ).update(confirmations=confirmations, updated_at=clock.now())
     if not moved:
-        raise APIError(
+        raise DomainError(
             "INVALID_TRANSITION",
             f"The transaction already has {found.transfer.confirmations} confirmations.",
         )
@@ -152,7 +152,7 @@ def sandbox_transfer_reorg(*, merchant: Merchant, tx_hash: str) -> SandboxTransf
         found.withdrawal.status != CryptoWithdrawal.Status.SENT
     )
     if found.transfer.dropped or deposit_final or withdrawal_final:
-        raise APIError("INVALID_TRANSITION", "Only a pending transaction can be reorganised.")
+        raise DomainError("INVALID_TRANSITION", "Only a pending transaction can be reorganised.")
     SandboxChainTransfer.objects.filter(tx_hash=tx_hash).update(
         dropped=True, updated_at=clock.now()
     )

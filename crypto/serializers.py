@@ -14,7 +14,7 @@ from config.api.serializers import (
     StrictSerializer,
 )
 from crypto.networks import CHAINS, TOKENS, USDC
-from trading.tradeurls import PLATFORM_ID_PATTERN
+from merchants.tradeurls import PLATFORM_ID_PATTERN
 
 PLATFORM_ID = RegexValidator(PLATFORM_ID_PATTERN, "Must be 76561 followed by 12 digits.")
 REQUEST_ID = RegexValidator(r"^[A-Za-z0-9_-]{8,64}\Z", "8 to 64 of A-Z a-z 0-9 _ -.")

@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from config.celery import enqueue
+from core.handoffs import handoff_register
 from crypto.sandbox import crypto_sandbox_autopilot_step
 from crypto.services.addresses import solana_account_close, solana_accounts_sweep
 from crypto.services.deposits import crypto_deposits_sweep
@@ -29,6 +30,10 @@ def close_token_account(address: str) -> None:
 
 def enqueue_account_close(address: str) -> None:
     enqueue(close_token_account, address)
+
+
+handoff_register("crypto.broadcast_withdrawal", enqueue_broadcast)
+handoff_register("crypto.close_token_account", enqueue_account_close)
 
 
 @shared_task(name="crypto.sweep_withdrawals", time_limit=120)

@@ -4,14 +4,14 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
-from config.api.views import MerchantApiView
+from core.errors import DomainError
 from ledger.models import Funding
 from ledger.representations import ledger_page_json, ledger_transaction_json
 from ledger.selectors import LedgerQuery, ledger_page, ledger_transaction_get
 from ledger.serializers import LedgerPageOut, LedgerQueryIn, LedgerTransactionOut
 from merchants.models import Scope
+from merchants.views import MerchantApiView
 
 _MOMENT = "ISO 8601 date (midnight UTC at the start of that day) or date-time"
 
@@ -77,5 +77,5 @@ class LedgerTransactionApi(MerchantApiView):
     def get(self, request: Request, transactionId: str) -> Response:  # noqa: N803 (the contract's name)
         row = ledger_transaction_get(merchant=self.merchant(request), transaction_id=transactionId)
         if row is None:
-            raise APIError("TRANSACTION_NOT_FOUND")
+            raise DomainError("TRANSACTION_NOT_FOUND")
         return Response(ledger_transaction_json(row))

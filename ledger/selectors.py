@@ -13,8 +13,8 @@ from django.db import DatabaseError, connection, models, transaction
 from django.db.models import F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Abs, Cast
 
-from config import clock
-from config.api.exceptions import APIError
+from core import clock
+from core.errors import DomainError
 from ledger.models import Funding
 from merchants.models import Merchant
 from wallet.models import Posting, Transfer
@@ -136,7 +136,7 @@ def _history_read() -> Iterator[None]:
             yield
     except DatabaseError as exc:
         logger.warning("ledger history could not be loaded: %s", exc)
-        raise APIError("SERVER_ERROR") from exc
+        raise DomainError("SERVER_ERROR") from exc
 
 
 NEWEST_FIRST = ("-created_at", "-id")

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from config import clock
+from core import clock
 from ledger.models import Funding
 from merchants.models import Merchant
 from wallet.models import Transfer

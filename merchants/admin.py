@@ -1,3 +1,4 @@
+import ipaddress
 from typing import Any
 
 from django import forms
@@ -5,7 +6,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.models import (
     ApiKey,
     ApiSecret,
@@ -21,7 +22,7 @@ from merchants.services import (
     api_secret_rotate,
     merchant_create,
 )
-from merchants.webhooks import webhook_event_resend
+from merchants.webhooks.outbox import webhook_event_resend
 
 
 @admin.register(Merchant)
@@ -89,8 +90,6 @@ class ApiKeyForm(forms.ModelForm):
         fields = ["merchant", "name", "is_admin", "scopes", "ip_whitelist"]
 
     def clean_ip_whitelist(self) -> list[str]:
-        import ipaddress
-
         cidrs = [line.strip() for line in self.cleaned_data["ip_whitelist"].split() if line.strip()]
         for cidr in cidrs:
             try:
@@ -248,7 +247,7 @@ class WebhookEventAdmin(admin.ModelAdmin):
         for event in queryset:
             try:
                 webhook_event_resend(event=event)
-            except APIError as exc:
+            except DomainError as exc:
                 self.message_user(request, f"{event.id}: {exc.message}", messages.ERROR)
                 continue
             self.log_change(request, event, "Re-sent.")

@@ -5,11 +5,9 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
-from config.api.views import MerchantApiView
 from merchants.models import WebhookEvent
-from merchants.selectors import webhook_event_get, webhook_events_list
+from merchants.selectors import webhook_events_list
 from merchants.serializers import (
     AuthenticateClientIn,
     ClientTokenOut,
@@ -17,7 +15,8 @@ from merchants.serializers import (
     client_data_from,
 )
 from merchants.services import client_authenticate
-from merchants.webhooks import webhook_event_resend
+from merchants.views import MerchantApiView
+from merchants.webhooks.outbox import merchant_webhook_event_resend
 
 
 class AuthenticateClientApi(MerchantApiView):
@@ -107,7 +106,5 @@ class WebhookEventResendApi(MerchantApiView):
         responses=WEBHOOK_EVENT,
     )
     def post(self, request: Request, id: str) -> Response:
-        event = webhook_event_get(merchant=self.merchant(request), event_id=id)
-        if event is None:
-            raise APIError("WEBHOOK_EVENT_NOT_FOUND")
-        return Response(_event_json(webhook_event_resend(event=event)))
+        event = merchant_webhook_event_resend(merchant=self.merchant(request), event_id=id)
+        return Response(_event_json(event))

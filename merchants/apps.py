@@ -7,4 +7,5 @@ class MerchantsConfig(AppConfig):
 
     def ready(self) -> None:
         # Registers the OpenAPI auth extensions, and the outbox's hand-off to Celery.
-        from merchants import schema, tasks  # noqa: F401
+        from merchants import schema  # noqa: F401
+        from merchants.webhooks import tasks  # noqa: F401

@@ -9,8 +9,8 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from config import clock
-from config.api.exceptions import APIError
+from core import clock
+from core.errors import DomainError
 from merchants.models import ApiKey, Merchant
 from merchants.selectors import api_key_find, api_secrets_for_verification
 from merchants.services import api_key_touch
@@ -48,20 +48,29 @@ def _ip_allowed(address: str, whitelist: list[str]) -> bool:
 
 
 class ApiKeyAuthentication(BaseAuthentication):
+    #: What ``authenticate`` can refuse (for the OpenAPI).
+    errors = (
+        "UNAUTHORIZED",
+        "MISSING_API_KEY",
+        "INVALID_API_KEY",
+        "ACCOUNT_DISABLED",
+        "API_KEY_IP_DENIED",
+    )
+
     def authenticate(self, request: Request) -> tuple[MerchantCaller, ApiKey]:
         raw_key = request.headers.get("api-key")
         if not raw_key:
             # 1100 when nothing identifies the caller, 1900 when a bearer came without the key.
-            raise APIError(
+            raise DomainError(
                 "MISSING_API_KEY" if request.headers.get("Authorization") else "UNAUTHORIZED"
             )
         key = api_key_find(raw_key=raw_key)
         if key is None or key.is_revoked:
-            raise APIError("INVALID_API_KEY")
+            raise DomainError("INVALID_API_KEY")
         if not key.merchant.is_active:
-            raise APIError("ACCOUNT_DISABLED")
+            raise DomainError("ACCOUNT_DISABLED")
         if key.ip_whitelist and not _ip_allowed(request_ip(request), key.ip_whitelist):
-            raise APIError("API_KEY_IP_DENIED")
+            raise DomainError("API_KEY_IP_DENIED")
         api_key_touch(api_key=key)
         return MerchantCaller(merchant=key.merchant, api_key=key), key
 
@@ -70,19 +79,22 @@ class ApiKeyAuthentication(BaseAuthentication):
 
 
 class ClientTokenAuthentication(BaseAuthentication):
+    #: What ``authenticate`` can refuse (for the OpenAPI).
+    errors = ("MISSING_BEARER", "INVALID_TOKEN")
+
     def authenticate(self, request: Request) -> tuple[ClientCaller, dict[str, Any]]:
         header = request.headers.get("Authorization", "").strip()
         if not header:
-            raise APIError("MISSING_BEARER")
+            raise DomainError("MISSING_BEARER")
         scheme, _, rest = header.partition(" ")
         token = rest.strip() if scheme.lower() == "bearer" else header
         try:
             claims, merchant = _verify(token)
         except InvalidClientTokenError as exc:
-            raise APIError("INVALID_TOKEN") from exc
+            raise DomainError("INVALID_TOKEN") from exc
         client = claims.get("client")
         if not isinstance(client, dict) or not isinstance(client.get("platformID"), str):
-            raise APIError("INVALID_TOKEN")
+            raise DomainError("INVALID_TOKEN")
         caller = ClientCaller(
             merchant=merchant,
             platform_id=client["platformID"],

@@ -2,12 +2,18 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.authentication import MerchantCaller
 from merchants.models import Scope
 
 # A view's required_scope when a key with either scope may call it.
 ANY_SCOPE = "ANY"
+# What KeyScopePermission can refuse, by the view's required_scope (for the OpenAPI).
+SCOPE_ERRORS: dict[str, tuple[str, ...]] = {
+    Scope.CORE_ACCESS: ("API_KEY_SCOPE_DENIED",),
+    Scope.LEDGER_READ: ("INSUFFICIENT_SCOPE", "MERCHANT_API_KEY_REQUIRED"),
+    ANY_SCOPE: ("API_KEY_SCOPE_DENIED",),
+}
 
 
 class KeyScopePermission(BasePermission):
@@ -20,12 +26,12 @@ class KeyScopePermission(BasePermission):
         key = caller.api_key
         if scope == Scope.LEDGER_READ:
             if key.is_admin:
-                raise APIError("MERCHANT_API_KEY_REQUIRED")
+                raise DomainError("MERCHANT_API_KEY_REQUIRED")
             if Scope.LEDGER_READ not in key.scopes:
-                raise APIError("INSUFFICIENT_SCOPE")
+                raise DomainError("INSUFFICIENT_SCOPE")
         elif scope == ANY_SCOPE:
             if not set(key.scopes) & set(Scope.values):
-                raise APIError("API_KEY_SCOPE_DENIED")
+                raise DomainError("API_KEY_SCOPE_DENIED")
         elif scope not in key.scopes:
-            raise APIError("API_KEY_SCOPE_DENIED")
+            raise DomainError("API_KEY_SCOPE_DENIED")
         return True

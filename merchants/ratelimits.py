@@ -13,6 +13,8 @@ import redis
 from django.conf import settings
 from django.db import connection
 
+from merchants.models import RateLimitWindow
+
 MINUTE = 60
 HOUR = 3600
 
@@ -169,8 +171,6 @@ def _counter() -> WindowCounter:
 
 def rate_limit_windows_prune() -> int:
     """Forget database windows that have ended (only the Redis-less fallback writes them)."""
-    from merchants.models import RateLimitWindow
-
     deleted, _ = RateLimitWindow.objects.filter(expires_at__lt=int(time.time())).delete()
     return deleted
 

@@ -5,7 +5,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from config.db import ModelRows
+from core.db import ModelRows
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, WebhookEvent
 
 

@@ -13,7 +13,7 @@ from config.api.serializers import (
     StrictSerializer,
 )
 from merchants.services import ClientData
-from trading.tradeurls import PLATFORM_ID_PATTERN, trade_url_platform_id
+from merchants.tradeurls import PLATFORM_ID_PATTERN, trade_url_platform_id
 
 CENT = Decimal("0.01")
 

@@ -11,14 +11,14 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from config import clock
-from config.api.exceptions import APIError
-from config.api.rendering import iso_ms
-from config.db import ModelRows
+from core import clock
+from core.db import ModelRows
+from core.errors import DomainError
+from core.json import iso_ms
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.selectors import api_key_hash, api_secret_for_signing
 from merchants.tokens import client_token_encode
-from merchants.webhooks import callback_url_test
+from merchants.webhooks.callbacks import callback_url_test
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 SECRET_ROTATION_GRACE = timedelta(hours=24)
@@ -182,7 +182,7 @@ def client_authenticate(
     """Store the client's latest data (replacing what was there) and issue its 24-hour token."""
     secret = api_secret_for_signing(merchant=merchant)
     if secret is None:
-        raise APIError("NO_API_SECRET_CONFIGURED")
+        raise DomainError("NO_API_SECRET_CONFIGURED")
     now = timezone.now()
     values = {
         "merchant": merchant.pk,

@@ -30,9 +30,9 @@ def bob(db: None) -> Actor:
 
 @pytest.fixture
 def clock_advance(db: None) -> Callable[[int], None]:
-    """Moves the sandbox service clock (config.clock.now) forward by some seconds."""
-    from trading.models import ServiceSettings
-    from trading.selectors import SETTINGS_CACHE_KEY
+    """Moves the sandbox service clock (core.clock.now) forward by some seconds."""
+    from core.models import ServiceSettings
+    from core.selectors import SETTINGS_CACHE_KEY
 
     def advance(seconds: int) -> None:
         row, _ = ServiceSettings.objects.get_or_create(id=ServiceSettings.SINGLETON_ID)

@@ -8,10 +8,10 @@ import pytest
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.messages import get_messages
 
+from core.models import ServiceSettings
 from merchants.models import ApiKey, ApiSecret, Scope
 from merchants.selectors import api_key_hash, api_secret_for_signing
 from tests.factories import assert_error, auth_body
-from trading.models import ServiceSettings
 
 pytestmark = pytest.mark.django_db
 
@@ -203,7 +203,7 @@ class TestMaintenanceSwitch:
         data = {"maintenance": "on"} if on else {}
         with capture(execute=True):
             response = admin_client.post(
-                f"/admin/trading/servicesettings/{ServiceSettings.SINGLETON_ID}/change/", data
+                f"/admin/core/servicesettings/{ServiceSettings.SINGLETON_ID}/change/", data
             )
         assert response.status_code == 302, response.content
         assert ServiceSettings.objects.get().maintenance is on
@@ -221,7 +221,7 @@ class TestMaintenanceSwitch:
         assert health.status_code == 200
         assert health.json()["data"]["status"] == "ok"
         # Staff can still reach the admin to switch it off.
-        assert admin_client.get("/admin/trading/servicesettings/").status_code == 200
+        assert admin_client.get("/admin/core/servicesettings/").status_code == 200
 
         self.switch(admin_client, False, django_capture_on_commit_callbacks)
         assert authenticate(api, alice.api_key).status_code == 200

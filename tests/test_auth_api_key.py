@@ -7,11 +7,11 @@ from django.utils import timezone
 from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 
-from config import clock
-from config.api.views import MerchantApiView
+from core import clock
 from merchants.models import ApiKey, Merchant, Scope
 from merchants.selectors import api_key_hash
 from merchants.services import api_key_create, api_key_revoke, api_secrets_revoke
+from merchants.views import MerchantApiView
 from tests.factories import add_api_key, assert_error, auth_body, make_actor
 
 pytestmark = pytest.mark.django_db

@@ -117,7 +117,7 @@ class TestTradeUrl:
         assert client.platform_id == platform_id(7)
 
     def test_host_is_configurable(self, api, alice, settings):
-        from trading.tradeurls import trade_url_pattern
+        from merchants.tradeurls import trade_url_pattern
 
         settings.TRADE_URL_HOST = "trade.example.test"
         trade_url_pattern.cache_clear()

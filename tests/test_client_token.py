@@ -13,12 +13,12 @@ import pytest
 from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 
-from config import clock
-from config.api.views import ClientApiView
+from core import clock
 from merchants.authentication import ClientCaller, ClientTokenAuthentication
 from merchants.models import ApiSecret, Client, Merchant
 from merchants.selectors import api_secret_for_signing
 from merchants.services import api_secret_rotate, api_secrets_revoke
+from merchants.views import ClientApiView
 from tests.factories import auth_body, platform_id, trade_url
 
 pytestmark = pytest.mark.django_db

@@ -83,10 +83,10 @@ class TestCreateMerchant:
         assert accept_callback_tests == ["https://example.com/cb"]  # tested before it was saved
 
     def test_callback_url_that_refuses_the_test_event_creates_nothing(self, monkeypatch):
-        from config.api.exceptions import APIError
+        from core.errors import DomainError
 
         def refuse(*, merchant, url):
-            raise APIError("CALLBACK_URL_TEST_FAILED", "The test event got 500.")
+            raise DomainError("CALLBACK_URL_TEST_FAILED", "The test event got 500.")
 
         monkeypatch.setattr("merchants.services.callback_url_test", refuse)
         with pytest.raises(CommandError, match="test event"):

@@ -12,8 +12,9 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient, APIRequestFactory
 from rest_framework.views import APIView
 
-from config.api.middleware import RequestIdLogFilter
-from config.api.rendering import DecimalJSONParser, EnvelopeRenderer, dumps, iso_ms
+from config.api.rendering import DecimalJSONParser, EnvelopeRenderer
+from core.context import RequestIdLogFilter
+from core.json import dumps, iso_ms
 from merchants.models import Client
 from tests.factories import assert_error, assert_request_id, auth_body
 
@@ -150,7 +151,7 @@ class TestCrashes:
         def crash():
             raise RuntimeError("boom in middleware")
 
-        monkeypatch.setattr("trading.selectors.maintenance_is_on", crash)
+        monkeypatch.setattr("config.api.middleware.maintenance_is_on", crash)
         api = APIClient(raise_request_exception=False)
         response = api.post(AUTH, auth_body(), format="json", headers=alice.headers)
         error = assert_error(response, 500, 1000, "INTERNAL_ERROR")
@@ -169,7 +170,7 @@ class TestCrashes:
         def lost():
             raise OperationalError("connection refused")
 
-        monkeypatch.setattr("trading.selectors.maintenance_is_on", lost)
+        monkeypatch.setattr("config.api.middleware.maintenance_is_on", lost)
         api = APIClient(raise_request_exception=False)
         response = api.post(AUTH, auth_body(), format="json", headers=alice.headers)
         assert_error(response, 503, 1008, "SERVICE_UNAVAILABLE")

@@ -1,4 +1,4 @@
-"""docs/errors.md is the catalog in config/api/errors.py, row for row, and both keep the contract's
+"""docs/errors.md is the catalog in core/errors.py, row for row, and both keep the contract's
 codes (section 7) and the decisions' additions (section 6)."""
 
 import re
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from config.api import errors
-from config.api.errors import CATALOG
+from core import errors
+from core.errors import CATALOG
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "errors.md"

@@ -4,9 +4,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from config import health
+from core.selectors import maintenance_is_on, service_settings_get
+from core.services import service_settings_update
 from tests.factories import assert_error, assert_request_id, auth_body
-from trading.selectors import maintenance_is_on, service_settings_get
-from trading.services import service_settings_update
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""The hand-written reads and writes every request makes (config.db.ModelRows) give exactly what
+"""The hand-written reads and writes every request makes (core.db.ModelRows) give exactly what
 the ORM gives, and the Redis cache keeps its client (config.cache)."""
 
 from datetime import timedelta
@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 from django.forms.models import model_to_dict
 
-from config import clock
+from core import clock
 from merchants.models import ApiKey, ApiSecret, Client, Merchant
 from merchants.selectors import (
     api_key_find,

@@ -6,7 +6,7 @@ import pytest
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from config.api.exceptions import exception_handler, validation_error
+from config.api.exceptions import error_body, exception_handler
 from config.api.serializers import (
     StrictBooleanField,
     StrictCharField,
@@ -15,6 +15,7 @@ from config.api.serializers import (
     StrictSerializer,
     parse,
 )
+from core.errors import validation_error
 from merchants.models import Client
 from tests.factories import assert_error, auth_body
 
@@ -100,8 +101,8 @@ class TestValidationErrorHelper:
     def test_25_fields_keep_20_and_name_5(self):
         fields = {f"field{n:02d}": f"reason {n}" for n in range(25)}
         error = validation_error(fields)
-        body = error.body()
-        assert error.status_code == 400
+        body = error_body(error)
+        assert error.spec.status == 400
         assert body["code"] == 1001
         assert body["key"] == "VALIDATION_FAILED"
         assert list(body["fields"]) == [f"field{n:02d}" for n in range(20)]
@@ -111,16 +112,16 @@ class TestValidationErrorHelper:
         )
 
     def test_exactly_5_fields_names_all_without_more(self):
-        body = validation_error({f"f{n}": "bad" for n in range(5)}).body()
+        body = error_body(validation_error({f"f{n}": "bad" for n in range(5)}))
         assert body["message"] == "Invalid fields: f0, f1, f2, f3, f4"
         assert len(body["fields"]) == 5
 
     def test_6_fields(self):
-        body = validation_error({f"f{n}": "bad" for n in range(6)}).body()
+        body = error_body(validation_error({f"f{n}": "bad" for n in range(6)}))
         assert body["message"] == "Invalid fields: f0, f1, f2, f3, f4 (and 1 more)"
 
     def test_one_field(self):
-        body = validation_error({"body": "Malformed JSON"}).body()
+        body = error_body(validation_error({"body": "Malformed JSON"}))
         assert body == {
             "code": 1001,
             "key": "VALIDATION_FAILED",
@@ -129,7 +130,7 @@ class TestValidationErrorHelper:
         }
 
     def test_exactly_20_fields_are_all_kept(self):
-        body = validation_error({f"f{n}": "bad" for n in range(20)}).body()
+        body = error_body(validation_error({f"f{n}": "bad" for n in range(20)}))
         assert len(body["fields"]) == 20
         assert body["message"].endswith("(and 15 more)")
 

@@ -6,18 +6,16 @@ from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.models import WebhookEvent
 from trading.marketplace.sandbox import market_version_bump
 from trading.models import (
     CatalogItem,
     GameSettings,
-    ServiceSettings,
     Trade,
     TradeEvent,
     TradeItem,
 )
-from trading.services import service_settings_cache_clear
 from trading.services.withdrawals import trade_force_cancel
 from wallet.models import Transfer
 
@@ -117,7 +115,7 @@ class TradeAdmin(admin.ModelAdmin):
                     staff=request.user.get_username(),
                     reason="admin force-cancel",
                 )
-            except APIError as exc:
+            except DomainError as exc:
                 self.message_user(request, f"{trade.id}: {exc.message}", messages.ERROR)
                 continue
             self.log_change(request, trade, f"Force-cancelled {ended} item(s).")
@@ -141,21 +139,3 @@ class CatalogItemAdmin(admin.ModelAdmin):
 @admin.register(GameSettings)
 class GameSettingsAdmin(admin.ModelAdmin):
     list_display = ["game", "deposits_paused", "hold_days"]
-
-
-@admin.register(ServiceSettings)
-class ServiceSettingsAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "maintenance", "updated_at"]
-    readonly_fields = ["clock_offset_seconds", "updated_at"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return not ServiceSettings.objects.exists()
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def save_model(
-        self, request: HttpRequest, obj: ServiceSettings, form: ModelForm, change: bool
-    ) -> None:
-        super().save_model(request, obj, form, change)
-        service_settings_cache_clear()

@@ -5,7 +5,8 @@ class TradingConfig(AppConfig):
     name = "trading"
 
     def ready(self) -> None:
-        from merchants.webhooks import APPROVAL_HANDLERS
+        from merchants.webhooks.outbox import APPROVAL_HANDLERS
+        from trading import tasks  # noqa: F401 (registers the hand-offs to workers)
         from trading.selectors.deposits import (
             deposit_assets_shared,
             deposit_collateral_held,

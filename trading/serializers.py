@@ -14,10 +14,10 @@ from config.api.serializers import (
     StrictIntegerField,
     StrictSerializer,
 )
+from merchants.tradeurls import PLATFORM_ID_PATTERN, trade_url_platform_id
 from trading.marketplace.base import MarketSort
 from trading.platform.base import TradeUrlState
 from trading.sandbox.names import CS_GAME, GAMES, PHASES
-from trading.tradeurls import PLATFORM_ID_PATTERN, trade_url_platform_id
 
 GAME_CHOICES = [str(game) for game in GAMES]
 MAX_USD = Decimal(100_000_000)

@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from config.celery import enqueue
+from core.handoffs import handoff_register
 from trading.sandbox.autopilot import sandbox_autopilot_step
 from trading.services.cancels import (
     withdrawal_auto_cancels_due,
@@ -77,6 +78,11 @@ def sweep_cancels() -> int:
     for trade_id in withdrawal_cancels_pending():
         enqueue_cancel_completion(trade_id)
     return requested
+
+
+handoff_register("trading.withdrawal_purchase", enqueue_purchase)
+handoff_register("trading.deposit_offer", enqueue_deposit_offer)
+handoff_register("trading.complete_cancels", enqueue_cancel_completion)
 
 
 @shared_task(name="trading.sandbox_autopilot", time_limit=60)

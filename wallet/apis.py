@@ -3,8 +3,8 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.views import MerchantApiView
 from merchants.permissions import ANY_SCOPE
+from merchants.views import MerchantApiView
 from wallet.selectors import wallet_balance_summary
 
 

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import F
 from django.db.models.functions import Round
 
-from config import clock
+from core import clock
 from merchants.models import Merchant
 from wallet.models import Account, Posting, Transfer
 

@@ -1,4 +1,5 @@
-"""APIError and the one exception handler that renders every failure as the error envelope."""
+"""The one place failures become the error envelope: a ``DomainError`` with its catalog status
+and ``Retry-After``, DRF's own refusals, a lost database or Redis."""
 
 import logging
 from collections.abc import Iterator, Mapping
@@ -7,60 +8,35 @@ from typing import Any
 import redis
 from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, InterfaceError, OperationalError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from config.api.errors import CATALOG, ErrorSpec
-from config.db import pooled_connections_recheck, transaction_conflict
+from config.api.rendering import envelope_response
+from core.db import pooled_connections_recheck, transaction_conflict
+from core.errors import DomainError, validation_error
 
 logger = logging.getLogger(__name__)
 
-MAX_FIELDS = 20
-FIELDS_NAMED_IN_MESSAGE = 5
+
+def error_body(error: DomainError) -> dict[str, Any]:
+    """The envelope's ``error``: code, key and message, with fields and details when given."""
+    body: dict[str, Any] = {"code": error.spec.code, "key": error.key, "message": error.message}
+    if error.fields is not None:
+        body["fields"] = error.fields
+    if error.details is not None:
+        body["details"] = error.details
+    return body
 
 
-class APIError(drf.APIException):
-    """A catalog error. Raise it anywhere; the handler renders the envelope."""
-
-    def __init__(
-        self,
-        key: str,
-        message: str | list[str] | None = None,
-        *,
-        fields: Mapping[str, str] | None = None,
-        details: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        self.spec: ErrorSpec = CATALOG[key]
-        self.status_code = self.spec.status
-        self.message = message if message is not None else self.spec.message
-        self.fields = dict(fields) if fields is not None else None
-        self.details = dict(details) if details is not None else None
-        self.headers = dict(headers or {})
-        super().__init__(detail=self.message)
-
-    def body(self) -> dict[str, Any]:
-        error: dict[str, Any] = {
-            "code": self.spec.code,
-            "key": self.spec.key,
-            "message": self.message,
-        }
-        if self.fields is not None:
-            error["fields"] = self.fields
-        if self.details is not None:
-            error["details"] = self.details
-        return error
+def error_headers(error: DomainError) -> dict[str, str]:
+    return {"Retry-After": str(error.retry_after)} if error.retry_after is not None else {}
 
 
-def validation_error(fields: Mapping[str, str]) -> APIError:
-    """VALIDATION_FAILED with at most 20 dotted paths, the message naming the first five."""
-    kept = dict(list(fields.items())[:MAX_FIELDS])
-    named = list(kept)[:FIELDS_NAMED_IN_MESSAGE]
-    more = len(fields) - len(named)
-    message = "Invalid fields: " + ", ".join(named) + (f" (and {more} more)" if more > 0 else "")
-    return APIError("VALIDATION_FAILED", message, fields=kept)
+def error_response(error: DomainError) -> HttpResponse:
+    """The error envelope outside DRF views (middleware, URL-level 404, crashes)."""
+    return envelope_response(error_body(error), error.spec.status, error_headers(error))
 
 
 def _flatten(detail: Any, path: str = "") -> Iterator[tuple[str, str]]:
@@ -83,57 +59,58 @@ def _flatten(detail: Any, path: str = "") -> Iterator[tuple[str, str]]:
         yield path or "body", str(detail)
 
 
-def database_unavailable(exc: Exception) -> APIError:
+def database_unavailable(exc: Exception) -> DomainError:
     """A lost database connection: a retryable 503, and the pool rid of its dead connections."""
     logger.warning("database unavailable: %s", exc)
     pooled_connections_recheck()
-    return APIError("SERVICE_UNAVAILABLE", headers={"Retry-After": "5"})
+    return DomainError("SERVICE_UNAVAILABLE", retry_after=5)
 
 
 # Redis (cache, rate limits) refusing connections or not answering within its socket timeout.
 REDIS_UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError)
 
 
-def redis_unavailable(exc: Exception) -> APIError:
+def redis_unavailable(exc: Exception) -> DomainError:
     """A Redis that cannot be reached: the same retryable 503 as a lost database."""
     logger.warning("redis unavailable: %s", exc)
-    return APIError("SERVICE_UNAVAILABLE", headers={"Retry-After": "5"})
+    return DomainError("SERVICE_UNAVAILABLE", retry_after=5)
 
 
-def _as_api_error(exc: Exception) -> APIError:
-    if isinstance(exc, APIError):
+def as_domain_error(exc: Exception) -> DomainError:
+    """The catalog entry any failure is answered with (logged when it is not a refusal)."""
+    if isinstance(exc, DomainError):
         return exc
     if isinstance(exc, drf.ValidationError):
         return validation_error(dict(_flatten(exc.detail)))
     if isinstance(exc, drf.ParseError):
         return validation_error({"body": f"Malformed JSON: {exc.detail}"})
     if isinstance(exc, drf.UnsupportedMediaType):
-        return APIError("UNSUPPORTED_MEDIA_TYPE")
+        return DomainError("UNSUPPORTED_MEDIA_TYPE")
     if isinstance(exc, drf.MethodNotAllowed):
-        return APIError("METHOD_NOT_ALLOWED")
+        return DomainError("METHOD_NOT_ALLOWED")
     if isinstance(exc, (drf.NotFound, Http404)):
-        return APIError("NOT_FOUND")
+        return DomainError("NOT_FOUND")
     if isinstance(exc, drf.NotAuthenticated):
-        return APIError("UNAUTHORIZED")
+        return DomainError("UNAUTHORIZED")
     if isinstance(exc, (drf.PermissionDenied, PermissionDenied)):
-        return APIError("FORBIDDEN", "Permission denied.")
+        return DomainError("FORBIDDEN", "Permission denied.")
     if isinstance(exc, OperationalError) and transaction_conflict(exc):
         # A deadlock or serialization failure: the database is there, this request lost a race.
         logger.warning("transaction conflict: %s", exc)
-        return APIError("TRANSACTION_CONFLICT", headers={"Retry-After": "1"})
+        return DomainError("TRANSACTION_CONFLICT", retry_after=1)
     if isinstance(exc, (OperationalError, InterfaceError)):
         return database_unavailable(exc)
     if isinstance(exc, REDIS_UNAVAILABLE):
         return redis_unavailable(exc)
     if isinstance(exc, DatabaseError):
         logger.exception("database error")
-        return APIError("INTERNAL_ERROR")
+        return DomainError("INTERNAL_ERROR")
     logger.exception("unhandled error")
-    return APIError("INTERNAL_ERROR")
+    return DomainError("INTERNAL_ERROR")
 
 
 def exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response:
     """Every failure inside a DRF view: roll back, then render the catalog entry."""
     set_rollback()
-    error = _as_api_error(exc)
-    return Response(error.body(), status=error.status_code, headers=error.headers)
+    error = as_domain_error(exc)
+    return Response(error_body(error), status=error.spec.status, headers=error_headers(error))

@@ -1,7 +1,6 @@
 """Request ids, request limits, maintenance mode, and the envelope for responses made outside
 DRF views."""
 
-import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -13,15 +12,15 @@ from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 
-from config.api.context import current_request_id, end_request, start_request
 from config.api.exceptions import (
     REDIS_UNAVAILABLE,
-    APIError,
     database_unavailable,
+    error_response,
     redis_unavailable,
-    validation_error,
 )
-from config.api.rendering import envelope_response
+from core.context import end_request, start_request
+from core.errors import DomainError, validation_error
+from core.selectors import maintenance_is_on
 
 API_PREFIXES = ("/auth/", "/secure/", "/client/", "/v1/", "/sandbox/")
 
@@ -30,12 +29,6 @@ API_PREFIXES = ("/auth/", "/secure/", "/client/", "/v1/", "/sandbox/")
 MAX_URL_LENGTH = 4096  # characters of the path (percent-decoded) and the query (as sent)
 MAX_HEADERS_BYTES = 16 * 1024  # names and values of all headers together
 NOT_TEXT = "Must be UTF-8 text without NUL characters."
-
-
-class RequestIdLogFilter(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = current_request_id()
-        return True
 
 
 class RequestIdMiddleware:
@@ -66,7 +59,7 @@ class RequestLimitsMiddleware:
         refused = _part_refused(request)
         if refused is not None:
             field, reason = refused
-            return _render(validation_error({field: reason}))
+            return error_response(validation_error({field: reason}))
         return self.get_response(request)
 
 
@@ -137,20 +130,13 @@ class MaintenanceMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        from trading.selectors import maintenance_is_on
-
         if request.path.startswith(API_PREFIXES) and maintenance_is_on():
-            error = APIError("SYSTEM_MAINTENANCE", headers={"Retry-After": "60"})
-            return envelope_response(error.body(), error.status_code, error.headers)
+            return error_response(DomainError("SYSTEM_MAINTENANCE", retry_after=60))
         return self.get_response(request)
 
 
-def _render(error: APIError) -> HttpResponse:
-    return envelope_response(error.body(), error.status_code, error.headers)
-
-
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _render(APIError("NOT_FOUND"))
+    return error_response(DomainError("NOT_FOUND"))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
@@ -158,17 +144,17 @@ def server_error(request: HttpRequest) -> HttpResponse:
     # view (in a middleware, e.g. the maintenance check) is the same retryable 503 as inside one.
     exc = sys.exc_info()[1]
     if isinstance(exc, (OperationalError, InterfaceError)):
-        return _render(database_unavailable(exc))
+        return error_response(database_unavailable(exc))
     if isinstance(exc, REDIS_UNAVAILABLE):
-        return _render(redis_unavailable(exc))
-    return _render(APIError("INTERNAL_ERROR"))
+        return error_response(redis_unavailable(exc))
+    return error_response(DomainError("INTERNAL_ERROR"))
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if isinstance(exception, RequestDataTooBig):
-        return _render(validation_error({"body": "The body is too large."}))
-    return _render(validation_error({"body": "Bad request."}))
+        return error_response(validation_error({"body": "The body is too large."}))
+    return error_response(validation_error({"body": "Bad request."}))
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _render(APIError("FORBIDDEN", "Permission denied."))
+    return error_response(DomainError("FORBIDDEN", "Permission denied."))

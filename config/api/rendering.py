@@ -1,11 +1,9 @@
-"""JSON in and out: Decimal-preserving parsing, the response envelope, millisecond UTC times."""
+"""JSON in and out: Decimal-preserving parsing and the response envelope (the formatting itself is
+``core.json``)."""
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
-from decimal import Decimal
 from typing import IO, Any
 
-import orjson
 from django.conf import settings
 from django.http import HttpResponse
 from rest_framework.exceptions import ParseError
@@ -14,32 +12,10 @@ from rest_framework.parsers import BaseParser
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
-from config.api.context import current_request_id
 from config.api.jsonbody import BodyRefusedError, json_body_loads
-
-JSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
-
-
-def iso_ms(moment: datetime) -> str:
-    """UTC ISO 8601 with milliseconds and ``Z``, the one time format of the API."""
-    moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-
-
-def _default(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        # Emitted verbatim, so 1.10 stays 1.10 and no float rounding ever touches money; in
-        # positional notation ("f"), as str() would print 0.00000001 as 1E-8 and 0.00000000 as 0E-8.
-        if not value.is_finite():
-            raise TypeError(f"{value} is not a JSON number")
-        return orjson.Fragment(format(value, "f"))
-    if isinstance(value, datetime):
-        return iso_ms(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
-def dumps(payload: Any) -> bytes:
-    return orjson.dumps(payload, default=_default, option=JSON_OPTIONS)
+from core.context import current_request_id
+from core.errors import validation_error
+from core.json import dumps
 
 
 def envelope(payload: Any, *, success: bool) -> dict[str, Any]:
@@ -78,8 +54,6 @@ class DecimalJSONParser(BaseParser):
         # DRF reads the request stream itself, past Django's DATA_UPLOAD_MAX_MEMORY_SIZE check.
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         raw = stream.read() if limit is None else stream.read(limit + 1)
-        from config.api.exceptions import validation_error  # it imports DRF, which imports us
-
         if limit is not None and len(raw) > limit:
             raise validation_error({"body": "The body is too large."})
         try:

@@ -5,7 +5,8 @@ from typing import Any, Literal
 
 from drf_spectacular.openapi import AutoSchema
 
-from config.api.errors import CATALOG, ErrorSpec
+from config.api.views import ApiView
+from core.errors import CATALOG, ErrorSpec
 
 # Every endpoint can answer these, whatever it does.
 GENERIC_ERRORS = (
@@ -16,19 +17,6 @@ GENERIC_ERRORS = (
     "SYSTEM_MAINTENANCE",
 )
 BODY_ERRORS = ("UNSUPPORTED_MEDIA_TYPE",)
-API_KEY_ERRORS = (
-    "UNAUTHORIZED",
-    "MISSING_API_KEY",
-    "INVALID_API_KEY",
-    "ACCOUNT_DISABLED",
-    "API_KEY_IP_DENIED",
-)
-CLIENT_TOKEN_ERRORS = ("MISSING_BEARER", "INVALID_TOKEN")
-SCOPE_ERRORS = {
-    "CORE_ACCESS": ("API_KEY_SCOPE_DENIED",),
-    "LEDGER_READ": ("INSUFFICIENT_SCOPE", "MERCHANT_API_KEY_REQUIRED"),
-    "ANY": ("API_KEY_SCOPE_DENIED",),
-}
 
 
 def _error_schema(specs: list[ErrorSpec]) -> dict[str, Any]:
@@ -76,20 +64,16 @@ def _success_schema(data: dict[str, Any]) -> dict[str, Any]:
 
 class EnvelopeAutoSchema(AutoSchema):
     def endpoint_errors(self) -> list[str]:
-        from merchants.authentication import ApiKeyAuthentication, ClientTokenAuthentication
-
+        """The generic errors, those of the view's authentication classes (their ``errors``), then
+        the view's own (``ApiView.declared_errors``)."""
         view = self.view
         keys: list[str] = list(GENERIC_ERRORS)
         if self.method in ("POST", "PUT", "PATCH"):
             keys += BODY_ERRORS
-        authenticators = getattr(view, "authentication_classes", [])
-        if ApiKeyAuthentication in authenticators:
-            keys += API_KEY_ERRORS + SCOPE_ERRORS[getattr(view, "required_scope", "CORE_ACCESS")]
-        if ClientTokenAuthentication in authenticators:
-            keys += CLIENT_TOKEN_ERRORS
-        if getattr(view, "operation", None):
-            keys.append("RATE_LIMITED")
-        keys += getattr(view, "errors", ())
+        for authenticator in getattr(view, "authentication_classes", []):
+            keys += getattr(authenticator, "errors", ())
+        if isinstance(view, ApiView):
+            keys += view.declared_errors()
         return list(dict.fromkeys(keys))
 
     def _get_response_bodies(
@@ -109,25 +93,3 @@ class EnvelopeAutoSchema(AutoSchema):
                 "content": {"application/json": {"schema": _error_schema(specs)}},
             }
         return responses
-
-
-def add_security_schemes(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """The contract's three schemes, whether or not a generated operation uses them yet.
-
-    drf-spectacular declares only the schemes some operation uses; the contract (section 5) also
-    declares a merchant/admin JWT bearer scheme the service does not issue.
-    """
-    from merchants.schema import CLIENT_TOKEN_SECURITY
-
-    schemes = result.setdefault("components", {}).setdefault("securitySchemes", {})
-    schemes.setdefault("clientToken", dict(CLIENT_TOKEN_SECURITY))
-    schemes.setdefault(
-        "merchantJwt",
-        {
-            "type": "http",
-            "scheme": "bearer",
-            "bearerFormat": "JWT",
-            "description": "Declared by the contract; not issued by this service.",
-        },
-    )
-    return result

@@ -1,77 +1,15 @@
-"""Base API views: which caller they take, the rate-limit budget they spend, their errors."""
+"""The base of every API view: the errors it documents beyond the generic ones."""
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from rest_framework.request import Request
-from rest_framework.response import Response
 from rest_framework.views import APIView
-
-from config.api.exceptions import APIError
-from merchants.authentication import (
-    ApiKeyAuthentication,
-    ClientCaller,
-    ClientTokenAuthentication,
-    MerchantCaller,
-)
-from merchants.models import Merchant, Scope
-from merchants.permissions import KeyScopePermission
-from merchants.ratelimits import RateLimitState, rate_limit_hit
 
 
 class ApiView(APIView):
-    #: Entry of ``merchants.ratelimits.REGISTRY`` this endpoint spends; None: not limited.
-    operation: ClassVar[str | None] = None
     #: Catalog keys this endpoint can answer with beyond the generic ones (for the OpenAPI).
     errors: ClassVar[tuple[str, ...]] = ()
 
-    rate_limit: RateLimitState | None = None
-
-    def merchant(self, request: Request) -> Merchant:
-        caller = request.user
-        assert isinstance(caller, (MerchantCaller, ClientCaller))
-        return caller.merchant
-
-    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        super().initial(request, *args, **kwargs)
-        if self.operation is not None:
-            merchant = self.merchant(request)
-            self.rate_limit = rate_limit_hit(
-                merchant_id=str(merchant.pk),
-                verified=merchant.is_verified,
-                operation=self.operation,
-            )
-            if not self.rate_limit.allowed:
-                raise APIError(
-                    "RATE_LIMITED", headers={"Retry-After": str(self.rate_limit.retry_after)}
-                )
-
-    def finalize_response(
-        self, request: Request, response: Response, *args: Any, **kwargs: Any
-    ) -> Response:
-        response = super().finalize_response(request, response, *args, **kwargs)
-        if self.rate_limit is not None:
-            response["X-RateLimit-Limit"] = str(self.rate_limit.limit)
-            response["X-RateLimit-Remaining"] = str(self.rate_limit.remaining)
-        return response
-
-
-class MerchantApiView(ApiView):
-    """``api-key`` header; ``required_scope`` names the scope the key must carry."""
-
-    authentication_classes = [ApiKeyAuthentication]
-    permission_classes = [KeyScopePermission]
-    required_scope: ClassVar[str] = Scope.CORE_ACCESS
-
-    def caller(self, request: Request) -> MerchantCaller:
-        assert isinstance(request.user, MerchantCaller)
-        return request.user
-
-
-class ClientApiView(ApiView):
-    """Client token in ``Authorization`` (``Bearer `` optional)."""
-
-    authentication_classes = [ClientTokenAuthentication]
-
-    def caller(self, request: Request) -> ClientCaller:
-        assert isinstance(request.user, ClientCaller)
-        return request.user
+    def declared_errors(self) -> tuple[str, ...]:
+        """What the OpenAPI lists for this endpoint besides the generic errors and those of its
+        authentication classes (their ``errors``)."""
+        return self.errors

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from solders.signature import Signature
 
-from config import clock
+from core import clock
 from crypto.chains.base import AccountState, BroadcastError, ChainStatus, TransferState
 from crypto.keys import hot_wallet
 from crypto.models import SandboxChain, SandboxChainTransfer, SandboxTokenAccount

@@ -6,8 +6,9 @@ from dataclasses import replace
 from django.conf import settings
 from django.db import transaction
 
-from config import clock
-from config.api.exceptions import APIError
+from core import clock
+from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from crypto.chains import get_chains
 from crypto.chains.base import AccountState, ChainError
 from crypto.keys import associated_token_account, evm_address, solana_owner
@@ -64,7 +65,7 @@ def _account_claim(allocation: AddressAllocation, token: str) -> SolanaTokenAcco
             return account
         held = SolanaTokenAccount.objects.exclude(status=Status.CLOSED).count()
         if held >= settings.CRYPTO_SOLANA_MAX_OPEN_ACCOUNTS:
-            raise APIError("ONCHAIN_ADDRESS_CAPACITY")
+            raise DomainError("ONCHAIN_ADDRESS_CAPACITY")
         account, _ = SolanaTokenAccount.objects.update_or_create(
             allocation=allocation,
             token=token,
@@ -179,9 +180,7 @@ def solana_account_close_if_emptied(*, deposit: CryptoDeposit) -> bool:
         address=deposit.token_account, status=Status.ACTIVE
     ).update(status=Status.CLOSED, close_pending=True, closed_at=now, updated_at=now)
     if closed:
-        from crypto.tasks import enqueue_account_close
-
-        transaction.on_commit(lambda: enqueue_account_close(deposit.token_account))
+        handoff_on_commit("crypto.close_token_account", deposit.token_account)
     return bool(closed)
 
 

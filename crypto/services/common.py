@@ -6,14 +6,14 @@ from uuid import UUID
 
 from django.conf import settings
 
-from config import clock
-from config.api.exceptions import APIError
+from core import clock
+from core.errors import DomainError
 from crypto.chains import get_chains
 from crypto.chains.base import ChainStatus
 from crypto.models import CryptoDeposit, CryptoWithdrawal, MerchantCryptoPolicy
 from crypto.representations import deposit_json, withdrawal_json
 from merchants.models import Merchant
-from merchants.webhooks import webhook_event_emit
+from merchants.webhooks.outbox import webhook_event_emit
 
 
 def now_ms() -> datetime:
@@ -26,9 +26,9 @@ def now_ms() -> datetime:
 def crypto_access_check(*, merchant: Merchant) -> None:
     """2500 when crypto is off here; 2522 for merchants that are not verified."""
     if not settings.CRYPTO_ENABLED:
-        raise APIError("ONCHAIN_DISABLED")
+        raise DomainError("ONCHAIN_DISABLED")
     if not merchant.is_verified:
-        raise APIError("ONCHAIN_MERCHANT_NOT_VERIFIED")
+        raise DomainError("ONCHAIN_MERCHANT_NOT_VERIFIED")
 
 
 def chain_paused(chain: str, *, merchant_id: UUID | str) -> bool:

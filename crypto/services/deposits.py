@@ -14,7 +14,7 @@ from uuid import UUID
 from django.db import IntegrityError, transaction
 from eth_utils import to_checksum_address
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from crypto.chains import get_chains
 from crypto.models import AddressAllocation, CryptoDeposit, FlaggedAddress, SolanaTokenAccount
 from crypto.networks import EVM_CHAINS, min_confirmations, min_deposit_cents
@@ -276,9 +276,9 @@ def crypto_deposits_sweep() -> int:
 def _frozen(deposit_id: str) -> CryptoDeposit:
     deposit = _lock(pk=deposit_id)
     if deposit is None:
-        raise APIError("TRANSACTION_NOT_FOUND")
+        raise DomainError("TRANSACTION_NOT_FOUND")
     if deposit.status != Status.FROZEN:
-        raise APIError("INVALID_TRANSITION", f"The deposit is {deposit.status}, not frozen.")
+        raise DomainError("INVALID_TRANSITION", f"The deposit is {deposit.status}, not frozen.")
     return deposit
 
 

@@ -16,9 +16,10 @@ from uuid import UUID
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from config import clock
-from config.api.exceptions import APIError
-from config.db import atomic_retried
+from core import clock
+from core.db import atomic_retried
+from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, TransferState
 from crypto.keys import evm_address_valid, solana_address_valid
@@ -34,7 +35,7 @@ from crypto.services.common import (
 from ledger.models import Funding
 from ledger.services import funding_record, funding_status_set
 from merchants.models import Merchant
-from merchants.webhooks import Approval
+from merchants.webhooks.outbox import Approval
 from wallet.services import (
     InsufficientFundsError,
     wallet_lock,
@@ -136,10 +137,7 @@ def _exit(withdrawal: CryptoWithdrawal, status: str, reason: str, detail: str = 
 
 
 def _schedule_broadcast(withdrawal: CryptoWithdrawal) -> None:
-    from crypto.tasks import enqueue_broadcast
-
-    withdrawal_id = str(withdrawal.id)
-    transaction.on_commit(lambda: enqueue_broadcast(withdrawal_id))
+    handoff_on_commit("crypto.broadcast_withdrawal", str(withdrawal.id))
 
 
 def _approve(withdrawal: CryptoWithdrawal) -> None:
@@ -164,19 +162,21 @@ def crypto_withdrawal_create(
     if first is not None:
         return first, False
     if not cashout_address_valid(chain=request.chain, address=request.address):
-        raise APIError("ONCHAIN_WITHDRAW_INVALID_ADDRESS", f"Not a valid {request.chain} address.")
+        raise DomainError(
+            "ONCHAIN_WITHDRAW_INVALID_ADDRESS", f"Not a valid {request.chain} address."
+        )
     fee = int(settings.CRYPTO_WITHDRAW_FEE_CENTS[request.chain])
     receive = request.amount_cents - fee
     least = int(settings.CRYPTO_WITHDRAW_MIN_RECEIVE_CENTS[request.chain])
     if receive <= 0 or receive < least:
-        raise APIError(
+        raise DomainError(
             "ONCHAIN_WITHDRAW_BELOW_MIN",
             f"After the {fee} cent fee at least {least} cents must arrive.",
             details={"feeCents": fee, "minReceiveCents": least},
         )
     is_client = source == CryptoWithdrawal.Source.CLIENT
     if is_client and not merchant.has_active_callback:
-        raise APIError("MERCHANT_NO_CALLBACK_URL")
+        raise DomainError("MERCHANT_NO_CALLBACK_URL")
     now = now_ms()
     amount = _cents(request.amount_cents)
 
@@ -223,7 +223,7 @@ def crypto_withdrawal_create(
     try:
         withdrawal = atomic_retried(write)
     except InsufficientFundsError as exc:
-        raise APIError("INSUFFICIENT_BALANCE") from exc
+        raise DomainError("INSUFFICIENT_BALANCE") from exc
     except IntegrityError as exc:
         if "crypto_withdrawal_request_per_user" not in str(exc):
             raise
@@ -251,9 +251,9 @@ def crypto_withdrawal_approval_resolve(withdrawal_id: str, outcome: str, reason:
 def _locked_in(withdrawal_id: str, statuses: frozenset[str]) -> CryptoWithdrawal:
     withdrawal = _lock(withdrawal_id)
     if withdrawal is None:
-        raise APIError("TRANSACTION_NOT_FOUND")
+        raise DomainError("TRANSACTION_NOT_FOUND")
     if withdrawal.status not in statuses:
-        raise APIError("INVALID_TRANSITION", f"The cashout is {withdrawal.status}.")
+        raise DomainError("INVALID_TRANSITION", f"The cashout is {withdrawal.status}.")
     return withdrawal
 
 

@@ -6,9 +6,8 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
-from config.api.views import ClientApiView, MerchantApiView
+from core.errors import DomainError
 from merchants.models import Client, VerificationProcess
 from merchants.selectors import client_get
 from merchants.verification.base import Verdict
@@ -29,6 +28,7 @@ from merchants.verification.services import (
     verification_link,
     verification_start,
 )
+from merchants.views import ClientApiView, MerchantApiView
 
 
 def process_json(process: VerificationProcess) -> dict[str, Any]:
@@ -60,7 +60,7 @@ class ClientVerificationApiView(ClientApiView):
         caller = self.caller(request)
         client = client_get(merchant=caller.merchant, platform_id=caller.platform_id)
         if client is None:
-            raise APIError("INVALID_TOKEN")
+            raise DomainError("INVALID_TOKEN")
         return client
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 
-from config import clock
+from core import clock
 from merchants.models import Merchant, SandboxDossier, SandboxIdentityProviderState
 from merchants.verification.base import Dossier, ProviderUnavailableError, Verdict
 

@@ -13,8 +13,8 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models.functions import Greatest
 
-from config import clock
-from config.api.exceptions import APIError
+from core import clock
+from core.errors import DomainError
 from merchants.models import Client, Merchant, VerificationProcess, VerifiedIdentity
 from merchants.verification import get_identity_provider
 from merchants.verification.base import ProviderUnavailableError, Verdict
@@ -43,9 +43,9 @@ def _check_interval(checks: int) -> timedelta:
 
 def _start_allowed(*, client: Client, now: datetime) -> None:
     if client.verification_level >= VERIFIED_LEVEL:
-        raise APIError("VERIFICATION_ALREADY_VERIFIED")
+        raise DomainError("VERIFICATION_ALREADY_VERIFIED")
     if verification_open_process_recent(client=client, since=now - IN_PROGRESS_WINDOW):
-        raise APIError(
+        raise DomainError(
             "VERIFICATION_IN_PROGRESS",
             "A verification started less than 30 minutes ago is still waiting for its verdict.",
         )
@@ -63,7 +63,7 @@ def verification_start(*, client: Client, email: str | None) -> VerificationProc
             tenant=str(client.merchant_id), reference=str(reference), email=normalized
         )
     except ProviderUnavailableError as exc:
-        raise APIError("VERIFICATION_NOT_AVAILABLE", headers={"Retry-After": "60"}) from exc
+        raise DomainError("VERIFICATION_NOT_AVAILABLE", retry_after=60) from exc
     with transaction.atomic():
         locked = Client.objects.select_for_update(no_key=True).get(pk=client.pk)
         now = clock.now()
@@ -203,12 +203,12 @@ def verification_link(*, client: Client, email: str) -> Client:
         if locked.identity_id is not None and (
             identity is None or locked.identity_id != identity.pk
         ):
-            raise APIError(
+            raise DomainError(
                 "VERIFICATION_ALREADY_VERIFIED", "This account belongs to another identity."
             )
         if locked.identity_id is None:
             if identity is None or not _same_person(client=locked, identity=identity):
-                raise APIError(
+                raise DomainError(
                     "VERIFICATION_LINK_DENIED",
                     "No verified identity of this merchant has this email and this account's "
                     "kycHash.",
@@ -225,9 +225,9 @@ def sandbox_verification_decide(
     the verdict as it would from the real provider."""
     process = verification_process_get(merchant=merchant, dossier_id=dossier_id)
     if process is None:
-        raise APIError("NOT_FOUND", "No verification dossier with this id.")
+        raise DomainError("NOT_FOUND", "No verification dossier with this id.")
     if process.status != VerificationProcess.Status.PENDING:
-        raise APIError("INVALID_TRANSITION", f"The process is already {process.status}.")
+        raise DomainError("INVALID_TRANSITION", f"The process is already {process.status}.")
     if not sandbox_dossier_decide(dossier_id=dossier_id, verdict=verdict):
-        raise APIError("INVALID_TRANSITION", "The provider already decided this dossier.")
+        raise DomainError("INVALID_TRANSITION", "The provider already decided this dossier.")
     return verification_process_sync(process=process)

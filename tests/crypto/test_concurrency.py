@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from crypto.models import CryptoWithdrawal, SolanaTokenAccount
 from crypto.services.addresses import deposit_address_get
 from merchants.models import Merchant
@@ -98,7 +98,7 @@ def test_the_last_solana_slot_is_taken_once(settings):
                     chain="SOL",
                     token="USDC",
                 )
-            except APIError as exc:
+            except DomainError as exc:
                 return exc.spec.key
             return "ok"
 

@@ -13,7 +13,7 @@ from crypto.models import CryptoWithdrawal, MerchantCryptoPolicy, SandboxChainTr
 from crypto.tasks import sweep_withdrawals
 from ledger.models import Funding
 from merchants.models import Merchant, WebhookEvent
-from merchants.tasks import sweep_webhooks
+from merchants.webhooks.tasks import sweep_webhooks
 from tests.crypto.conftest import (
     OTHER_USER,
     RECIPIENT,

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from config import clock
+from core import clock
 from tests.deposits.conftest import (
     OWNER,
     ak_item,

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
 from merchants.models import WebhookEvent
-from merchants.tasks import sweep_webhooks
+from merchants.webhooks.tasks import sweep_webhooks
 from tests.factories import Actor, make_actor, trade_url
 from tests.faults.callback import CallbackServer
 from tests.faults.database import database_url

@@ -11,7 +11,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from merchants.models import WebhookDelivery
-from merchants.webhooks import LEASE, webhook_events_due
+from merchants.webhooks.delivery import LEASE, webhook_events_due
 from tests.factories import Actor
 from tests.faults.callback import CallbackServer
 from tests.faults.conftest import buy, events_delivered, every_event_received, sweeps_send

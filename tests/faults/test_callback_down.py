@@ -15,10 +15,10 @@ from django.test import Client
 from rest_framework.test import APIClient
 from standardwebhooks.webhooks import Webhook
 
-from config import clock
+from core import clock
 from merchants.models import WebhookDelivery, WebhookEvent
-from merchants.tasks import sweep_webhooks
-from merchants.webhooks import APPROVAL_DELAYS, RETRY_DELAYS
+from merchants.webhooks.delivery import APPROVAL_DELAYS, RETRY_DELAYS
+from merchants.webhooks.tasks import sweep_webhooks
 from tests.factories import Actor, assert_error, make_actor
 from tests.faults.callback import CallbackServer
 from tests.faults.conftest import buy, tasks_run_here

@@ -12,7 +12,7 @@ import redis
 import requests
 from kombu import Connection
 
-from merchants.tasks import sweep_webhooks
+from merchants.webhooks.tasks import sweep_webhooks
 from tests.factories import Actor
 from tests.faults.callback import CallbackServer
 from tests.faults.conftest import buy_body, events_delivered, every_event_received, web_serving

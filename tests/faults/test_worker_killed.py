@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
 from merchants.models import WebhookDelivery, WebhookEvent
-from merchants.webhooks import LEASE, webhook_events_due
+from merchants.webhooks.delivery import LEASE, webhook_events_due
 from tests.factories import Actor
 from tests.faults.callback import CallbackServer
 from tests.faults.conftest import (

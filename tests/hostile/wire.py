@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from config.api.errors import CATALOG
+from core.errors import CATALOG
 from tests.hostile.battery import Attack
 
 TIMEOUT_SECONDS = 30.0

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from config.api.rendering import iso_ms
+from core.json import iso_ms
 from ledger.models import Funding
 from merchants import ratelimits
 from merchants.models import Scope

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from config.api.rendering import iso_ms
+from core.json import iso_ms
 from merchants.models import Scope
 from tests.factories import add_api_key, assert_error
 from tests.ledger.conftest import LIST, data, fund, ledger

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, transaction
 
-from config import clock
+from core import clock
 from ledger.models import Funding
 from ledger.services import (
     INTERNAL_TRANSFER_SOURCE,

@@ -10,12 +10,13 @@ from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.contrib.messages import get_messages
 from django.utils import timezone
 
+from core.models import ServiceSettings
 from merchants.models import ApiKey, ApiSecret, Merchant, WebhookEvent
-from merchants.webhooks import webhook_event_emit
+from merchants.webhooks.outbox import webhook_event_emit
 from tests.factories import trade_url
 from tests.ledger.conftest import change_form_data
 from tests.withdrawals.conftest import make_listing, ok_data
-from trading.models import GameSettings, ServiceSettings, Trade
+from trading.models import GameSettings, Trade
 
 pytestmark = pytest.mark.django_db
 
@@ -184,7 +185,7 @@ class TestSwitches:
 
     def test_maintenance_mode_is_audited(self, staff, api, alice):
         settings, _ = ServiceSettings.objects.get_or_create(id=ServiceSettings.SINGLETON_ID)
-        url = f"/admin/trading/servicesettings/{settings.pk}/change/"
+        url = f"/admin/core/servicesettings/{settings.pk}/change/"
         posted = {**change_form_data(staff, url), "maintenance": "on"}
 
         assert staff.post(url, posted).status_code == 302

@@ -15,27 +15,28 @@ from django.test import TestCase
 from django.urls import resolve
 from rest_framework.test import APIClient
 
-import trading.tasks
-from config.api.errors import CATALOG
-from config.api.rendering import dumps
-from config.api.schema import (
-    API_KEY_ERRORS,
-    BODY_ERRORS,
-    CLIENT_TOKEN_ERRORS,
-    GENERIC_ERRORS,
-    EnvelopeAutoSchema,
-)
+from config.api.schema import BODY_ERRORS, GENERIC_ERRORS, EnvelopeAutoSchema
+from core.errors import CATALOG
+from core.handoffs import HANDOFFS
+from core.json import dumps
+from merchants.authentication import ApiKeyAuthentication, ClientTokenAuthentication
 
 # The machine sends valid bodies with fresh credentials to working endpoints, so these documented
 # answers would each mean a bug (in the service or in the machine), not a refusal.
 NEVER_EXPECTED = frozenset(
-    {*GENERIC_ERRORS, *BODY_ERRORS, *API_KEY_ERRORS, *CLIENT_TOKEN_ERRORS, "API_KEY_SCOPE_DENIED"}
+    {
+        *GENERIC_ERRORS,
+        *BODY_ERRORS,
+        *ApiKeyAuthentication.errors,
+        *ClientTokenAuthentication.errors,
+        "API_KEY_SCOPE_DENIED",
+    }
 )
 # The only documented 5xx a request may get here: the bot fleet the machine switched off.
 FLEET_ERRORS = frozenset({"NO_BOTS_AVAILABLE", "FLEET_DEGRADED"})
 
 # Tasks a request hands to the broker after commit: a lost one never runs (a sweep re-drives it).
-LOSABLE_TASKS = ("enqueue_purchase", "enqueue_deposit_offer", "enqueue_cancel_completion")
+LOSABLE_TASKS = ("trading.withdrawal_purchase", "trading.deposit_offer", "trading.complete_cancels")
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class Api:
         with ExitStack() as stack:
             if lost:
                 assert lost in LOSABLE_TASKS
-                stack.enter_context(mock.patch.object(trading.tasks, lost, _lost))
+                stack.enter_context(mock.patch.dict(HANDOFFS, {lost: _lost}))
             with TestCase.captureOnCommitCallbacks(execute=True):
                 if body is None:
                     response = self.client.post(path, headers=headers)

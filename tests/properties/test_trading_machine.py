@@ -38,7 +38,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from merchants.tasks import sweep_webhooks
+from merchants.webhooks.tasks import sweep_webhooks
 from tests.factories import auth_body, trade_url
 from tests.properties.api import Answer, Api
 from tests.properties.invariants import TERMINAL, Delivery, ItemView, Observed, check_all
@@ -90,9 +90,9 @@ DEPOSIT_EVENTS = {
 }
 # A task the request queues for after commit, lost before any worker ran it.
 CREATIONS = ("client_deposit", "self_buy", "client_withdraw", "quick_withdraw", "self_sell")
-PURCHASE = "enqueue_purchase"
-OFFER = "enqueue_deposit_offer"
-CANCEL = "enqueue_cancel_completion"
+PURCHASE = "trading.withdrawal_purchase"
+OFFER = "trading.deposit_offer"
+CANCEL = "trading.complete_cancels"
 
 PARTNER = st.sampled_from((1, 2))
 RARELY = st.sampled_from((False, False, False, True))

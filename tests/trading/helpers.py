@@ -8,9 +8,9 @@ from typing import Any
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from core.models import ServiceSettings
+from core.selectors import SETTINGS_CACHE_KEY
 from tests.factories import Actor, assert_request_id, auth_body
-from trading.models import ServiceSettings
-from trading.selectors import SETTINGS_CACHE_KEY
 
 AUTHENTICATE = "/auth/authenticate-client"
 
@@ -60,7 +60,7 @@ def caller(api: APIClient, actor: Actor, kind: str, partner: int = 1) -> Caller:
 
 
 def clock_move(seconds: int) -> None:
-    """Moves the service clock (config.clock.now) forward."""
+    """Moves the service clock (core.clock.now) forward."""
     row, _ = ServiceSettings.objects.get_or_create(id=ServiceSettings.SINGLETON_ID)
     row.clock_offset_seconds += seconds
     row.save(update_fields=["clock_offset_seconds"])

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.test import override_settings
 
-from config import clock
+from core import clock
 from merchants.models import VerificationProcess
 from merchants.tasks import sweep_verifications
 from merchants.verification.base import Verdict

@@ -15,10 +15,11 @@ from datetime import datetime
 import pytest
 from rest_framework.test import APIClient
 
-import merchants.webhooks as webhooks
-from config import clock
 from config.celery import app as celery_app
+from core import clock
+from core.handoffs import HANDOFFS
 from merchants.models import WebhookEvent
+from merchants.webhooks import delivery
 from tests.factories import Actor, make_actor, trade_url
 from tests.withdrawals.conftest import catalog_item, funded, hooks, make_listing
 from tests.withdrawals.receiver import Receiver
@@ -44,7 +45,7 @@ def shop_actor(name: str, callback_url: str, balance: str = "1000.00") -> Actor:
 def outbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Event ids handed to a worker after commit, in order; nothing is delivered by itself."""
     scheduled: list[str] = []
-    monkeypatch.setattr(webhooks, "_deliver", scheduled.append)
+    monkeypatch.setitem(HANDOFFS, "webhooks.deliver", scheduled.append)
     celery_app.conf.task_always_eager = True
     yield scheduled
     celery_app.conf.task_always_eager = False
@@ -66,10 +67,10 @@ def deliver(django_capture_on_commit_callbacks: Callable) -> Callable[..., None]
     """A worker's delivery of one event (or of every due event), running what it commits."""
 
     def run(event_id: str | None = None) -> None:
-        due = [event_id] if event_id is not None else webhooks.webhook_events_due()
+        due = [event_id] if event_id is not None else delivery.webhook_events_due()
         for one in due:
             with django_capture_on_commit_callbacks(execute=True):
-                webhooks.webhook_event_deliver(event_id=one)
+                delivery.webhook_event_deliver(event_id=one)
 
     return run
 

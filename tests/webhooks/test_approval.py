@@ -9,9 +9,9 @@ from decimal import Decimal
 import orjson
 import pytest
 
-import merchants.webhooks as webhooks
-from config import clock
+from core import clock
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
+from merchants.webhooks import delivery
 from tests.webhooks.conftest import approval_event, bought, closed_port_url, trade_events
 from trading.models import SandboxListing, SandboxPurchase, Trade, TradeItem
 from wallet.selectors import wallet_balances, wallet_invariants_check
@@ -124,7 +124,7 @@ def test_three_failed_attempts_time_the_approval_out(
     api, shop, listing, hooks, deliver, advance_to, monkeypatch, failure
 ):
     if failure == "slow":
-        monkeypatch.setattr(webhooks, "ATTEMPT_TIMEOUT_SECONDS", 0.5)
+        monkeypatch.setattr(delivery, "ATTEMPT_TIMEOUT_SECONDS", 0.5)
         hooks.answer = _slow
     elif failure == "closed port":
         Merchant.objects.filter(pk=shop.merchant.pk).update(callback_url=closed_port_url())

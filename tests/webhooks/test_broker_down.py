@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
 from merchants.models import WebhookEvent
-from merchants.tasks import sweep_webhooks
+from merchants.webhooks.tasks import sweep_webhooks
 from tests.faults.processes import free_port
 from tests.webhooks.conftest import BUY_PRICE, TRADE_URL, shop_actor
 from tests.withdrawals.conftest import make_listing

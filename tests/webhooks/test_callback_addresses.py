@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from config.api.exceptions import APIError
-from merchants.callback_http import PinnedAddressAdapter
+from core.errors import DomainError
 from merchants.models import Merchant
-from merchants.webhooks import merchant_callback_url_set
+from merchants.webhooks.callbacks import merchant_callback_url_set
+from merchants.webhooks.egress import PinnedAddressAdapter
 from tests.factories import make_actor
 from tests.webhooks.conftest import webhook_secret
 from tests.webhooks.network import Network, listener, network
@@ -90,9 +90,9 @@ def same_address(a: str, b: str) -> bool:
     return ipaddress.ip_address(a) == ipaddress.ip_address(b)
 
 
-def url_set(url: str) -> APIError:
+def url_set(url: str) -> DomainError:
     actor = make_actor(name="Prod shop", webhook_secret=webhook_secret())
-    with pytest.raises(APIError) as refused:
+    with pytest.raises(DomainError) as refused:
         merchant_callback_url_set(merchant=actor.merchant, url=url)
     assert refused.value.spec.key == "CALLBACK_URL_TEST_FAILED"
     assert Merchant.objects.get(pk=actor.merchant.pk).callback_url == ""

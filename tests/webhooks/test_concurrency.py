@@ -15,8 +15,9 @@ import pytest
 from django.db import connection, transaction
 from rest_framework.test import APIClient
 
-import merchants.webhooks as webhooks
+from core.handoffs import HANDOFFS
 from merchants.models import WebhookDelivery
+from merchants.webhooks import delivery
 from tests.webhooks.conftest import BUY_PRICE, TRADE_URL, approval_event, bought, shop_actor
 from tests.withdrawals.conftest import make_listing
 from trading.models import SandboxPurchase, Trade, TradeItem
@@ -182,7 +183,7 @@ def test_workers_racing_for_one_event_deliver_it_once(hooks, listing, outbox):
 
     def worker() -> None:
         start.wait()
-        webhooks.webhook_event_deliver(event_id=event_id)
+        delivery.webhook_event_deliver(event_id=event_id)
 
     with ThreadPoolExecutor(racers) as pool:
         for future in [pool.submit(in_thread, worker) for _ in range(racers)]:
@@ -197,9 +198,9 @@ def test_workers_racing_for_one_event_deliver_it_once(hooks, listing, outbox):
 
 def test_purchase_tasks_racing_for_one_trade_buy_once(hooks, listing, monkeypatch):
     shop = shop_actor("Twice queued shop", hooks.url)
-    monkeypatch.setattr("trading.tasks.enqueue_purchase", lambda trade_id: None)
+    monkeypatch.setitem(HANDOFFS, "trading.withdrawal_purchase", lambda trade_id: None)
     trade_id = bought(APIClient(), shop, listing)
-    webhooks.webhook_event_deliver(event_id=str(approval_event(trade_id).id))
+    delivery.webhook_event_deliver(event_id=str(approval_event(trade_id).id))
     assert Trade.objects.get(pk=trade_id).status == "pending"
     racers = 8
     start = threading.Barrier(racers)
@@ -222,7 +223,7 @@ def test_purchase_tasks_racing_for_one_trade_buy_once(hooks, listing, monkeypatc
 
 def test_quick_fills_racing_for_one_trade_buy_once(hooks, catalog_item, monkeypatch):
     shop = shop_actor("Twice queued quick shop", hooks.url)
-    monkeypatch.setattr("trading.tasks.enqueue_purchase", lambda trade_id: None)
+    monkeypatch.setitem(HANDOFFS, "trading.withdrawal_purchase", lambda trade_id: None)
     only = make_listing(catalog_item, "10.00")
     response = APIClient().post(
         "/secure/buy/quick",
@@ -232,7 +233,7 @@ def test_quick_fills_racing_for_one_trade_buy_once(hooks, catalog_item, monkeypa
     )
     assert response.status_code == 200, response.content
     trade_id = response.json()["data"]["id"]
-    webhooks.webhook_event_deliver(event_id=str(approval_event(trade_id).id))
+    delivery.webhook_event_deliver(event_id=str(approval_event(trade_id).id))
     racers = 8
     start = threading.Barrier(racers)
 

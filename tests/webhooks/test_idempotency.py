@@ -5,10 +5,10 @@ from decimal import Decimal
 
 import pytest
 
-import merchants.webhooks as webhooks
-from config import clock
+from core import clock
 from merchants.models import WebhookDelivery
-from merchants.tasks import sweep_webhooks
+from merchants.webhooks import delivery, signing
+from merchants.webhooks.tasks import sweep_webhooks
 from tests.webhooks.conftest import TRADE_URL, approval_event, bought, trade_events
 from tests.withdrawals.conftest import make_listing
 from trading.marketplace import get_marketplace
@@ -35,7 +35,7 @@ def balances(actor) -> tuple[Decimal, Decimal]:  # type: ignore[no-untyped-def]
 
 def approve_losing_the_purchase_task(trade_id: str) -> None:
     """The merchant approves, but the purchase task queued after commit is lost."""
-    webhooks.webhook_event_deliver(event_id=str(approval_event(trade_id).id))
+    delivery.webhook_event_deliver(event_id=str(approval_event(trade_id).id))
     assert Trade.objects.get(pk=trade_id).status == "pending"
 
 
@@ -51,7 +51,7 @@ def test_delivering_an_event_twice_sends_it_once(api, shop, listing, hooks, deli
     assert [r.headers["webhook-id"] for r in hooks.received] == [approval, pending]
     assert WebhookDelivery.objects.count() == 2
     assert SandboxPurchase.objects.count() == 1
-    assert webhooks.webhook_events_due() == []
+    assert delivery.webhook_events_due() == []
 
 
 def test_a_claim_whose_worker_died_waits_for_its_lease_then_goes_out_once(
@@ -60,20 +60,20 @@ def test_a_claim_whose_worker_died_waits_for_its_lease_then_goes_out_once(
     trade_id = bought(api, shop, listing)
     event = approval_event(trade_id)
 
-    def crash(**_: object) -> webhooks.PostResult:
+    def crash(**_: object) -> signing.PostResult:
         raise WorkerLostError
 
-    real_post = webhooks.signed_post
-    monkeypatch.setattr(webhooks, "signed_post", crash)
+    real_post = delivery.signed_post
+    monkeypatch.setattr(delivery, "signed_post", crash)
     with pytest.raises(WorkerLostError):
-        webhooks.webhook_event_deliver(event_id=str(event.id))  # claimed, then the worker died
-    monkeypatch.setattr(webhooks, "signed_post", real_post)
+        delivery.webhook_event_deliver(event_id=str(event.id))  # claimed, then the worker died
+    monkeypatch.setattr(delivery, "signed_post", real_post)
 
     event.refresh_from_db()
     assert event.lease_until is not None
     assert (event.status, event.attempts) == ("pending", 0)
     assert hooks.received == []
-    assert str(event.id) not in webhooks.webhook_events_due()
+    assert str(event.id) not in delivery.webhook_events_due()
     deliver(str(event.id))  # a second worker while the lease is live: nothing
     clock_advance(30)
     deliver(str(event.id))
@@ -81,7 +81,7 @@ def test_a_claim_whose_worker_died_waits_for_its_lease_then_goes_out_once(
     assert not WebhookDelivery.objects.exists()
 
     advance_to(event.lease_until)
-    assert webhooks.webhook_events_due() == [str(event.id)]
+    assert delivery.webhook_events_due() == [str(event.id)]
     deliver(str(event.id))
     deliver(str(event.id))
     assert [r.headers["webhook-id"] for r in hooks.received] == [str(event.id)]
@@ -98,17 +98,17 @@ def test_a_worker_that_outlived_its_lease_cannot_overwrite_the_outcome(
     dropped instead of counting as a failed attempt."""
     trade_id = bought(api, shop, listing)
     event = approval_event(trade_id)
-    real_post = webhooks.signed_post
+    real_post = delivery.signed_post
 
-    def hanging_post(**kwargs: object) -> webhooks.PostResult:
-        claimed = webhooks.WebhookEvent.objects.get(pk=event.pk)
+    def hanging_post(**kwargs: object) -> signing.PostResult:
+        claimed = delivery.WebhookEvent.objects.get(pk=event.pk)
         assert claimed.lease_until is not None
         advance_to(claimed.lease_until)
-        monkeypatch.setattr(webhooks, "signed_post", real_post)
+        monkeypatch.setattr(delivery, "signed_post", real_post)
         deliver(str(event.id))  # worker B
-        return webhooks.PostResult(500, b"", 10_000, "")
+        return signing.PostResult(500, b"", 10_000, "")
 
-    monkeypatch.setattr(webhooks, "signed_post", hanging_post)
+    monkeypatch.setattr(delivery, "signed_post", hanging_post)
     deliver(str(event.id))  # worker A
 
     event.refresh_from_db()

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from config import clock
+from core import clock
 from tests.factories import make_actor
 from wallet.models import Account, Posting, Transfer
 from wallet.services import account_get, wallet_admin_credit

@@ -8,15 +8,11 @@ from decimal import Decimal
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from config import clock
-from config.api.exceptions import APIError
+from core import clock
+from core.errors import DomainError
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
-from merchants.webhooks import (
-    RETRY_DELAYS,
-    merchant_callback_url_set,
-    webhook_event_deliver,
-    webhook_events_due,
-)
+from merchants.webhooks.callbacks import merchant_callback_url_set
+from merchants.webhooks.delivery import RETRY_DELAYS, webhook_event_deliver, webhook_events_due
 from tests.factories import assert_error, make_actor
 from tests.webhooks.conftest import (
     TRADE_URL,
@@ -184,14 +180,14 @@ def test_410_disables_the_callback_url(api, shop, catalog_item, hooks, deliver):
 def test_a_callback_url_is_saved_only_once_it_accepts_the_test_event(
     db, hooks, monkeypatch, endpoint
 ):
-    import merchants.webhooks as webhooks
+    from merchants.webhooks import callbacks
 
     actor = make_actor(name="New shop", webhook_secret=webhook_secret())
     url = hooks.url
     if endpoint == "closed port":
         url = closed_port_url()
     elif endpoint == "slow":
-        monkeypatch.setattr(webhooks, "TEST_TIMEOUT_SECONDS", 0.5)
+        monkeypatch.setattr(callbacks, "TEST_TIMEOUT_SECONDS", 0.5)
 
         def slow(_):  # type: ignore[no-untyped-def]
             import time
@@ -202,7 +198,7 @@ def test_a_callback_url_is_saved_only_once_it_accepts_the_test_event(
         hooks.answer = slow
     else:
         hooks.answer = lambda _: (int(endpoint.split()[1]), b"")
-    with pytest.raises(APIError) as refused:
+    with pytest.raises(DomainError) as refused:
         merchant_callback_url_set(merchant=actor.merchant, url=url)
     assert refused.value.spec.key == "CALLBACK_URL_TEST_FAILED"
     assert Merchant.objects.get(pk=actor.merchant.pk).callback_url == ""
@@ -323,7 +319,7 @@ def test_outside_the_sandbox_private_addresses_are_refused(db, hooks, settings, 
     port = hooks.url.split(":")[2].split("/")[0]
     target = url.format(hooks=hooks.url, port=port)
     actor = make_actor(name="Prod shop", webhook_secret=webhook_secret())
-    with pytest.raises(APIError) as refused:
+    with pytest.raises(DomainError) as refused:
         merchant_callback_url_set(merchant=actor.merchant, url=target)
     assert refused.value.spec.key == "CALLBACK_URL_TEST_FAILED"
     assert hooks.received == []

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from config import clock
+from core import clock
 from merchants.models import Merchant, WebhookEvent
 from tests.factories import auth_body, trade_url
 from tests.webhooks.conftest import (

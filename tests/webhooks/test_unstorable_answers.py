@@ -16,9 +16,10 @@ import orjson
 import pytest
 from django.db import DataError
 
-import merchants.webhooks as webhooks
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
-from merchants.webhooks import LEASE, webhook_event_emit, webhook_events_due
+from merchants.webhooks import delivery, outbox
+from merchants.webhooks.delivery import LEASE, webhook_events_due
+from merchants.webhooks.outbox import webhook_event_emit
 from tests.factories import Actor
 from tests.webhooks.conftest import approval_event, bought, trade_events
 from tests.withdrawals.receiver import Receiver
@@ -48,7 +49,7 @@ def no_resend_after_the_lease(
     sent = len(hooks.received)
     clock_advance(int(LEASE.total_seconds()) * 3)
     assert str(event.id) not in webhook_events_due()
-    webhooks.webhook_event_deliver(event_id=str(event.id))
+    delivery.webhook_event_deliver(event_id=str(event.id))
     assert len(hooks.received) == sent
 
 
@@ -146,7 +147,7 @@ def test_an_approval_that_cannot_be_recorded_ends_instead_of_looping(
         outcomes.append(outcome)
         raise DataError("cannot store this outcome")
 
-    monkeypatch.setitem(webhooks.APPROVAL_HANDLERS, "broken", unstorable)
+    monkeypatch.setitem(outbox.APPROVAL_HANDLERS, "broken", unstorable)
     event = webhook_event_emit(
         merchant=shop.merchant,
         type="broken.initiated",
@@ -157,13 +158,13 @@ def test_an_approval_that_cannot_be_recorded_ends_instead_of_looping(
         body={"id": "b-1"},
         is_approval=True,
     )
-    for _ in range(webhooks.APPROVAL_ATTEMPTS + 2):
+    for _ in range(delivery.APPROVAL_ATTEMPTS + 2):
         clock_advance(int(LEASE.total_seconds()) + 10)
         deliver()
 
     event.refresh_from_db()
     assert (event.status, event.next_attempt_at, event.lease_until) == ("failed", None, None)
-    assert len(hooks.received) == webhooks.APPROVAL_ATTEMPTS
+    assert len(hooks.received) == delivery.APPROVAL_ATTEMPTS
     rows = list(WebhookDelivery.objects.filter(event=event))
     assert [r.attempt for r in rows] == [1, 2, 3]
     assert all(r.status_code is None and "could not be recorded" in r.error for r in rows)
@@ -206,7 +207,7 @@ def dripping_url() -> Iterator[str]:
 def test_an_answer_that_never_ends_is_cut_at_the_attempt_timeout(
     shop: Actor, dripping_url: str, deliver, monkeypatch
 ):
-    monkeypatch.setattr(webhooks, "ATTEMPT_TIMEOUT_SECONDS", 1)
+    monkeypatch.setattr(delivery, "ATTEMPT_TIMEOUT_SECONDS", 1)
     Merchant.objects.filter(pk=shop.merchant.pk).update(callback_url=dripping_url)
     event = webhook_event_emit(
         merchant=shop.merchant,

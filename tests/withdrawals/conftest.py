@@ -81,7 +81,7 @@ class Desk:
 
     def post(self, path: str, body: object = None, *, headers: dict[str, str]):
         """``body`` is sent as JSON with Decimals verbatim (``10.500`` stays ``10.500``)."""
-        from config.api.rendering import dumps
+        from core.json import dumps
 
         with self.capture(execute=True):
             if body is None:

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from core.handoffs import HANDOFFS
 from tests.factories import Actor, assert_error, trade_url
 from tests.withdrawals.conftest import (
     Desk,
@@ -550,7 +551,7 @@ def test_the_outside_world_no_longer_moves_an_item_whose_cancel_was_accepted(
     desk, alice_funded, pair, monkeypatch, event
 ):
     # The cancel of one item is accepted; its completion task is lost, so the item waits.
-    monkeypatch.setattr("trading.tasks.enqueue_cancel_completion", lambda trade_id: None)
+    monkeypatch.setitem(HANDOFFS, "trading.complete_cancels", lambda trade_id: None)
     trade = self_buy(desk, alice_funded, pair)
     advance_minutes(desk, alice_funded, 30)
     item = pair[0].id

@@ -303,7 +303,7 @@ def test_a_silent_callback_url_times_the_approval_out(
 ):
     """5xx answers are failed attempts; after three the withdrawal fails APPROVAL_TIMEOUT."""
     from merchants.models import WebhookEvent
-    from merchants.webhooks import webhook_event_deliver
+    from merchants.webhooks.delivery import webhook_event_deliver
 
     first, _ = two_listings
     hooks.answer = lambda _: (500, b"")

@@ -17,9 +17,10 @@ from django.db import connection, transaction
 from django.db.models import Model
 from rest_framework.test import APIClient
 
-from config import clock
+from core import clock
 from merchants.models import Merchant, WebhookEvent
-from merchants.webhooks import Approval, webhook_event_deliver
+from merchants.webhooks.delivery import webhook_event_deliver
+from merchants.webhooks.outbox import Approval
 from tests.crypto.conftest import cashout_body
 from tests.factories import Actor, assert_error
 from tests.faults.database import backends_waiting_on_lock, database_url
@@ -186,7 +187,7 @@ def test_a_deadlocked_buy_is_retried(alice_funded, catalog_item, hooks, caplog):
     assert available.pk < locked.pk  # the buy updates them in this order
     body = buy_body(catalog_item)
     answers: list[int] = []
-    caplog.set_level(logging.WARNING, logger="config.db")
+    caplog.set_level(logging.WARNING, logger="core.db")
 
     with outside() as other:
         lock(other, Account, locked.pk, "UPDATE")

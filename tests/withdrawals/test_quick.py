@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from merchants.models import Merchant, WebhookEvent
-from merchants.webhooks import webhook_event_deliver
+from merchants.webhooks.delivery import webhook_event_deliver
 from tests.factories import Actor, assert_error, make_actor, trade_url
 from tests.withdrawals.conftest import (
     Desk,

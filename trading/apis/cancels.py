@@ -6,7 +6,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.views import ClientApiView, MerchantApiView
+from merchants.views import ClientApiView, MerchantApiView
 from trading.models import Trade
 from trading.selectors.trades import client_trade_scope
 from trading.services.cancels import withdrawal_cancel, withdrawal_item_cancel

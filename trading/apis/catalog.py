@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from config.api.rendering import envelope_around
 from config.api.serializers import parse
-from config.api.views import ApiView, ClientApiView, MerchantApiView
+from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading.apischema import (
     MARKET_ITEM_PARAMETERS,
     MARKET_PARAMETERS,
@@ -42,7 +42,7 @@ class PricesApi(MerchantApiView):
         return envelope_around(price_book_get(merchant=self.merchant(request), game=query["game"]))
 
 
-class _MarketApi(ApiView):
+class _MarketApi(CallerApiView):
     def search(self, request: Request) -> Response:
         query = parse(MarketQueryIn, request.query_params)
         page = market_search(
@@ -84,7 +84,7 @@ class ClientMarketApi(ClientApiView, _MarketApi):
         return self.search(request)
 
 
-class _MarketItemApi(ApiView):
+class _MarketItemApi(CallerApiView):
     def listings(self, request: Request) -> Response:
         query: dict[str, Any] = parse(MarketItemQueryIn, request.query_params)
         listings = market_item_listings(

@@ -6,16 +6,19 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
-from config.api.views import ClientApiView, MerchantApiView
 from merchants.selectors import client_get
+from merchants.views import ClientApiView, MerchantApiView
 from trading.apischema import TradeOut
 from trading.models import Trade
 from trading.representations import trade_json
 from trading.serializers import ClientDepositIn, SecureSellIn
-from trading.services.deposits import DepositItemIn, Depositor, deposit_create
-from trading.tradeurls import trade_url_platform_id
+from trading.services.deposits import (
+    DepositItemIn,
+    Depositor,
+    deposit_create,
+    self_sell_create,
+)
 
 # What both routes can refuse (the client route adds its guard's 429).
 DEPOSIT_ERRORS = (
@@ -94,13 +97,7 @@ class SecureSellApi(MerchantApiView):
     )
     def post(self, request: Request) -> Response:
         body = parse(SecureSellIn, request.data)
-        platform_id = trade_url_platform_id(body["tradeUrl"])
-        if platform_id is None:
-            raise APIError("INVALID_TRADEURL")
-        trade = deposit_create(
-            merchant=self.merchant(request),
-            source=Trade.Source.SELF,
-            depositor=Depositor(platform_id=platform_id, trade_url=body["tradeUrl"]),
-            **_options(body),
+        trade = self_sell_create(
+            merchant=self.merchant(request), trade_url=body["tradeUrl"], **_options(body)
         )
         return Response(trade_json(trade))

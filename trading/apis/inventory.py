@@ -7,13 +7,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.serializers import parse
-from config.api.views import ClientApiView, MerchantApiView
 from merchants.selectors import client_get
+from merchants.tradeurls import trade_url_platform_id
+from merchants.views import ClientApiView, MerchantApiView
 from trading.apischema import INVENTORY_PARAMETERS, InventoryOut, TradeUrlCheckOut
 from trading.selectors.inventory import InventoryQuery, inventory_get
 from trading.selectors.tradeurls import trade_url_check
 from trading.serializers import CheckTradeUrlIn, InventoryQueryIn, SecureInventoryQueryIn
-from trading.tradeurls import trade_url_platform_id
 
 INVENTORY_ERRORS = (
     "INVENTORY_FETCH_FAILED",

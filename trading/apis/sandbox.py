@@ -8,23 +8,23 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config import clock
-from config.api.exceptions import APIError
 from config.api.serializers import parse
-from config.api.views import MerchantApiView
+from core import clock
+from core.errors import DomainError
+from core.selectors import service_settings_get
+from core.services import service_clock_advance
+from merchants.views import MerchantApiView
 from trading.apischema import TradeOut
 from trading.representations import trade_json
 from trading.sandbox.democallback import demo_callback_receive, demo_callback_received
 from trading.sandbox.events import sandbox_trade_event
 from trading.sandbox.services import sandbox_fleet_set, sandbox_platform_user_set
-from trading.selectors.switches import service_settings_get
 from trading.serializers import (
     ClockAdvanceIn,
     SandboxBotsIn,
     SandboxPlatformUserIn,
     SandboxTradeEventIn,
 )
-from trading.services.switches import service_clock_advance
 
 
 class SandboxPlatformUserApi(MerchantApiView):
@@ -236,5 +236,5 @@ class SandboxDemoCallbackApi(MerchantApiView):
             headers={k.lower(): v for k, v in request.headers.items()},
         )
         if not accepted:
-            raise APIError("INVALID_TOKEN", "The signature did not verify.")
+            raise DomainError("INVALID_TOKEN", "The signature did not verify.")
         return Response({"received": True})

@@ -4,9 +4,9 @@ from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, 
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
-from config.api.views import ClientApiView, MerchantApiView
+from core.errors import DomainError
+from merchants.views import ClientApiView, MerchantApiView
 from trading.apischema import TRADES_PARAMETERS, TradeOut, TradePageOut
 from trading.models import Trade
 from trading.representations import trade_json
@@ -70,7 +70,7 @@ class SecureTradeApi(MerchantApiView):
             return Response([trade_json(trade, list(trade.items.all())) for trade in trades])
         trade = trade_get(scope=scope, ref=trade_ref)
         if trade is None:
-            raise APIError("TRADE_NOT_FOUND")
+            raise DomainError("TRADE_NOT_FOUND")
         return Response(trade_json(trade, list(trade.items.all())))
 
 
@@ -113,5 +113,5 @@ class ClientTradeApi(ClientApiView):
         scope = client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
         trade = trade_get(scope=scope, ref=trade_ref)
         if trade is None:
-            raise APIError("TRADE_NOT_FOUND")
+            raise DomainError("TRADE_NOT_FOUND")
         return Response(trade_json(trade, list(trade.items.all())))

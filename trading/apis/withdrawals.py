@@ -1,21 +1,18 @@
 """Withdrawals: ``POST /secure/buy`` and ``POST /client/trading/withdraw``."""
 
-from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.exceptions import APIError
 from config.api.serializers import parse
-from config.api.views import ClientApiView, MerchantApiView
 from merchants.authentication import ClientCaller
 from merchants.selectors import client_get
+from merchants.views import ClientApiView, MerchantApiView
 from trading.apischema import TradeOut
-from trading.models import CatalogItem, Trade
+from trading.models import Trade
 from trading.representations import trade_json
-from trading.selectors.market import catalog_item_resolve
 from trading.serializers import (
     ClientWithdrawIn,
     QuickWithdrawIn,
@@ -25,7 +22,6 @@ from trading.serializers import (
 from trading.services.quick import quick_withdrawal_create
 from trading.services.withdrawals import Recipient, WithdrawItemIn, withdrawal_create
 
-MAX_WITHDRAW_ITEMS = 50
 WITHDRAW_ERRORS = (
     "EXTERNAL_ID_EXISTS",
     "MISSING_ITEMS",
@@ -57,27 +53,15 @@ def client_recipient(caller: ClientCaller) -> Recipient:
 
 
 def withdraw_items(raw: list[dict[str, Any]]) -> list[WithdrawItemIn]:
-    """Counts and amounts with their own codes: 2, 8, 1601 and 15."""
-    if not raw:
-        raise APIError("MISSING_ITEMS")
-    if len(raw) > MAX_WITHDRAW_ITEMS:
-        raise APIError("TOO_MANY_ITEMS", f"At most {MAX_WITHDRAW_ITEMS} items.")
-    items = []
-    for entry in raw:
-        price: Decimal = entry["price"]
-        if price <= 0:
-            raise APIError("INVALID_AMOUNT", f"{entry['itemId']}: the price must be above 0.")
-        if price != price.quantize(Decimal("0.01")):
-            raise APIError("LISTING_PRICE_INVALID", f"{entry['itemId']}: whole cents only.")
-        items.append(
-            WithdrawItemIn(
-                item_id=entry["itemId"],
-                price=price,
-                external_id=entry.get("externalId", ""),
-                amount=entry["amount"],
-            )
+    return [
+        WithdrawItemIn(
+            item_id=entry["itemId"],
+            price=entry["price"],
+            external_id=entry.get("externalId", ""),
+            amount=entry["amount"],
         )
-    return items
+        for entry in raw
+    ]
 
 
 class SecureBuyApi(MerchantApiView):
@@ -144,7 +128,8 @@ QUICK_ERRORS = (
 def _quick_order(body: dict[str, Any]) -> dict[str, Any]:
     """What to buy, from either quick route's body."""
     return {
-        "item": _catalog_item(body),
+        "item_id": body.get("itemId"),
+        "market_hash_name": body.get("marketHashName"),
         "max_price": body["maxPrice"],
         "amount": body["amount"],
         "delivery": body["delivery"],
@@ -152,15 +137,6 @@ def _quick_order(body: dict[str, Any]) -> dict[str, Any]:
         "game": body["game"],
         "external_id": body.get("externalId", ""),
     }
-
-
-def _catalog_item(body: dict[str, Any]) -> CatalogItem:
-    item = catalog_item_resolve(
-        item_id=body.get("itemId"), market_hash_name=body.get("marketHashName")
-    )
-    if item is None:
-        raise APIError("LISTING_NOT_FOUND", "No catalog item by that id or name.")
-    return item
 
 
 class SecureQuickBuyApi(MerchantApiView):

@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Min, Q, QuerySet
 
-from config import clock
+from core import clock
 from trading.marketplace.base import (
     ItemListingsQuery,
     Listing,

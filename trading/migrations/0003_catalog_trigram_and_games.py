@@ -4,7 +4,7 @@ games get their settings rows."""
 
 from django.db import migrations
 
-from config.db import on_postgresql
+from core.db import on_postgresql
 
 CREATE = """
 CREATE EXTENSION IF NOT EXISTS pg_trgm;

@@ -8,7 +8,7 @@ from trading.models.sandbox import (
     SandboxPurchase,
     SandboxReceivedWebhook,
 )
-from trading.models.switches import GameSettings, ServiceSettings
+from trading.models.switches import GameSettings
 from trading.models.trades import (
     IN_FLIGHT,
     TERMINAL_PRECEDENCE,
@@ -31,7 +31,6 @@ __all__ = [
     "SandboxPlatformUser",
     "SandboxPurchase",
     "SandboxReceivedWebhook",
-    "ServiceSettings",
     "Status",
     "Trade",
     "TradeEvent",

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from config import clock
+from core import clock
 from trading.models import CatalogPhase, SandboxBotState, SandboxOffer, SandboxPlatformUser
 from trading.platform.base import (
     BotInfo,

@@ -9,7 +9,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import transaction
 
-from config import clock
+from core import clock
 from trading.marketplace.sandbox import market_version_bump
 from trading.models import CatalogItem, SandboxListing, Trade, TradeItem
 from trading.sandbox.events import DEPOSIT_EVENTS, WITHDRAW_EVENTS, Handler, item_eligible

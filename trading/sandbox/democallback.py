@@ -6,7 +6,7 @@ from collections.abc import Mapping
 import orjson
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from config import clock
+from core import clock
 from merchants.models import Merchant
 from trading.models import SandboxReceivedWebhook
 

@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 from django.db import transaction
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.models import Merchant
 from trading.models import Status, Trade, TradeItem
 from trading.selectors.trades import trade_get
@@ -121,15 +121,15 @@ def sandbox_trade_event(
 ) -> Trade:
     found = trade_get(scope=Trade.objects.filter(merchant=merchant), ref=trade_ref)
     if found is None:
-        raise APIError("TRADE_NOT_FOUND")
+        raise DomainError("TRADE_NOT_FOUND")
     if found.type == Trade.Type.DEPOSIT:
         if item_ids:
-            raise APIError("INVALID_TRANSITION", "A deposit's items move together: no itemIds.")
+            raise DomainError("INVALID_TRANSITION", "A deposit's items move together: no itemIds.")
         if event in BOT_STEPS:
             return _bot_step(found, event)
     events = WITHDRAW_EVENTS if found.type == Trade.Type.WITHDRAW else DEPOSIT_EVENTS
     if event not in events:
-        raise APIError("INVALID_TRANSITION", f"{event} does not apply to a {found.type}.")
+        raise DomainError("INVALID_TRANSITION", f"{event} does not apply to a {found.type}.")
     source_statuses, handle = events[event]
     with transaction.atomic():
         trade, items = trade_lock(trade_id=str(found.id))
@@ -138,11 +138,11 @@ def sandbox_trade_event(
             known = {i.public_id for i in items} | {i.external_id for i in items if i.external_id}
             missing = [ref for ref in item_ids if ref not in known]
             if missing:
-                raise APIError("ITEM_NOT_FOUND", f"No item {', '.join(missing)} in this trade.")
+                raise DomainError("ITEM_NOT_FOUND", f"No item {', '.join(missing)} in this trade.")
             chosen = [i for i in items if i.public_id in item_ids or i.external_id in item_ids]
         targets = [i for i in chosen if item_eligible(event, i, source_statuses)]
         if not targets or (trade.type == Trade.Type.DEPOSIT and len(targets) != len(items)):
-            raise APIError("INVALID_TRANSITION", f"No item of this trade can take {event} now.")
+            raise DomainError("INVALID_TRANSITION", f"No item of this trade can take {event} now.")
         handle(trade, items, targets, actor)
     trade.refresh_from_db()
     return trade
@@ -151,11 +151,11 @@ def sandbox_trade_event(
 def _bot_step(trade: Trade, event: str) -> Trade:
     needed, confirm = BOT_STEPS[event]
     if trade.status != needed:
-        raise APIError(
+        raise DomainError(
             "INVALID_TRANSITION", f"The deposit is {trade.status}; {event} needs {needed}."
         )
     deposit_offer_send(trade_id=str(trade.id), confirm=confirm)
     trade.refresh_from_db()
     if trade.status == needed:
-        raise APIError("PLATFORM_UNAVAILABLE", "The bots cannot make this step now; retry.")
+        raise DomainError("PLATFORM_UNAVAILABLE", "The bots cannot make this step now; retry.")
     return trade

@@ -11,8 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from config import clock
-from config.api.exceptions import APIError
+from core import clock
+from core.errors import DomainError
 from merchants.models import Client, Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import MarketSort
@@ -20,6 +20,7 @@ from trading.models import CatalogItem, CatalogPhase
 from trading.platform import get_platform
 from trading.platform.base import FleetStatus, InventoryAsset, PlatformError, TradeUrlState
 from trading.pricing import ZERO, deposit_price
+from trading.representations import inventory_item_json
 from trading.sandbox.names import CS_GAME, GAMES
 from trading.selectors.deposits import client_collateral_available
 from trading.selectors.switches import game_settings_get
@@ -56,20 +57,20 @@ class _Snapshot:
 def deposits_open_check(*, game: int) -> None:
     """1014 when staff paused the game's deposits or first-game pricing is unavailable."""
     if game_settings_get(game=game).deposits_paused:
-        raise APIError("DEPOSITS_PAUSED")
+        raise DomainError("DEPOSITS_PAUSED")
     if (
         game == CS_GAME
         and not CatalogItem.objects.filter(game=CS_GAME, reference_price__gt=0).exists()
     ):
-        raise APIError("DEPOSITS_PAUSED", "Deposit pricing for game 730 is unavailable.")
+        raise DomainError("DEPOSITS_PAUSED", "Deposit pricing for game 730 is unavailable.")
 
 
 def fleet_check(*, merchant: Merchant) -> None:
     status = get_platform().fleet_status(tenant=str(merchant.pk))
     if status == FleetStatus.OFFLINE:
-        raise APIError("NO_BOTS_AVAILABLE")
+        raise DomainError("NO_BOTS_AVAILABLE")
     if status == FleetStatus.DEGRADED:
-        raise APIError("FLEET_DEGRADED", headers={"Retry-After": "30"})
+        raise DomainError("FLEET_DEGRADED", retry_after=30)
 
 
 def _cache_key(merchant: Merchant, platform_id: str, game: int) -> str:
@@ -93,12 +94,12 @@ def _snapshot(merchant: Merchant, platform_id: str, game: int, refresh: bool) ->
     try:
         user = platform.user(platform_id, tenant=tenant)
         if user.state in USER_STATE_ERRORS:
-            raise APIError(USER_STATE_ERRORS[user.state])
+            raise DomainError(USER_STATE_ERRORS[user.state])
         snapshot = _Snapshot(
             assets=platform.inventory(platform_id, game, tenant=tenant), fetched_at=now
         )
     except PlatformError as exc:
-        raise APIError(exc.error_key) from exc
+        raise DomainError(exc.error_key) from exc
     cache.set(key, snapshot, timeout=settings.INVENTORY_CACHE_SECONDS)
     return snapshot
 
@@ -171,8 +172,6 @@ def inventory_assets(*, merchant: Merchant, platform_id: str, game: int) -> list
 
 
 def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list[dict[str, Any]]:
-    from trading.representations import inventory_item_json
-
     return [
         inventory_item_json(
             quote.asset,

@@ -9,7 +9,7 @@ import orjson
 from django.core.cache import cache
 from django.db.models import Case, IntegerField, Value, When
 
-from config.api.rendering import dumps
+from core.json import dumps
 from merchants.models import Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import ItemListingsQuery, Listing, MarketQuery, MarketSort

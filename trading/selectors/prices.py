@@ -23,8 +23,8 @@ from typing import Any
 
 from django.core.cache import cache
 
-from config import clock
-from config.api.rendering import dumps
+from core import clock
+from core.json import dumps
 from merchants.models import Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Delivery, PriceFloors

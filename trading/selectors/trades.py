@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet, Sum
 
-from config.api.exceptions import validation_error
+from core.errors import validation_error
 from merchants.models import Merchant
 from trading.models import Status, Trade, TradeItem
 from trading.representations import trade_json

@@ -8,8 +8,9 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
-from config import clock
+from core import clock
 from merchants.models import Merchant
+from merchants.tradeurls import trade_url_platform_id
 from trading.platform import get_platform
 from trading.platform.base import (
     STATE_MESSAGES,
@@ -20,7 +21,6 @@ from trading.platform.base import (
     PlatformUser,
     TradeUrlState,
 )
-from trading.tradeurls import trade_url_platform_id
 
 
 def _key(merchant: Merchant, url: str, platform_id: str) -> str:

@@ -8,8 +8,9 @@ from typing import Any
 from django.db import transaction
 from django.db.models import QuerySet
 
-from config import clock
-from config.api.exceptions import APIError
+from core import clock
+from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
 from trading.models import IN_FLIGHT, Status, Trade, TradeItem
@@ -46,11 +47,11 @@ def _supported(trade: Trade, item: TradeItem) -> bool:
 def _find(scope: QuerySet[Trade], trade_ref: str, *, self_only: bool) -> Trade:
     trade = trade_get(scope=scope, ref=trade_ref)
     if trade is None:
-        raise APIError("ITEM_NOT_FOUND", "No trade matches.")
+        raise DomainError("ITEM_NOT_FOUND", "No trade matches.")
     if self_only and trade.source != Trade.Source.SELF:
-        raise APIError("FORBIDDEN")
+        raise DomainError("FORBIDDEN")
     if trade.type != Trade.Type.WITHDRAW:
-        raise APIError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be cancelled.")
+        raise DomainError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be cancelled.")
     return trade
 
 
@@ -80,9 +81,7 @@ def _request(trade: Trade, items: list[TradeItem], actor: str, *, min_age: bool)
             item.save(update_fields=["cancel_requested_at", "updated_at"])
         rows.append(CancelRow(item, accepted, "" if accepted else "TRADE_NOT_CANCELLABLE"))
     if any(row.accepted for row in rows):
-        from trading.tasks import enqueue_cancel_completion
-
-        transaction.on_commit(lambda: enqueue_cancel_completion(str(trade.id)))
+        handoff_on_commit("trading.complete_cancels", str(trade.id))
     return rows
 
 
@@ -95,7 +94,7 @@ def withdrawal_cancel(
         trade, items = trade_lock(trade_id=str(found.id))
         supported = [i for i in items if _supported(trade, i)]
         if not supported:
-            raise APIError("TRADE_CANCEL_UNSUPPORTED")
+            raise DomainError("TRADE_CANCEL_UNSUPPORTED")
         considered = [
             i for i in supported if i.status in CANCELLABLE and i.cancel_requested_at is None
         ]
@@ -120,14 +119,14 @@ def withdrawal_item_cancel(
             (i for i in items if item_ref in (i.public_id, i.external_id) and item_ref), None
         )
         if item is None:
-            raise APIError("ITEM_NOT_FOUND", f"No item {item_ref} in this trade.")
+            raise DomainError("ITEM_NOT_FOUND", f"No item {item_ref} in this trade.")
         if not _supported(trade, item):
-            raise APIError("TRADE_CANCEL_UNSUPPORTED")
+            raise DomainError("TRADE_CANCEL_UNSUPPORTED")
         if item.status not in CANCELLABLE or item.cancel_requested_at is not None:
-            raise APIError("TRADE_NOT_CANCELLABLE", f"The item is {item.status}.")
+            raise DomainError("TRADE_NOT_CANCELLABLE", f"The item is {item.status}.")
         (row,) = _request(trade, [item], actor, min_age=True)
     if not row.accepted:
-        raise APIError(row.reason)
+        raise DomainError(row.reason)
     return {"tradeId": str(trade.id), **row.as_json()}
 
 

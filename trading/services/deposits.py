@@ -11,10 +11,12 @@ from typing import Protocol
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from config import clock
-from config.api.exceptions import APIError
-from config.db import advisory_lock, atomic_retried
+from core import clock
+from core.db import advisory_lock, atomic_retried
+from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from merchants.models import Client, Merchant
+from merchants.tradeurls import trade_url_platform_id
 from trading.models import Status, Trade, TradeItem
 from trading.platform import get_platform
 from trading.platform.base import (
@@ -79,14 +81,14 @@ def deposit_guard_check(*, merchant: Merchant, platform_id: str) -> None:
     now = clock.now()
     count = deposit_guard_count(merchant=merchant, platform_id=platform_id, now=now)
     if count.active >= MAX_ACTIVE_DEPOSITS:
-        raise APIError("TOO_MANY_ACTIVE_TRADES")
+        raise DomainError("TOO_MANY_ACTIVE_TRADES")
     if count.recent >= MAX_RECENT_DEPOSITS:
         assert count.window_frees_at is not None
         wait = max(1, ceil((count.window_frees_at - now).total_seconds()))
-        raise APIError(
+        raise DomainError(
             "RATE_LIMITED",
             f"At most {MAX_RECENT_DEPOSITS} deposits per 5 minutes for this user.",
-            headers={"Retry-After": str(wait)},
+            retry_after=wait,
         )
 
 
@@ -95,16 +97,16 @@ def deposit_owner_check(*, merchant: Merchant, platform_id: str, game: int) -> N
     try:
         user = get_platform().user(platform_id, tenant=str(merchant.pk))
     except PlatformError as exc:
-        raise APIError(exc.error_key) from exc
+        raise DomainError(exc.error_key) from exc
     if user.state == TradeUrlState.TRADE_URL_INVALID:
-        raise APIError("INVALID_TRADEURL", STATE_MESSAGES[user.state])
+        raise DomainError("INVALID_TRADEURL", STATE_MESSAGES[user.state])
     not_tradeable = user.state in (TradeUrlState.BANNED, TradeUrlState.USER_NOT_TRADEABLE)
     if not_tradeable or (game == CS_GAME and user.anti_cheat_banned):
-        raise APIError("USER_NOT_TRADEABLE", details=user.bans())
+        raise DomainError("USER_NOT_TRADEABLE", details=user.bans())
     if user.state in USER_STATE_ERRORS:
-        raise APIError(USER_STATE_ERRORS[user.state])
+        raise DomainError(USER_STATE_ERRORS[user.state])
     if user.escrow_days > 0:
-        raise APIError(
+        raise DomainError(
             "ESCROW_NOT_ALLOWED", f"Trades with this account are held {user.escrow_days} days."
         )
 
@@ -114,11 +116,11 @@ def _busy_item_ids(platform_id: str, held: dict[str, int]) -> list[str]:
     return sorted(set(held) - set(deposit_free_units(platform_id=platform_id, held=held)))
 
 
-def _refuse(key: str, item_ids: list[str], message: str) -> APIError:
-    return APIError(key, message, details={"items": item_ids})
+def _refuse(key: str, item_ids: list[str], message: str) -> DomainError:
+    return DomainError(key, message, details={"items": item_ids})
 
 
-def _asset_busy(item_ids: list[str]) -> APIError:
+def _asset_busy(item_ids: list[str]) -> DomainError:
     message = f"Already in a deposit that has not ended: {', '.join(item_ids)}."
     return _refuse("DEPOSIT_IN_PROGRESS", item_ids, message)
 
@@ -142,9 +144,9 @@ def _priced_items(
     for item in items:
         asset = quotes[item.item_id].asset
         if item.amount > asset.amount:
-            raise APIError("INSUFFICIENT_ITEM_AMOUNT", f"{item.item_id}: {asset.amount} held.")
+            raise DomainError("INSUFFICIENT_ITEM_AMOUNT", f"{item.item_id}: {asset.amount} held.")
         if item.amount > MAX_UNITS_PER_ASSET:
-            raise APIError(
+            raise DomainError(
                 "EXCEEDS_MAX_AMOUNT", f"{item.item_id}: at most {MAX_UNITS_PER_ASSET} per deposit."
             )
     overstocked = _overstocked(items, quotes)
@@ -153,7 +155,7 @@ def _priced_items(
     for item in items:
         current = quotes[item.item_id].price
         if item.price != current:
-            raise APIError(
+            raise DomainError(
                 "PRICE_CHANGED",
                 f"{item.item_id} is now offered {current}.",
                 details={"itemId": item.item_id, "price": current},
@@ -188,15 +190,15 @@ def deposit_create(
     """``POST /client/trading/deposit`` and ``POST /secure/sell``. The per-client guard runs
     before anything is fetched; it runs again under a lock when the trade is stored."""
     if not items:
-        raise APIError("MISSING_ITEMS")
+        raise DomainError("MISSING_ITEMS")
     if len(items) > MAX_DEPOSIT_ITEMS:
-        raise APIError("TOO_MANY_ITEMS", f"At most {MAX_DEPOSIT_ITEMS} items.")
+        raise DomainError("TOO_MANY_ITEMS", f"At most {MAX_DEPOSIT_ITEMS} items.")
     if source == Trade.Source.CLIENT:
         deposit_guard_check(merchant=merchant, platform_id=depositor.platform_id)
     if is_instant and not merchant.instant_deposits_enabled:
-        raise APIError("INSTANT_DEPOSITS_DISABLED")
+        raise DomainError("INSTANT_DEPOSITS_DISABLED")
     if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
-        raise APIError("EXTERNAL_ID_EXISTS")
+        raise DomainError("EXTERNAL_ID_EXISTS")
     deposits_open_check(game=game)
     fleet_check(merchant=merchant)
     deposit_owner_check(merchant=merchant, platform_id=depositor.platform_id, game=game)
@@ -227,16 +229,38 @@ def deposit_create(
         )
     except IntegrityError as exc:
         if "trade_external_id_per_merchant" in str(exc):
-            raise APIError("EXTERNAL_ID_EXISTS") from exc
+            raise DomainError("EXTERNAL_ID_EXISTS") from exc
         if ASSET_UNIT_LIVE in str(exc) or "trading_tradeitem.asset_unit" in str(exc):
             # The database's own refusal (SQLite names the columns, not the constraint).
             busy = _busy_item_ids(depositor.platform_id, held)
             raise _asset_busy(busy or sorted(held)) from exc
         raise
-    from trading.tasks import enqueue_deposit_offer
-
-    transaction.on_commit(lambda: enqueue_deposit_offer(str(trade.id)))
+    handoff_on_commit("trading.deposit_offer", str(trade.id))
     return trade
+
+
+def self_sell_create(
+    *,
+    merchant: Merchant,
+    trade_url: str,
+    items: list[DepositItemIn],
+    game: int,
+    external_id: str = "",
+    is_instant: bool = False,
+) -> Trade:
+    """``POST /secure/sell``: the merchant sells items of the account behind ``trade_url``."""
+    platform_id = trade_url_platform_id(trade_url)
+    if platform_id is None:
+        raise DomainError("INVALID_TRADEURL")
+    return deposit_create(
+        merchant=merchant,
+        source=Trade.Source.SELF,
+        depositor=Depositor(platform_id=platform_id, trade_url=trade_url),
+        items=items,
+        game=game,
+        external_id=external_id,
+        is_instant=is_instant,
+    )
 
 
 def _credit_plan(
@@ -275,7 +299,7 @@ def _deposit_store(
 ) -> Trade:
     total = sum((row.price * row.amount for row in rows), Decimal("0.00"))
     if total <= 0:
-        raise APIError("INVALID_AMOUNT")
+        raise DomainError("INVALID_AMOUNT")
     now = clock.now()
 
     def write() -> Trade:

@@ -4,7 +4,7 @@ from decimal import ROUND_FLOOR, Decimal
 
 from django.db import transaction
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.models import Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing, PurchaseResult
@@ -12,6 +12,7 @@ from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
 from trading.representations import catalog_details
 from trading.sandbox.names import CS_GAME
+from trading.selectors.market import catalog_item_resolve
 from trading.services.trades import Move, trade_apply, trade_lock
 from trading.services.withdrawals import (
     Recipient,
@@ -28,7 +29,8 @@ def quick_withdrawal_create(
     merchant: Merchant,
     source: str,
     recipient: Recipient,
-    item: CatalogItem,
+    item_id: str | None,
+    market_hash_name: str | None,
     max_price: Decimal,
     amount: int,
     delivery: str,
@@ -36,14 +38,18 @@ def quick_withdrawal_create(
     game: int,
     external_id: str = "",
 ) -> Trade:
-    """One placeholder row per unit at the ceiling; the worst case is locked."""
+    """One placeholder row per unit at the ceiling; the worst case is locked. The item is named
+    by its catalog id or, without one, by its exact market hash name."""
+    item = catalog_item_resolve(item_id=item_id, market_hash_name=market_hash_name)
+    if item is None:
+        raise DomainError("LISTING_NOT_FOUND", "No catalog item by that id or name.")
     if game != CS_GAME or item.game != CS_GAME:
-        raise APIError("QUICK_BUY_UNSUPPORTED_GAME")
+        raise DomainError("QUICK_BUY_UNSUPPORTED_GAME")
     if not merchant.has_active_callback:
-        raise APIError("MERCHANT_NO_CALLBACK_URL")
+        raise DomainError("MERCHANT_NO_CALLBACK_URL")
     ceiling = sourcing_ceiling(max_price, merchant.withdraw_fee_rate)
     if ceiling <= 0:
-        raise APIError("INVALID_AMOUNT", "maxPrice leaves nothing once the fee is backed out.")
+        raise DomainError("INVALID_AMOUNT", "maxPrice leaves nothing once the fee is backed out.")
     external_id_check(merchant, external_id)
     platform_id = recipient_check(merchant=merchant, trade_url=recipient.trade_url)
     # Fee-inclusive prices are whole cents, so no unit can cost more than maxPrice rounded down
@@ -52,7 +58,7 @@ def quick_withdrawal_create(
     if not get_marketplace().cheapest(
         catalog_id=item.id, phase=phase, delivery=delivery, ceiling=ceiling, limit=1
     ):
-        raise APIError("INSUFFICIENT_ITEM_AMOUNT", "No listing at or below maxPrice now.")
+        raise DomainError("INSUFFICIENT_ITEM_AMOUNT", "No listing at or below maxPrice now.")
     rows = [
         TradeItem(
             public_id=item.id,

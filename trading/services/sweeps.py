@@ -8,7 +8,7 @@ from uuid import UUID
 from django.db import transaction
 from django.db.models import QuerySet
 
-from config import clock
+from core import clock
 from trading.models import Status, Trade, TradeItem
 from trading.services.deposits import deposit_completed, deposit_ended
 from trading.services.trades import trade_lock

@@ -5,9 +5,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from config import clock
-from config.api.exceptions import APIError
-from merchants.webhooks import webhook_event_emit
+from core import clock
+from core.errors import DomainError
+from merchants.webhooks.outbox import webhook_event_emit
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeEvent, TradeItem
 from trading.representations import trade_json
 
@@ -86,7 +86,7 @@ def trade_apply(
     before = trade.status
     for move in moves:
         if not can_move(trade, move.item, move.to):
-            raise APIError(
+            raise DomainError(
                 "INVALID_TRANSITION",
                 f"Item {move.item.public_id} is {move.item.status}; it cannot become {move.to}.",
             )

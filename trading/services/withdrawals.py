@@ -5,24 +5,25 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 
-from config import clock
-from config.api.exceptions import APIError
-from config.db import atomic_retried
+from core import clock
+from core.db import atomic_retried
+from core.errors import DomainError
+from core.handoffs import handoff_on_commit
 from merchants.models import Client, Merchant
-from merchants.webhooks import Approval
+from merchants.tradeurls import trade_url_platform_id
+from merchants.webhooks.outbox import Approval
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.platform.base import TradeUrlState
-from trading.pricing import fee_inclusive
+from trading.pricing import CENT, fee_inclusive
 from trading.representations import catalog_details
 from trading.sandbox.names import CS_GAME
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
 from trading.services.trades import Move, trade_apply, trade_emit, trade_lock
-from trading.tradeurls import trade_url_platform_id
 from wallet.services import (
     InsufficientFundsError,
     wallet_lock,
@@ -40,6 +41,7 @@ REJECTED_STATES = {
 
 # Second-game stacks: at most this many units of one listing in one withdrawal item.
 MAX_STACK_AMOUNT = 10_000
+MAX_WITHDRAW_ITEMS = 50
 
 
 @dataclass(frozen=True)
@@ -61,21 +63,34 @@ def recipient_check(*, merchant: Merchant, trade_url: str) -> str:
     """The platform id of a trade URL that can receive items, or the documented refusal."""
     platform_id = trade_url_platform_id(trade_url)
     if platform_id is None:
-        raise APIError("INVALID_TRADEURL")
+        raise DomainError("INVALID_TRADEURL")
     check = trade_url_check(merchant=merchant, url=trade_url, force_refresh=False)
     state = check["state"]
     if state == TradeUrlState.USER_NOT_FOUND:
-        raise APIError("USER_NOT_FOUND")
+        raise DomainError("USER_NOT_FOUND")
     if state in (TradeUrlState.PLATFORM_UNAVAILABLE, TradeUrlState.UNKNOWN_ERROR):
-        raise APIError("PLATFORM_UNAVAILABLE")
+        raise DomainError("PLATFORM_UNAVAILABLE")
     if state in REJECTED_STATES:
-        raise APIError("INVALID_TRADEURL", check["message"])
+        raise DomainError("INVALID_TRADEURL", check["message"])
     return platform_id
+
+
+def withdraw_items_check(items: list[WithdrawItemIn]) -> None:
+    """Counts and prices with their own codes: 2, 8, 1601 and 15."""
+    if not items:
+        raise DomainError("MISSING_ITEMS")
+    if len(items) > MAX_WITHDRAW_ITEMS:
+        raise DomainError("TOO_MANY_ITEMS", f"At most {MAX_WITHDRAW_ITEMS} items.")
+    for item in items:
+        if item.price <= 0:
+            raise DomainError("INVALID_AMOUNT", f"{item.item_id}: the price must be above 0.")
+        if item.price != item.price.quantize(CENT):
+            raise DomainError("LISTING_PRICE_INVALID", f"{item.item_id}: whole cents only.")
 
 
 def external_id_check(merchant: Merchant, external_id: str) -> None:
     if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
-        raise APIError("EXTERNAL_ID_EXISTS")
+        raise DomainError("EXTERNAL_ID_EXISTS")
 
 
 def _priced_listings(
@@ -84,26 +99,28 @@ def _priced_listings(
     market = get_marketplace()
     for item in items:
         if not market.listing_id_valid(game=game, listing_id=item.item_id):
-            raise APIError("INVALID_LISTING_ID", f"{item.item_id} is not a listing id of {game}.")
+            raise DomainError(
+                "INVALID_LISTING_ID", f"{item.item_id} is not a listing id of {game}."
+            )
     found = market.listings_lookup([item.item_id for item in items])
     priced = []
     for item in items:
         if item.item_id not in found:
-            raise APIError("LISTING_NOT_FOUND", f"No listing {item.item_id}.")
+            raise DomainError("LISTING_NOT_FOUND", f"No listing {item.item_id}.")
         listing = found[item.item_id]
         if listing is None:
-            raise APIError("ITEMS_UNAVAILABLE", f"{item.item_id} is no longer on the market.")
+            raise DomainError("ITEMS_UNAVAILABLE", f"{item.item_id} is no longer on the market.")
         if listing.game != game:
-            raise APIError("LISTING_NOT_FOUND", f"No listing {item.item_id} in game {game}.")
+            raise DomainError("LISTING_NOT_FOUND", f"No listing {item.item_id} in game {game}.")
         if item.amount > 1 and (listing.game == CS_GAME or item.amount > MAX_STACK_AMOUNT):
-            raise APIError("EXCEEDS_MAX_AMOUNT", f"{item.item_id}: at most {_max(listing)}.")
+            raise DomainError("EXCEEDS_MAX_AMOUNT", f"{item.item_id}: at most {_max(listing)}.")
         if item.amount > listing.amount:
-            raise APIError(
+            raise DomainError(
                 "INSUFFICIENT_ITEM_AMOUNT", f"{item.item_id}: {listing.amount} available."
             )
         current = fee_inclusive(listing.price, merchant.withdraw_fee_rate)
         if item.price != current:
-            raise APIError(
+            raise DomainError(
                 "PRICE_CHANGED",
                 f"{item.item_id} now costs {current}.",
                 details={"itemId": item.item_id, "price": current},
@@ -131,7 +148,7 @@ def withdrawal_store(
     """Lock the total and store the trade with its ``trade.initiated`` approval callback."""
     total = sum((row.price * row.amount for row in rows), Decimal("0.00"))
     if total <= 0:
-        raise APIError("INVALID_AMOUNT")
+        raise DomainError("INVALID_AMOUNT")
     now = clock.now()
 
     def write() -> Trade:
@@ -168,22 +185,20 @@ def withdrawal_store(
     try:
         return atomic_retried(write)
     except InsufficientFundsError as exc:
-        raise APIError("MERCHANT_BALANCE_LOW") from exc
+        raise DomainError("MERCHANT_BALANCE_LOW") from exc
     except IntegrityError as exc:
         if "trade_external_id_per_merchant" in str(exc):
-            raise APIError("EXTERNAL_ID_EXISTS") from exc
+            raise DomainError("EXTERNAL_ID_EXISTS") from exc
         raise
 
 
 def _claim_client(client: Client) -> None:
     """One withdrawal at a time per user: a second, concurrent one gets 20."""
-    from django.db import DatabaseError
-
     try:
         # NO KEY: the trades and deposits being written for this client still commit.
         Client.objects.select_for_update(nowait=True, no_key=True).get(pk=client.pk)
     except DatabaseError as exc:
-        raise APIError("WITHDRAW_IN_PROGRESS") from exc
+        raise DomainError("WITHDRAW_IN_PROGRESS") from exc
 
 
 def withdrawal_create(
@@ -197,8 +212,9 @@ def withdrawal_create(
     auto_cancel_minutes: int | None = None,
 ) -> Trade:
     """``POST /secure/buy`` and ``POST /client/trading/withdraw``."""
+    withdraw_items_check(items)
     if not merchant.has_active_callback:
-        raise APIError("MERCHANT_NO_CALLBACK_URL")
+        raise DomainError("MERCHANT_NO_CALLBACK_URL")
     external_id_check(merchant, external_id)
     platform_id = recipient_check(merchant=merchant, trade_url=recipient.trade_url)
     rows = [
@@ -261,9 +277,7 @@ def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> Non
                 for item in items
             ],
         )
-        from trading.tasks import enqueue_purchase
-
-        transaction.on_commit(lambda: enqueue_purchase(str(trade.id)))
+        handoff_on_commit("trading.withdrawal_purchase", str(trade.id))
         return
     error = "MERCHANT_REJECTED" if outcome == Approval.REJECTED else "APPROVAL_TIMEOUT"
     for item in items:
@@ -404,7 +418,7 @@ def trade_force_cancel(*, trade_id: str, staff: str, reason: str) -> int:
     with transaction.atomic():
         trade, items = trade_lock(trade_id=trade_id)
         if trade.type != Trade.Type.WITHDRAW:
-            raise APIError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be force-cancelled.")
+            raise DomainError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be force-cancelled.")
         actor = f"staff:{staff}"
         initiated = [i for i in items if i.status == Status.INITIATED]
         bought = [i for i in items if i.status in (Status.PENDING, Status.ACTIVE)]

@@ -3,7 +3,7 @@ transfer whose postings do not sum to zero, and postings can never be changed or
 
 from django.db import migrations
 
-from config.db import on_postgresql
+from core.db import on_postgresql
 
 CREATE = """
 CREATE OR REPLACE FUNCTION wallet_transfer_must_balance() RETURNS trigger AS $$

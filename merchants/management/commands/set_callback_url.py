@@ -3,9 +3,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.models import Merchant
-from merchants.webhooks import merchant_callback_url_set
+from merchants.webhooks.callbacks import merchant_callback_url_set
 
 
 class Command(BaseCommand):
@@ -21,6 +21,6 @@ class Command(BaseCommand):
             merchant_callback_url_set(merchant=merchant, url=options["url"])
         except (Merchant.DoesNotExist, ValueError) as exc:
             raise CommandError(f"no merchant {options['merchant']}") from exc
-        except APIError as exc:
+        except DomainError as exc:
             raise CommandError(str(exc.message)) from exc
         self.stdout.write(f"callback URL of {merchant.pk} set to {options['url'] or '(none)'}")

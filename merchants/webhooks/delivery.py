@@ -1,36 +1,27 @@
-"""Webhooks: a transactional outbox, Standard Webhooks signatures, one delivery row per attempt.
+"""Delivery of the outbox: each due event claimed with a lease, posted signed outside any
+transaction, then one delivery row per attempt and the event's next state (a retry, delivered,
+failed, or the approval's outcome handed to its app) recorded together.
 
-Events are written in the transaction of the change they report and delivered after commit; a
-periodic sweep re-drives whatever a lost task left. Delivery is at least once: receivers
+A periodic sweep re-drives whatever a lost task left. Delivery is at least once: receivers
 de-duplicate on ``id`` and order on ``sequence``.
 """
 
 import logging
 import random
-import time
-import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import datetime, timedelta
 
 import orjson
-import requests
 from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Q
-from django.utils import timezone
-from standardwebhooks.webhooks import EmptyWebhookSecretError, Webhook
 
-from config import clock
-from config.api.exceptions import APIError
-from config.api.rendering import dumps, iso_ms
-from merchants.callback_http import callback_post
+from core import clock
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
+from merchants.webhooks.outbox import APPROVAL_HANDLERS, Approval
+from merchants.webhooks.signing import PostResult, signed_post, storable_text
 
 logger = logging.getLogger(__name__)
 
 ATTEMPT_TIMEOUT_SECONDS = 10
-TEST_TIMEOUT_SECONDS = 8
 # Longer than any attempt can take (connect 3 s + read 10 s, with room for a slow drip).
 LEASE = timedelta(seconds=120)
 # Regular events: about 72 hours of retries, each delay with +-10 % jitter.
@@ -41,120 +32,8 @@ RETRY_DELAYS = [
 APPROVAL_ATTEMPTS = 3
 APPROVAL_DELAYS = [timedelta(seconds=2), timedelta(seconds=5)]
 SWEEP_BATCH = 500
-# What an attempt's row keeps of the answer (the columns' sizes).
-ERROR_CHARS = 300
+# What an attempt's row keeps of the answer (the column's size).
 EXCERPT_CHARS = 500
-
-
-class Approval:
-    APPROVED = "approved"
-    REJECTED = "rejected"
-    TIMED_OUT = "timed_out"
-
-
-# subject_type -> handler(subject_id, outcome, reason), run in the transaction that records the
-# merchant's answer. Apps register theirs at start-up.
-ApprovalHandler = Callable[[str, str, str], None]
-APPROVAL_HANDLERS: dict[str, ApprovalHandler] = {}
-_deliver: Callable[[str], None] | None = None
-
-
-def delivery_scheduler(schedule: Callable[[str], None]) -> None:
-    """Tell the outbox how to hand an event id to a worker (the Celery task registers itself)."""
-    global _deliver
-    _deliver = schedule
-
-
-def _schedule(event_id: str) -> None:
-    if _deliver is not None:
-        _deliver(event_id)
-
-
-def webhook_event_emit(
-    *,
-    merchant: Merchant,
-    type: str,
-    subject_type: str,
-    subject_id: str,
-    sequence: int,
-    body_key: str,
-    body: Mapping[str, Any],
-    is_approval: bool = False,
-) -> WebhookEvent:
-    """Store an event in the caller's transaction; it is delivered after commit."""
-    now = clock.now()
-    event_id = uuid.uuid4()
-    payload = {
-        "id": str(event_id),
-        "type": type,
-        "createdAt": iso_ms(now),
-        "sequence": sequence,
-        body_key: orjson.loads(dumps(body)),
-    }
-    event = WebhookEvent.objects.create(
-        id=event_id,
-        merchant=merchant,
-        type=type,
-        subject_type=subject_type,
-        subject_id=subject_id,
-        sequence=sequence,
-        payload=payload,
-        is_approval=is_approval,
-        created_at=now,
-        next_attempt_at=now,
-    )
-    transaction.on_commit(lambda: _schedule(str(event_id)))
-    return event
-
-
-def _signatures(merchant: Merchant, msg_id: str, sent_at: datetime, body: str) -> str:
-    secrets = [merchant.webhook_secret]
-    expires = merchant.previous_webhook_secret_expires_at
-    if merchant.previous_webhook_secret and expires is not None and expires > clock.now():
-        secrets.append(merchant.previous_webhook_secret)
-    return " ".join(Webhook(secret).sign(msg_id, sent_at, body) for secret in secrets)
-
-
-@dataclass(frozen=True)
-class PostResult:
-    status_code: int | None
-    body: bytes
-    latency_ms: int
-    error: str
-
-
-def storable_text(raw: bytes | str, limit: int) -> str:
-    """Text from outside made fit for a text column: bytes that are not UTF-8, lone surrogates
-    and NUL (which PostgreSQL text cannot hold) become U+FFFD; at most ``limit`` characters."""
-    if isinstance(raw, bytes):
-        text = raw[: limit * 4].decode("utf-8", errors="replace")
-    else:
-        text = raw[:limit].encode("utf-8", errors="replace").decode("utf-8")
-    return text.replace("\x00", "\ufffd")[:limit]
-
-
-def signed_post(
-    *, merchant: Merchant, url: str, msg_id: str, body: bytes, timeout: float
-) -> PostResult:
-    """One signed POST, never following redirects. Network I/O: call outside transactions."""
-    started = time.monotonic()
-    text = body.decode()
-    sent_at = timezone.now().astimezone(UTC)  # real time: receivers check it against theirs
-    try:
-        # A secret that cannot sign (not base64) is a failed attempt, recorded like any other,
-        # not a crash that would leave the claimed event to be retried without a trace.
-        headers = {
-            "Content-Type": "application/json",
-            "User-Agent": "trading-service-webhooks/1",
-            "webhook-id": msg_id,
-            "webhook-timestamp": str(int(sent_at.timestamp())),
-            "webhook-signature": _signatures(merchant, msg_id, sent_at, text),
-        }
-        answer = callback_post(url, body=body, headers=headers, timeout=timeout)
-    except (requests.RequestException, ValueError, OSError, EmptyWebhookSecretError) as exc:
-        error = storable_text(str(exc), ERROR_CHARS)
-        return PostResult(None, b"", int((time.monotonic() - started) * 1000), error)
-    return PostResult(answer.status_code, answer.body, int((time.monotonic() - started) * 1000), "")
 
 
 def _approval_outcome(result: PostResult) -> tuple[str, str] | None:
@@ -328,56 +207,3 @@ def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:
         .values_list("id", flat=True)[:limit]
     )
     return [str(event_id) for event_id in rows]
-
-
-def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
-    """A failed or delivered event goes out again, same id and body, with a fresh retry budget
-    (``attempts`` counts this round; delivery rows keep numbering on)."""
-    if event.is_approval:
-        raise APIError("INVALID_TRANSITION", "Approval callbacks cannot be re-sent.")
-    now = clock.now()
-    reopened = (
-        WebhookEvent.objects.filter(pk=event.pk)
-        .exclude(status=WebhookEvent.Status.PENDING)
-        .update(
-            status=WebhookEvent.Status.PENDING,
-            attempts=0,
-            next_attempt_at=now,
-            lease_until=None,
-            delivered_at=None,
-            last_error="",
-        )
-    )
-    if not reopened:
-        raise APIError("INVALID_TRANSITION", "The event is still being delivered.")
-    transaction.on_commit(lambda: _schedule(str(event.pk)))
-    event.refresh_from_db()
-    return event
-
-
-def callback_url_test(*, merchant: Merchant, url: str) -> None:
-    """A signed ``{"test": true}`` the URL must answer with a 2xx within 8 seconds."""
-    test_id = f"test_{uuid.uuid4().hex}"
-    result = signed_post(
-        merchant=merchant,
-        url=url,
-        msg_id=test_id,
-        body=orjson.dumps({"test": True}),
-        timeout=TEST_TIMEOUT_SECONDS,
-    )
-    if result.status_code is None or not 200 <= result.status_code < 300:
-        raise APIError(
-            "CALLBACK_URL_TEST_FAILED",
-            f"The test event got {result.status_code or result.error}.",
-        )
-
-
-def merchant_callback_url_set(*, merchant: Merchant, url: str) -> Merchant:
-    """Save a callback URL only once it accepted the signed test event."""
-    if url:
-        callback_url_test(merchant=merchant, url=url)
-    Merchant.objects.filter(pk=merchant.pk).update(
-        callback_url=url, callback_disabled_at=None, updated_at=clock.now()
-    )
-    merchant.refresh_from_db()
-    return merchant

@@ -1,10 +1,17 @@
-"""The one error catalog: every error key the API can answer with, its code and HTTP status.
+"""The one error catalog: every error key the API can answer with, its code and HTTP status; and
+``DomainError``, what services, selectors, tasks and the HTTP layer raise to answer with one.
 
 Codes and keys come from the contract's section 7 and decisions section 6; the few added here for
 protocol-level failures (unknown route, wrong method, ...) are listed in docs/errors.md.
+``config.api.exceptions`` turns a ``DomainError`` into the API's error envelope.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+MAX_FIELDS = 20
+FIELDS_NAMED_IN_MESSAGE = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,3 +106,35 @@ _ENTRIES = [
 ]
 
 CATALOG: dict[str, ErrorSpec] = {entry.key: entry for entry in _ENTRIES}
+
+
+class DomainError(Exception):
+    """A refusal with its catalog key (a ``KeyError`` if the catalog has none), the message for
+    the caller (the catalog's by default), ``details`` and ``fields`` for the caller to act on,
+    and ``retry_after`` seconds when trying again later can succeed."""
+
+    def __init__(
+        self,
+        key: str,
+        message: str | None = None,
+        *,
+        details: Mapping[str, Any] | None = None,
+        fields: Mapping[str, str] | None = None,
+        retry_after: int | None = None,
+    ) -> None:
+        self.spec: ErrorSpec = CATALOG[key]
+        self.key = key
+        self.message = message if message is not None else self.spec.message
+        self.details = dict(details) if details is not None else None
+        self.fields = dict(fields) if fields is not None else None
+        self.retry_after = retry_after
+        super().__init__(self.message)
+
+
+def validation_error(fields: Mapping[str, str]) -> DomainError:
+    """VALIDATION_FAILED with at most 20 dotted paths, the message naming the first five."""
+    kept = dict(list(fields.items())[:MAX_FIELDS])
+    named = list(kept)[:FIELDS_NAMED_IN_MESSAGE]
+    more = len(fields) - len(named)
+    message = "Invalid fields: " + ", ".join(named) + (f" (and {more} more)" if more > 0 else "")
+    return DomainError("VALIDATION_FAILED", message, fields=kept)

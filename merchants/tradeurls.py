@@ -1,4 +1,5 @@
-"""Trade URLs: ``https://{host}/tradeoffer/new/?partner=<1-10 digits>&token=<8 chars>``."""
+"""Trade URLs, a client's address on the game platform:
+``https://{host}/tradeoffer/new/?partner=<1-10 digits>&token=<8 chars>``."""
 
 import re
 from functools import cache

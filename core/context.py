@@ -1,6 +1,7 @@
 """The request being served now: its id (for the envelope and every log line) and a memo of
 values read once per request."""
 
+import logging
 import uuid
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -43,3 +44,12 @@ def request_memo_forget(key: str) -> None:
     memo = _memo.get()
     if memo is not None:
         memo.pop(key, None)
+
+
+class RequestIdLogFilter(logging.Filter):
+    """Puts the request id on every log record (settings.LOGGING names it before the apps load,
+    so this module imports nothing of the service)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = current_request_id()
+        return True

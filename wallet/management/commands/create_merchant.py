@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from config.api.exceptions import APIError
+from core.errors import DomainError
 from merchants.models import Scope
 from merchants.services import api_key_create, merchant_create
 from wallet.services import wallet_admin_credit
@@ -79,7 +79,7 @@ class Command(BaseCommand):
                     )
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        except APIError as exc:
+        except DomainError as exc:
             raise CommandError(str(exc.message)) from exc
         self.stdout.write(
             json.dumps(

@@ -1,9 +1,9 @@
 from django.core.cache import cache
 from django.db import transaction
 
-from config.api.context import request_memo_forget
-from trading.models import ServiceSettings
-from trading.selectors import SETTINGS_CACHE_KEY
+from core.context import request_memo_forget
+from core.models import ServiceSettings
+from core.selectors import SETTINGS_CACHE_KEY
 
 
 def service_settings_update(*, maintenance: bool | None = None) -> ServiceSettings:

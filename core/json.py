@@ -1,0 +1,32 @@
+"""The service's JSON: Decimal numbers verbatim and millisecond UTC times, the same in API
+bodies and webhook payloads."""
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+import orjson
+
+JSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
+
+
+def iso_ms(moment: datetime) -> str:
+    """UTC ISO 8601 with milliseconds and ``Z``, the one time format of the API."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        # Emitted verbatim, so 1.10 stays 1.10 and no float rounding ever touches money; in
+        # positional notation ("f"), as str() would print 0.00000001 as 1E-8 and 0.00000000 as 0E-8.
+        if not value.is_finite():
+            raise TypeError(f"{value} is not a JSON number")
+        return orjson.Fragment(format(value, "f"))
+    if isinstance(value, datetime):
+        return iso_ms(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def dumps(payload: Any) -> bytes:
+    return orjson.dumps(payload, default=_default, option=JSON_OPTIONS)

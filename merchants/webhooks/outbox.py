@@ -1,0 +1,98 @@
+"""The outbox the domain writes to: an event stored in the transaction of the change it reports,
+handed to a worker after commit; and the hook through which an approval's answer reaches the
+app that asked (``APPROVAL_HANDLERS``, filled in each app's ``AppConfig.ready``)."""
+
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from core import clock
+from core.errors import DomainError
+from core.handoffs import handoff_on_commit
+from core.json import dumps, iso_ms
+from merchants.models import Merchant, WebhookEvent
+from merchants.selectors import webhook_event_get
+
+
+class Approval:
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    TIMED_OUT = "timed_out"
+
+
+# subject_type -> handler(subject_id, outcome, reason), run in the transaction that records the
+# merchant's answer. Apps register theirs at start-up.
+ApprovalHandler = Callable[[str, str, str], None]
+APPROVAL_HANDLERS: dict[str, ApprovalHandler] = {}
+
+
+def webhook_event_emit(
+    *,
+    merchant: Merchant,
+    type: str,
+    subject_type: str,
+    subject_id: str,
+    sequence: int,
+    body_key: str,
+    body: Mapping[str, Any],
+    is_approval: bool = False,
+) -> WebhookEvent:
+    """Store an event in the caller's transaction; it is delivered after commit."""
+    now = clock.now()
+    event_id = uuid.uuid4()
+    payload = {
+        "id": str(event_id),
+        "type": type,
+        "createdAt": iso_ms(now),
+        "sequence": sequence,
+        body_key: orjson.loads(dumps(body)),
+    }
+    event = WebhookEvent.objects.create(
+        id=event_id,
+        merchant=merchant,
+        type=type,
+        subject_type=subject_type,
+        subject_id=subject_id,
+        sequence=sequence,
+        payload=payload,
+        is_approval=is_approval,
+        created_at=now,
+        next_attempt_at=now,
+    )
+    handoff_on_commit("webhooks.deliver", str(event_id))
+    return event
+
+
+def merchant_webhook_event_resend(*, merchant: Merchant, event_id: str) -> WebhookEvent:
+    """One of the merchant's own events goes out again (``webhook_event_resend``)."""
+    event = webhook_event_get(merchant=merchant, event_id=event_id)
+    if event is None:
+        raise DomainError("WEBHOOK_EVENT_NOT_FOUND")
+    return webhook_event_resend(event=event)
+
+
+def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
+    """A failed or delivered event goes out again, same id and body, with a fresh retry budget
+    (``attempts`` counts this round; delivery rows keep numbering on)."""
+    if event.is_approval:
+        raise DomainError("INVALID_TRANSITION", "Approval callbacks cannot be re-sent.")
+    now = clock.now()
+    reopened = (
+        WebhookEvent.objects.filter(pk=event.pk)
+        .exclude(status=WebhookEvent.Status.PENDING)
+        .update(
+            status=WebhookEvent.Status.PENDING,
+            attempts=0,
+            next_attempt_at=now,
+            lease_until=None,
+            delivered_at=None,
+            last_error="",
+        )
+    )
+    if not reopened:
+        raise DomainError("INVALID_TRANSITION", "The event is still being delivered.")
+    handoff_on_commit("webhooks.deliver", str(event.pk))
+    event.refresh_from_db()
+    return event

@@ -1,0 +1,29 @@
+"""The outbox's Celery tasks: one delivery per event id, and the sweep that re-drives due
+events a lost task left. Imported by ``MerchantsConfig.ready``, which registers the hand-off of
+new events to a worker."""
+
+from celery import shared_task
+
+from config.celery import enqueue
+from core.handoffs import handoff_register
+from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
+
+
+@shared_task(name="webhooks.deliver", acks_late=True, time_limit=60, soft_time_limit=45)
+def deliver_webhook(event_id: str) -> None:
+    webhook_event_deliver(event_id=event_id)
+
+
+@shared_task(name="webhooks.sweep", time_limit=60)
+def sweep_webhooks() -> int:
+    due = webhook_events_due()
+    for event_id in due:
+        deliver_webhook.delay(event_id)
+    return len(due)
+
+
+def _enqueue_delivery(event_id: str) -> None:
+    enqueue(deliver_webhook, event_id)
+
+
+handoff_register("webhooks.deliver", _enqueue_delivery)
