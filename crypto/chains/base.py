@@ -34,9 +34,10 @@ class AccountState:
 class TransferState:
     """What the chain says of one transaction now."""
 
-    tx_hash: str
+    tx_hash: str  # the one asked about, or the replacement (same nonce, higher fees) that counts
     confirmations: int
     dropped: bool  # reorganised away or never mined: it will not confirm
+    reverted: bool = False  # mined, but its call failed: nothing was transferred
 
 
 class ChainGateway(Protocol):
