@@ -54,7 +54,8 @@ class ChainGateway(Protocol):
         """Sweep an emptied Solana token account to the treasury and close it (rent back)."""
 
     def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
-        """None when the chain does not know the transaction."""
+        """None when the chain does not know the transaction, or cannot tell now (its node does
+        not answer): the caller changes nothing and asks again later."""
 
     def broadcast(
         self, *, tenant: str, chain: str, contract: str, to: str, amount: Decimal, key: str

@@ -5,6 +5,7 @@ fee bumps and resends by the transactions sweep, sweeps of deposit addresses by
 ``crypto.evm.sweeps``. Every other chain (Solana always) is the sandbox's when SANDBOX is on, and
 served by nothing otherwise: no address opens, every broadcast is refused (and refunded)."""
 
+import logging
 from decimal import Decimal
 
 from django.conf import settings
@@ -17,6 +18,8 @@ from crypto.evm.node import erc20_transfer_data, evm_chains_configured, evm_node
 from crypto.evm.transactions import evm_transaction_send, evm_transaction_sighting
 from crypto.keys import evm_hot_wallet_key
 from crypto.networks import network
+
+logger = logging.getLogger(__name__)
 
 
 class UnservedChains:
@@ -66,16 +69,20 @@ class EvmChains:
     def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
         if chain not in self.chains:
             return self.other.transfer_state(chain=chain, tx_hash=tx_hash)
-        ours = EvmAttempt.objects.filter(tx_hash=tx_hash).select_related("evm_transaction").first()
-        if ours is not None:
-            seen = evm_transaction_sighting(ours.evm_transaction)
-            return TransferState(
-                tx_hash=seen.tx_hash,
-                confirmations=seen.confirmations,
-                dropped=seen.dropped,
-                reverted=seen.succeeded is False,
-            )
-        return _incoming_state(chain, tx_hash)
+        try:
+            ours = EvmAttempt.objects.filter(tx_hash=tx_hash).select_related("evm_transaction")
+            if ours:
+                seen = evm_transaction_sighting(ours[0].evm_transaction)
+                return TransferState(
+                    tx_hash=seen.tx_hash,
+                    confirmations=seen.confirmations,
+                    dropped=seen.dropped,
+                    reverted=seen.succeeded is False,
+                )
+            return _incoming_state(chain, tx_hash)
+        except ChainError as exc:
+            logger.warning("%s %s: no answer from the node: %s", chain, tx_hash, exc)
+            return None  # the sweeps ask again
 
     def broadcast(
         self, *, tenant: str, chain: str, contract: str, to: str, amount: Decimal, key: str

@@ -88,7 +88,9 @@ class Anvil:
 class Chain:
     """The test's hands on the node: accounts, the tokens, blocks and reorganisations."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, anvil: Anvil) -> None:
+        self.anvil = anvil
+        url = anvil.url
         self.url = url
         self.w3 = Web3(Web3.HTTPProvider(url))
         self.automining = True

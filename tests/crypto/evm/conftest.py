@@ -19,7 +19,7 @@ HOT_WALLET_TOKENS = "10000"
 def chain(tmp_path: Path, settings, db: None) -> Iterator[Chain]:
     node = Anvil(tmp_path / "anvil.log").start()
     try:
-        evm = Chain(node.url)
+        evm = Chain(node)
         settings.CRYPTO_CHAINS = "crypto.chains.evm.EvmChains"
         settings.CRYPTO_RPC_URLS = {"ETH": node.url}
         settings.CRYPTO_TOKEN_CONTRACTS = {

@@ -124,25 +124,31 @@ def test_a_reorganisation_before_the_confirmations_fails_the_deposit_as_the_sand
     assert pending["status"] == "pending"
     assert CryptoDeposit.objects.get(pk=pending["id"]).confirmations == 4
 
-    # Another branch wins: the blocks since the fork are replaced by longer ones without it.
+    # Another branch wins: the blocks since the fork are replaced by longer ones in which the
+    # payer spent the same nonce on a smaller payment.
     chain.revert(fork)
+    replacement = chain.pay(chain.usdc, payer, address, "30")
     chain.mine(6)
     observe(desk)
-    [failed] = deposits(desk, alice)
+    failed = next(d for d in deposits(desk, alice) if d["id"] == pending["id"])
 
     assert failed["status"] == reference["status"] == "failed"
     assert funding_of(failed["id"]).status == funding_of(reference["id"]).status == "FAILED"
     assert (
-        [r.json["type"] for r in hooks.received]
+        [r.json["type"] for r in hooks.received if r.json["deposit"]["id"] == failed["id"]]
         == [r.json["type"] for r in bob_hooks.received]
         == ["crypto_deposit.pending", "crypto_deposit.failed"]
     )
     assert not Transfer.objects.filter(cause_type="crypto_deposit").exists()
-    assert money(alice)["available"] == Decimal("1000.00")
+    assert money(alice)["available"] == money(bob)["available"] == Decimal("1000.00")
+
+    # The scanner read the replaced blocks again: the payment of the winning branch counts.
     chain.mine(CONFIRMATIONS)
     observe(desk)
-    assert deposits(desk, alice)[0]["status"] == "failed"
-    assert money(alice)["available"] == Decimal("1000.00")
+    by_tx = {d["txHash"]: d for d in deposits(desk, alice)}
+    assert by_tx[failed["txHash"]]["status"] == "failed"
+    assert by_tx[replacement]["status"] == "completed"
+    assert money(alice)["available"] == Decimal("1030.00")
     assert clean()
 
 
