@@ -5,7 +5,9 @@ outside the sandbox; the configured token contracts are the ones the service cre
 from decimal import Decimal
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 
+from config.settings import _token_contracts
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, ChainError
 from crypto.chains.evm import EvmChains, UnservedChains
@@ -90,3 +92,13 @@ def test_outside_the_sandbox_solana_opens_no_address_and_pays_nothing(
     with pytest.raises(ChainError):
         gateway.token_account_state(address=SOL_RECIPIENT)
     assert gateway.transfer_state(chain="SOL", tx_hash="anything") is None
+
+
+def test_token_contracts_come_from_the_environment_checked(monkeypatch):
+    usdc = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
+    monkeypatch.setenv("CRYPTO_ETH_TOKENS", f" USDC={usdc}:6 ,")
+    assert _token_contracts("ETH") == {"USDC": (usdc, 6)}
+    for wrong in (f"DAI={usdc}:18", f"USDC={usdc}", "USDC=0x12:6"):
+        monkeypatch.setenv("CRYPTO_ETH_TOKENS", wrong)
+        with pytest.raises(ImproperlyConfigured):
+            _token_contracts("ETH")
