@@ -130,11 +130,26 @@ def _fund(sweep: EvmSweep) -> None:
     if topup.status == TxStatus.DROPPED or topup.succeeded is False:
         _finish(sweep, Status.FAILED, reason="the gas top-up did not go through")
     elif topup.status in (TxStatus.MINED, TxStatus.CONFIRMED):
+        if not _gas_enough(sweep):
+            # Fees rose past the top-up: the next plan starts again from what the address holds.
+            _finish(sweep, Status.FAILED, reason="fees rose past the gas top-up")
+            return
         EvmSweep.objects.filter(pk=sweep.pk, status=Status.FUNDING).update(
             status=Status.SWEEPING, updated_at=clock.now()
         )
         sweep.status = Status.SWEEPING
         _transfer(sweep)
+
+
+def _gas_enough(sweep: EvmSweep) -> bool:
+    """The address can pay its transfer at the fees of now (network I/O)."""
+    node = evm_node(sweep.chain)
+    token = network(sweep.chain).token(sweep.token)
+    data = erc20_transfer_data(
+        to=hot_wallet_address(), value=int(sweep.amount.scaleb(token.decimals))
+    )
+    gas = node.estimate_gas(sender=sweep.address, to=token.contract, value=0, data=data)
+    return node.balance(sweep.address) >= int(gas * GAS_HEADROOM) * node.fees().max_fee_per_gas
 
 
 def _transfer(sweep: EvmSweep) -> None:
@@ -232,13 +247,19 @@ def evm_sweeps_request(*, allocation_id: int, chains: tuple[str, ...]) -> list[E
     started = []
     for chain in chains:
         for token in network(chain).tokens:
-            sweep = evm_sweep_start(
-                chain=chain,
-                allocation=allocation,
-                token=token,
-                trigger=EvmSweep.Trigger.STAFF,
-                minimum=Decimal(0),
-            )
+            try:
+                sweep = evm_sweep_start(
+                    chain=chain,
+                    allocation=allocation,
+                    token=token,
+                    trigger=EvmSweep.Trigger.STAFF,
+                    minimum=Decimal(0),
+                )
+            except ChainError as exc:
+                logger.warning(
+                    "sweep of %s %s on %s not started: %s", allocation, token, chain, exc
+                )
+                continue
             if sweep is not None:
                 started.append(sweep)
     return started

@@ -8,6 +8,7 @@ Network I/O happens before or after the database transactions, never inside one.
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
@@ -55,8 +56,8 @@ def _bumped(fees: Fees, last: EvmAttempt) -> Fees:
     """At least 12.5 % over the last attempt (nodes replace a transaction from 10 %), and never
     below what the chain asks now."""
 
-    def raised(value: object) -> int:
-        return (int(str(value)) * 9 + 7) // 8
+    def raised(value: Decimal) -> int:
+        return (int(value) * 9 + 7) // 8
 
     tip = max(fees.max_priority_fee_per_gas, raised(last.max_priority_fee_per_gas))
     return Fees(

@@ -28,7 +28,7 @@ GWEI = 10**9
 
 
 @cache
-def test_token() -> dict[str, Any]:
+def compiled_token() -> dict[str, Any]:
     """{abi, bytecode} of TestToken.sol, compiled here (solcjs, about 3 seconds)."""
     if not (HERE / "node_modules" / "solc").is_dir() or not ANVIL.exists():
         raise RuntimeError(
@@ -95,7 +95,7 @@ class Chain:
         self.w3 = Web3(Web3.HTTPProvider(url))
         self.automining = True
         self.issuer = self.funded_account()
-        abi = test_token()["abi"]
+        abi = compiled_token()["abi"]
         self.usdc = self.w3.eth.contract(address=self.deploy("USD Coin", "USDC", 6), abi=abi)
         self.usdt = self.w3.eth.contract(address=self.deploy("Tether USD", "USDT", 6), abi=abi)
 
@@ -180,7 +180,7 @@ class Chain:
         return tx_hash
 
     def deploy(self, name: str, symbol: str, decimals: int) -> str:
-        built = test_token()
+        built = compiled_token()
         factory = self.w3.eth.contract(abi=built["abi"], bytecode=built["bytecode"])
         tx_hash = self.send(self.issuer, factory.constructor(name, symbol, decimals), gas=2_000_000)
         return Web3.to_checksum_address(self.mined(tx_hash)["contractAddress"])

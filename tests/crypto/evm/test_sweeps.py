@@ -126,3 +126,36 @@ def test_staff_sweep_every_token_of_an_address_from_the_admin(
     for page in pages:
         assert address in desk.api.get(page).content.decode()
     assert clean()
+
+
+def test_a_sweep_whose_top_up_fees_outran_is_planned_again_with_more_gas(
+    desk, alice, chain: Chain, clock_advance
+):
+    address = deposit_address(desk, alice, "ETH")["address"]
+    credited(desk, chain, chain.usdc, address, "80")
+    chain.set_balance(address, 0)
+    assert desk.run(evm_plan_sweeps) == 1
+    first = EvmSweep.objects.get()
+    chain.settle()
+    # The base fee jumps tenfold before the address signs: its top-up no longer pays the gas.
+    base = int(chain.w3.eth.get_block("latest")["baseFeePerGas"])
+    chain.rpc("anvil_setNextBlockBaseFeePerGas", hex(base * 10))
+    chain.mine(1)
+
+    step(desk, chain, clock_advance)
+    first.refresh_from_db()
+    assert (first.status, first.reason) == ("failed", "fees rose past the gas top-up")
+    assert first.sweep_transaction is None  # the address signed nothing
+
+    assert desk.run(evm_plan_sweeps) == 1  # a failed sweep does not count as swept
+    second = EvmSweep.objects.exclude(pk=first.pk).get()
+    assert second.status == "funding"
+    assert 0 < second.gas_topup < second.gas_needed  # what the first top-up left counts
+    step(desk, chain, clock_advance)
+    chain.settle()
+    chain.mine(CONFIRMATIONS)
+    step(desk, chain, clock_advance)
+    second.refresh_from_db()
+    assert second.status == "completed"
+    assert chain.balance_of(chain.usdc, address) == 0
+    assert clean()
