@@ -29,6 +29,10 @@ app.conf.beat_schedule = {
     "crypto-sweep-deposits": {"task": "crypto.sweep_deposits", "schedule": 15.0},
     "crypto-sweep-withdrawals": {"task": "crypto.sweep_withdrawals", "schedule": 10.0},
     "crypto-sandbox-autopilot": {"task": "crypto.sandbox_autopilot", "schedule": 2.0},
+    "crypto-evm-scan": {"task": "crypto.evm_scan", "schedule": 5.0},
+    "crypto-evm-sweep-transactions": {"task": "crypto.evm_sweep_transactions", "schedule": 15.0},
+    "crypto-evm-sweep-addresses": {"task": "crypto.evm_sweep_addresses", "schedule": 15.0},
+    "crypto-evm-plan-sweeps": {"task": "crypto.evm_plan_sweeps", "schedule": 3600.0},
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),

@@ -314,7 +314,11 @@ CRYPTO_PAUSED_CHAINS = frozenset(
     c.strip().upper() for c in os.environ.get("CRYPTO_PAUSED_CHAINS", "").split(",") if c.strip()
 )
 CRYPTO_MIN_DEPOSIT_CENTS = {"ETH": 1000, "BSC": 100, "SOL": 100}
-CRYPTO_MIN_CONFIRMATIONS = {"ETH": 12, "BSC": 15, "SOL": 32}
+CRYPTO_MIN_CONFIRMATIONS = {
+    "ETH": env_int("CRYPTO_ETH_CONFIRMATIONS", 12),
+    "BSC": env_int("CRYPTO_BSC_CONFIRMATIONS", 15),
+    "SOL": 32,
+}
 # Cashouts: a flat fee per chain, and the least the recipient may receive after it.
 CRYPTO_WITHDRAW_FEE_CENTS = {"ETH": 500, "BSC": 50, "SOL": 50}
 CRYPTO_WITHDRAW_MIN_RECEIVE_CENTS = {"ETH": 1000, "BSC": 100, "SOL": 100}
@@ -328,3 +332,34 @@ CRYPTO_SANDBOX_ACCOUNT_OPEN_SECONDS = env_int("CRYPTO_SANDBOX_ACCOUNT_OPEN_SECON
 # Broadcast attempts before a cashout fails (and is refunded), and the wait after each failure.
 CRYPTO_BROADCAST_ATTEMPTS = 3
 CRYPTO_BROADCAST_RETRY_SECONDS = (30, 120)
+
+
+# Real EVM chains (CRYPTO_CHAINS=crypto.chains.evm.EvmChains): a JSON-RPC node per chain. A chain
+# without one stays the sandbox's with SANDBOX, else it takes nothing (docs/decisions.md).
+def _token_contracts(chain: str) -> dict[str, tuple[str, int]]:
+    """``CRYPTO_<CHAIN>_TOKENS=USDC=0x...:6,USDT=0x...:6``: contracts replacing the network's."""
+    tokens: dict[str, tuple[str, int]] = {}
+    entries = os.environ.get(f"CRYPTO_{chain}_TOKENS", "").split(",")
+    for entry in filter(None, (e.strip() for e in entries)):
+        symbol, _, rest = entry.partition("=")
+        contract, _, decimals = rest.partition(":")
+        if symbol not in ("USDT", "USDC") or len(contract) != 42 or not decimals.isdigit():
+            raise ImproperlyConfigured(
+                f"CRYPTO_{chain}_TOKENS: '{entry}' is not SYMBOL=0x...:DECIMALS."
+            )
+        tokens[symbol] = (contract, int(decimals))
+    return tokens
+
+
+CRYPTO_RPC_URLS = {
+    chain: url for chain in ("ETH", "BSC") if (url := os.environ.get(f"CRYPTO_{chain}_RPC_URL"))
+}
+CRYPTO_TOKEN_CONTRACTS = {chain: _token_contracts(chain) for chain in ("ETH", "BSC")}
+# The key cashouts are signed with (hex); unset, the HD key's index 0. Never commit one.
+CRYPTO_EVM_HOT_WALLET_KEY = os.environ.get("CRYPTO_EVM_HOT_WALLET_KEY", "")
+# Blocks per eth_getLogs call of the deposit scanner (a node refusing a range gets half of it).
+CRYPTO_EVM_SCAN_BLOCKS = env_int("CRYPTO_EVM_SCAN_BLOCKS", 500)
+# An own transaction still out of a block this long is replaced at higher fees (same nonce).
+CRYPTO_EVM_FEE_BUMP_SECONDS = env_int("CRYPTO_EVM_FEE_BUMP_SECONDS", 180)
+# Scheduled sweeps move a deposit address's token balance to the hot wallet from this many tokens.
+CRYPTO_EVM_SWEEP_MIN_TOKENS = env_int("CRYPTO_EVM_SWEEP_MIN_TOKENS", 50)

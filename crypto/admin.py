@@ -10,7 +10,9 @@ from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+import crypto.evm.admin  # noqa: F401 (registers the EVM chains' pages)
 from core.errors import DomainError
+from crypto.chains.evm import evm_served_chains
 from crypto.models import (
     AddressAllocation,
     CryptoDeposit,
@@ -25,6 +27,7 @@ from crypto.services.withdrawals import (
     crypto_withdrawal_cancel,
     crypto_withdrawal_review,
 )
+from crypto.tasks import enqueue_address_sweep
 from merchants.models import WebhookEvent
 from wallet.models import Transfer
 
@@ -189,6 +192,21 @@ class AddressAllocationAdmin(ReadOnlyAdmin):
     list_display = ["id", "merchant", "platform_id", "evm_address", "solana_owner", "created_at"]
     search_fields = ["platform_id", "evm_address", "solana_owner", "merchant__name"]
     list_select_related = ["merchant"]
+    actions = ["sweep"]
+
+    @admin.action(description="Sweep EVM tokens to the hot wallet now", permissions=["decide"])
+    def sweep(self, request: HttpRequest, queryset: QuerySet[AddressAllocation]) -> None:
+        if not evm_served_chains():
+            self.message_user(request, "No EVM chain is served here.", messages.ERROR)
+            return
+        for allocation in queryset:
+            enqueue_address_sweep(allocation.pk)
+            self.log_change(
+                request,
+                allocation,
+                f"Sweep to the hot wallet requested by {request.user.get_username()}.",
+            )
+        self.message_user(request, f"Sweeps requested for {queryset.count()} address(es).")
 
 
 @admin.register(SolanaTokenAccount)

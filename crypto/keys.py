@@ -25,10 +25,19 @@ def _seed(mnemonic: str) -> bytes:
     return bytes(seed_from_mnemonic(mnemonic, ""))
 
 
-def evm_address(index: int, *, mnemonic: str | None = None) -> str:
+def evm_private_key(index: int, *, mnemonic: str | None = None) -> bytes:
     seed = _seed(mnemonic or settings.CRYPTO_HD_MNEMONIC)
-    key = key_from_seed(seed, f"m/44'/60'/0'/0/{index}")
-    return str(Account.from_key(key).address)
+    return bytes(key_from_seed(seed, f"m/44'/60'/0'/0/{index}"))
+
+
+def evm_address(index: int, *, mnemonic: str | None = None) -> str:
+    return str(Account.from_key(evm_private_key(index, mnemonic=mnemonic)).address)
+
+
+def evm_hot_wallet_key() -> bytes:
+    """CRYPTO_EVM_HOT_WALLET_KEY when the operator gave one, else the HD key's index 0."""
+    configured = settings.CRYPTO_EVM_HOT_WALLET_KEY
+    return bytes(Account.from_key(configured).key) if configured else evm_private_key(0)
 
 
 def solana_owner(index: int, *, mnemonic: str | None = None) -> str:
@@ -37,8 +46,11 @@ def solana_owner(index: int, *, mnemonic: str | None = None) -> str:
 
 
 def hot_wallet(chain: str) -> str:
-    """Index 0 sends cashouts; users' allocations start at 1."""
-    return solana_owner(0) if chain == "SOL" else evm_address(0)
+    """Index 0 sends cashouts (on EVM chains unless a key of its own is configured); users'
+    allocations start at 1."""
+    return (
+        solana_owner(0) if chain == "SOL" else str(Account.from_key(evm_hot_wallet_key()).address)
+    )
 
 
 def associated_token_account(*, owner: str, mint: str) -> str:

@@ -150,6 +150,11 @@ class CryptoDeposit(models.Model):
     address = models.CharField(max_length=44, help_text="The deposit address shown to the user.")
     token_account = models.CharField(max_length=44, blank=True)
     tx_hash = models.CharField(max_length=100)
+    event_index = models.PositiveIntegerField(
+        default=0,
+        help_text="The transfer's place in its transaction (EVM: the log index); one "
+        "transaction can pay several addresses.",
+    )
     from_address = models.CharField(max_length=100, blank=True)
     amount_crypto = models.DecimalField(max_digits=40, decimal_places=18)
     amount_usd = models.DecimalField(max_digits=14, decimal_places=2)
@@ -163,7 +168,9 @@ class CryptoDeposit(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["chain", "tx_hash"], name="crypto_deposit_per_tx"),
+            models.UniqueConstraint(
+                fields=["chain", "tx_hash", "event_index"], name="crypto_deposit_per_transfer"
+            ),
             models.CheckConstraint(
                 condition=Q(amount_usd__gte=0), name="crypto_deposit_amount_not_negative"
             ),
@@ -304,3 +311,15 @@ class SandboxTokenAccount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.address} ({self.state})"
+
+
+# The real EVM chains' bookkeeping lives beside the gateway that uses it.
+from crypto.evm.models import (  # noqa: E402, F401
+    EvmAttempt,
+    EvmBlock,
+    EvmCursor,
+    EvmSender,
+    EvmSweep,
+    EvmTransaction,
+    EvmTransferLog,
+)

@@ -1,7 +1,7 @@
 """The chains and their tokens, per network (CRYPTO_NETWORK). Contract addresses are the real
 ones of each network; docs/decisions.md ("Crypto") says where each testnet one was checked."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 
@@ -114,8 +114,14 @@ TESTNET = {
 
 
 def network(chain: str) -> Network:
-    """The chain as the configured network has it (CRYPTO_NETWORK)."""
-    return (TESTNET if settings.CRYPTO_NETWORK == "testnet" else MAINNET)[chain]
+    """The chain as the configured network has it (CRYPTO_NETWORK), with the token contracts an
+    operator named for it (CRYPTO_<CHAIN>_TOKENS) in place of the built-in ones."""
+    known = (TESTNET if settings.CRYPTO_NETWORK == "testnet" else MAINNET)[chain]
+    named = settings.CRYPTO_TOKEN_CONTRACTS.get(chain)
+    if not named:
+        return known
+    tokens = {s: Token(s, contract, decimals) for s, (contract, decimals) in named.items()}
+    return replace(known, tokens=known.tokens | tokens)
 
 
 def min_deposit_cents(chain: str) -> int:

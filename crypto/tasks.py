@@ -4,6 +4,10 @@ from celery import shared_task
 
 from config.celery import enqueue
 from core.handoffs import handoff_register
+from crypto.chains.evm import evm_served_chains
+from crypto.evm.scanner import evm_deposits_scan_all
+from crypto.evm.sweeps import evm_sweeps_advance, evm_sweeps_plan, evm_sweeps_request
+from crypto.evm.transactions import evm_transactions_sweep
 from crypto.sandbox import crypto_sandbox_autopilot_step
 from crypto.services.addresses import solana_account_close, solana_accounts_sweep
 from crypto.services.deposits import crypto_deposits_sweep
@@ -52,3 +56,35 @@ def sweep_deposits() -> int:
 @shared_task(name="crypto.sandbox_autopilot", time_limit=60)
 def sandbox_autopilot() -> int:
     return crypto_sandbox_autopilot_step()
+
+
+# Real EVM chains: idle unless CRYPTO_CHAINS is the EVM gateway with a node for the chain.
+
+
+@shared_task(name="crypto.evm_scan", time_limit=120)
+def evm_scan() -> int:
+    return evm_deposits_scan_all(chains=evm_served_chains())
+
+
+@shared_task(name="crypto.evm_sweep_transactions", time_limit=120)
+def evm_sweep_transactions() -> int:
+    return evm_transactions_sweep() if evm_served_chains() else 0
+
+
+@shared_task(name="crypto.evm_sweep_addresses", time_limit=120)
+def evm_sweep_addresses() -> int:
+    return evm_sweeps_advance() if evm_served_chains() else 0
+
+
+@shared_task(name="crypto.evm_plan_sweeps", time_limit=600)
+def evm_plan_sweeps() -> int:
+    return evm_sweeps_plan(chains=evm_served_chains())
+
+
+@shared_task(name="crypto.evm_sweep_address", acks_late=True, time_limit=120)
+def evm_sweep_address(allocation_id: int) -> int:
+    return len(evm_sweeps_request(allocation_id=allocation_id, chains=evm_served_chains()))
+
+
+def enqueue_address_sweep(allocation_id: int) -> None:
+    enqueue(evm_sweep_address, allocation_id)

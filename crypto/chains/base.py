@@ -34,9 +34,10 @@ class AccountState:
 class TransferState:
     """What the chain says of one transaction now."""
 
-    tx_hash: str
+    tx_hash: str  # the one asked about, or the replacement (same nonce, higher fees) that counts
     confirmations: int
     dropped: bool  # reorganised away or never mined: it will not confirm
+    reverted: bool = False  # mined, but its call failed: nothing was transferred
 
 
 class ChainGateway(Protocol):
@@ -53,7 +54,8 @@ class ChainGateway(Protocol):
         """Sweep an emptied Solana token account to the treasury and close it (rent back)."""
 
     def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
-        """None when the chain does not know the transaction."""
+        """None when the chain does not know the transaction, or cannot tell now (its node does
+        not answer): the caller changes nothing and asks again later."""
 
     def broadcast(
         self, *, tenant: str, chain: str, contract: str, to: str, amount: Decimal, key: str

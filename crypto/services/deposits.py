@@ -161,6 +161,7 @@ def _create(
     token: str,
     target: DepositTarget,
     tx_hash: str,
+    event_index: int,
     from_address: str,
     amount_crypto: Decimal,
 ) -> CryptoDeposit:
@@ -177,6 +178,7 @@ def _create(
         address=target.address,
         token_account=target.token_account,
         tx_hash=tx_hash,
+        event_index=event_index,
         from_address=from_address,
         amount_crypto=amount_crypto,
         amount_usd=amount_usd,
@@ -213,12 +215,15 @@ def crypto_deposit_observe(
     amount_crypto: Decimal,
     confirmations: int,
     dropped: bool = False,
+    event_index: int = 0,
 ) -> CryptoDeposit:
-    """A transfer to a user's address as the chain reports it (again and again: idempotent
-    per transaction). Network I/O first, then one transaction."""
+    """A transfer to a user's address as the chain reports it (again and again: idempotent per
+    transfer, the ``event_index``-th of its transaction). Network I/O first, then one
+    transaction."""
     paused = chain_paused(chain, merchant_id=target.allocation.merchant_id)
+    transfer = {"chain": chain, "tx_hash": tx_hash, "event_index": event_index}
     with transaction.atomic():
-        deposit = _lock(chain=chain, tx_hash=tx_hash)
+        deposit = _lock(**transfer)
         if deposit is None:
             try:
                 with transaction.atomic():
@@ -227,11 +232,12 @@ def crypto_deposit_observe(
                         token=token,
                         target=target,
                         tx_hash=tx_hash,
+                        event_index=event_index,
                         from_address=from_address,
                         amount_crypto=amount_crypto,
                     )
             except IntegrityError:
-                deposit = _lock(chain=chain, tx_hash=tx_hash)  # a twin observer created it
+                deposit = _lock(**transfer)  # a twin observer created it
             assert deposit is not None
         _advance(deposit, confirmations=confirmations, dropped=dropped, paused=paused)
     return deposit

@@ -332,10 +332,15 @@ def _broadcast_failed(withdrawal_id: str, error: str) -> None:
 
 
 def _confirm(withdrawal: CryptoWithdrawal, state: TransferState, *, paused: bool) -> None:
+    # A fee bump replaces the transaction: the one that counts is the chain's answer.
+    withdrawal.tx_hash = state.tx_hash
     withdrawal.confirmations = max(withdrawal.confirmations, state.confirmations)
+    final = withdrawal.confirmations >= min_confirmations(withdrawal.chain) and not paused
     if state.dropped:
         _exit(withdrawal, Status.FAILED, "TX_DROPPED")
-    elif withdrawal.confirmations >= min_confirmations(withdrawal.chain) and not paused:
+    elif final and state.reverted:
+        _exit(withdrawal, Status.FAILED, "TX_REVERTED")
+    elif final:
         wallet_settle_cashout(
             merchant=withdrawal.merchant,
             sent=_cents(withdrawal.receive_cents),
@@ -345,7 +350,7 @@ def _confirm(withdrawal: CryptoWithdrawal, state: TransferState, *, paused: bool
         withdrawal.locked = Decimal("0.00")
         _move(withdrawal, Status.COMPLETED)
     else:
-        withdrawal.save(update_fields=["confirmations"])
+        withdrawal.save(update_fields=["tx_hash", "confirmations"])
 
 
 def crypto_withdrawal_refresh(*, withdrawal_id: str, paused: bool | None = None) -> None:

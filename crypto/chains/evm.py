@@ -1,0 +1,138 @@
+"""The real EVM chains (ETH, BSC) over JSON-RPC, for every chain with a node configured
+(``CRYPTO_<CHAIN>_RPC_URL``): transaction states from receipts and the head, cashouts signed by
+the hot wallet with managed nonces. Deposits are found by the scanner (``crypto.evm.scanner``),
+fee bumps and resends by the transactions sweep, sweeps of deposit addresses by
+``crypto.evm.sweeps``. Every other chain (Solana always) is the sandbox's when SANDBOX is on, and
+served by nothing otherwise: no address opens, every broadcast is refused (and refunded)."""
+
+import logging
+from decimal import Decimal
+
+from django.conf import settings
+
+from crypto.chains import get_chains
+from crypto.chains.base import BroadcastError, ChainError, ChainGateway, ChainStatus, TransferState
+from crypto.chains.sandbox import SandboxChains
+from crypto.evm.models import EvmAttempt, EvmTransaction, EvmTransferLog
+from crypto.evm.node import erc20_transfer_data, evm_chains_configured, evm_node
+from crypto.evm.transactions import evm_transaction_send, evm_transaction_sighting
+from crypto.keys import evm_hot_wallet_key
+from crypto.networks import network
+
+logger = logging.getLogger(__name__)
+
+
+class UnservedChains:
+    """Chains no gateway serves outside the sandbox: nothing opens, nothing is sent."""
+
+    def status(self, chain: str, *, tenant: str) -> str:
+        return ChainStatus.ACTIVE
+
+    def token_account_open(self, *, owner: str, mint: str, address: str) -> None:
+        raise ChainError("Solana has no real gateway yet")
+
+    def token_account_state(self, *, address: str) -> str:
+        raise ChainError("Solana has no real gateway yet")
+
+    def token_account_close(self, *, address: str) -> None:
+        raise ChainError("Solana has no real gateway yet")
+
+    def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
+        return None
+
+    def broadcast(
+        self, *, tenant: str, chain: str, contract: str, to: str, amount: Decimal, key: str
+    ) -> str:
+        raise BroadcastError(f"{chain} has no real gateway")
+
+
+class EvmChains:
+    def __init__(self) -> None:
+        self.chains = evm_chains_configured()
+        self.other: ChainGateway = SandboxChains() if settings.SANDBOX else UnservedChains()
+
+    def status(self, chain: str, *, tenant: str) -> str:
+        # A halt of a real chain is the operator's call: CRYPTO_PAUSED_CHAINS.
+        if chain in self.chains:
+            return ChainStatus.ACTIVE
+        return self.other.status(chain, tenant=tenant)
+
+    def token_account_open(self, *, owner: str, mint: str, address: str) -> None:
+        self.other.token_account_open(owner=owner, mint=mint, address=address)
+
+    def token_account_state(self, *, address: str) -> str:
+        return self.other.token_account_state(address=address)
+
+    def token_account_close(self, *, address: str) -> None:
+        self.other.token_account_close(address=address)
+
+    def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
+        if chain not in self.chains:
+            return self.other.transfer_state(chain=chain, tx_hash=tx_hash)
+        try:
+            ours = EvmAttempt.objects.filter(tx_hash=tx_hash).select_related("evm_transaction")
+            if ours:
+                seen = evm_transaction_sighting(ours[0].evm_transaction)
+                return TransferState(
+                    tx_hash=seen.tx_hash,
+                    confirmations=seen.confirmations,
+                    dropped=seen.dropped,
+                    reverted=seen.succeeded is False,
+                )
+            return _incoming_state(chain, tx_hash)
+        except ChainError as exc:
+            logger.warning("%s %s: no answer from the node: %s", chain, tx_hash, exc)
+            return None  # the sweeps ask again
+
+    def broadcast(
+        self, *, tenant: str, chain: str, contract: str, to: str, amount: Decimal, key: str
+    ) -> str:
+        if chain not in self.chains:
+            return self.other.broadcast(
+                tenant=tenant, chain=chain, contract=contract, to=to, amount=amount, key=key
+            )
+        decimals = next(
+            t.decimals for t in network(chain).tokens.values() if t.contract == contract
+        )
+        units = amount.scaleb(decimals)
+        if units != units.to_integral_value() or units <= 0:
+            raise BroadcastError(f"{amount} is not a positive amount of whole token units")
+        try:
+            sent = evm_transaction_send(
+                chain=chain,
+                key=f"cashout:{key}",
+                purpose=EvmTransaction.Purpose.CASHOUT,
+                sender_key=evm_hot_wallet_key(),
+                to=contract,
+                data=erc20_transfer_data(to=to, value=int(units)),
+            )
+        except ChainError as exc:
+            raise BroadcastError(str(exc)) from exc  # raised before signing: nothing went out
+        return sent.attempts.order_by("-id")[0].tx_hash
+
+
+def _incoming_state(chain: str, tx_hash: str) -> TransferState | None:
+    """A deposit's transaction. Dropped only when the node has lost it and the block the
+    scanner saw it in is no longer the chain's: a reorganisation, not a node out of step."""
+    node = evm_node(chain)
+    receipt = node.receipt(tx_hash)
+    if receipt is not None:
+        return TransferState(
+            tx_hash=tx_hash,
+            confirmations=max(0, node.head() - receipt.block_number + 1),
+            dropped=False,
+            reverted=not receipt.succeeded,
+        )
+    if node.knows(tx_hash):
+        return TransferState(tx_hash=tx_hash, confirmations=0, dropped=False)
+    seen = EvmTransferLog.objects.filter(chain=chain, tx_hash=tx_hash).first()
+    if seen is None or node.block_hash(seen.block_number) == seen.block_hash:
+        return None
+    return TransferState(tx_hash=tx_hash, confirmations=0, dropped=True)
+
+
+def evm_served_chains() -> tuple[str, ...]:
+    """The chains this deployment serves over JSON-RPC: none unless CRYPTO_CHAINS is this
+    gateway (the scanner and the sweeps are then idle)."""
+    gateway = get_chains()
+    return gateway.chains if isinstance(gateway, EvmChains) else ()

@@ -1,0 +1,56 @@
+"""Staff console of the real EVM chains: the sweeps of deposit addresses (requested from the
+allocations' "sweep" action or by the schedule) and every transaction the service signed, with
+its attempts. Read-only: the chain decides how they end."""
+
+from django.contrib import admin
+
+from crypto.evm.models import EvmAttempt, EvmSweep, EvmTransaction
+
+
+class ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(EvmSweep)
+class EvmSweepAdmin(ReadOnly):
+    list_display = [
+        "id",
+        "chain",
+        "token",
+        "address",
+        "amount",
+        "status",
+        "trigger",
+        "tx_hash",
+        "created_at",
+        "completed_at",
+    ]
+    list_filter = ["status", "trigger", "chain", "token"]
+    search_fields = ["id", "address", "tx_hash", "allocation__platform_id"]
+    date_hierarchy = "created_at"
+
+
+class EvmAttemptInline(admin.TabularInline):
+    model = EvmAttempt
+    fields = ("tx_hash", "max_fee_per_gas", "max_priority_fee_per_gas", "created_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(EvmTransaction)
+class EvmTransactionAdmin(ReadOnly):
+    list_display = ["key", "purpose", "chain", "sender", "nonce", "status", "mined_hash"]
+    list_filter = ["status", "purpose", "chain"]
+    search_fields = ["key", "sender", "to", "mined_hash", "attempts__tx_hash"]
+    inlines = [EvmAttemptInline]
