@@ -40,7 +40,9 @@ QUICKSTART = not DATABASE_URL
 # shares them between machines through Redis and writes nothing there.
 if not QUICKSTART and not REDIS_URL:
     raise ImproperlyConfigured("REDIS_URL must be set when DATABASE_URL is set.")
-SANDBOX = env_bool("SANDBOX", True)
+# The simulated outside world (the ``sandbox`` app and its ``/sandbox/`` helpers): bin/start and
+# bin/test turn it on.
+SANDBOX = env_bool("SANDBOX", False)
 DEBUG = env_bool("DEBUG", False)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 
@@ -86,6 +88,7 @@ INSTALLED_APPS = [
     "wallet",
     "crypto",
     "ledger",
+    *(["sandbox"] if SANDBOX else []),
 ]
 
 MIDDLEWARE = [
@@ -282,12 +285,11 @@ LOGGING = {
     },
 }
 
+
 # The outside systems, each behind an interface with a sandbox implementation.
-GAME_PLATFORM = os.environ.get("GAME_PLATFORM", "trading.platform.sandbox.SandboxPlatform")
-MARKETPLACE = os.environ.get("MARKETPLACE", "trading.marketplace.sandbox.SandboxMarketplace")
-IDENTITY_PROVIDER = os.environ.get(
-    "IDENTITY_PROVIDER", "merchants.verification.sandbox.SandboxIdentityProvider"
-)
+GAME_PLATFORM = os.environ.get("GAME_PLATFORM", "sandbox.platform.SandboxPlatform")
+MARKETPLACE = os.environ.get("MARKETPLACE", "sandbox.marketplace.SandboxMarketplace")
+IDENTITY_PROVIDER = os.environ.get("IDENTITY_PROVIDER", "sandbox.identity.SandboxIdentityProvider")
 INVENTORY_CACHE_SECONDS = 15 * 60
 # A deposit's trade offer is withdrawn (the deposit declined) if the owner leaves it this long.
 DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
@@ -297,7 +299,7 @@ TRADE_URL_CHECK_CACHE_SECONDS = 3600
 
 # Crypto: the chains behind one interface (CRYPTO_CHAINS), the network whose tokens are credited,
 # and the HD key every deposit address is derived from.
-CRYPTO_CHAINS = os.environ.get("CRYPTO_CHAINS", "crypto.chains.sandbox.SandboxChains")
+CRYPTO_CHAINS = os.environ.get("CRYPTO_CHAINS", "sandbox.chains.SandboxChains")
 CRYPTO_ENABLED = env_bool("CRYPTO_ENABLED", True)
 CRYPTO_NETWORK = os.environ.get("CRYPTO_NETWORK", "testnet" if SANDBOX else "mainnet")
 if CRYPTO_NETWORK not in ("mainnet", "testnet"):

@@ -4,7 +4,6 @@ from celery import shared_task
 
 from config.celery import enqueue
 from core.handoffs import handoff_register
-from crypto.sandbox import crypto_sandbox_autopilot_step
 from crypto.services.addresses import solana_account_close, solana_accounts_sweep
 from crypto.services.deposits import crypto_deposits_sweep
 from crypto.services.withdrawals import (
@@ -47,8 +46,3 @@ def sweep_withdrawals() -> int:
 @shared_task(name="crypto.sweep_deposits", time_limit=120)
 def sweep_deposits() -> int:
     return crypto_deposits_sweep() + solana_accounts_sweep()
-
-
-@shared_task(name="crypto.sandbox_autopilot", time_limit=60)
-def sandbox_autopilot() -> int:
-    return crypto_sandbox_autopilot_step()

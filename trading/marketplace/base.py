@@ -79,6 +79,10 @@ PriceFloors = dict[tuple[str, str, str], Decimal]
 
 
 class Marketplace(Protocol):
+    """Market reads are cached under the domain's market version
+    (``trading.selectors.market.market_version``): whatever learns that a listing appeared, went
+    or changed price calls ``market_version_bump``."""
+
     def search(self, query: MarketQuery) -> tuple[list[Listing], int]:
         """A page of listings and the number of all that match."""
 
@@ -90,9 +94,6 @@ class Marketplace(Protocol):
 
     def own_stock(self, catalog_ids: list[str]) -> dict[str, int]:
         """How many of each item the service's bots hold."""
-
-    def price_version(self) -> str:
-        """Changes whenever a listing appears, goes or changes price."""
 
     def listing_id_valid(self, *, game: int, listing_id: str) -> bool:
         """Whether the id has the shape of a listing id of the game."""
