@@ -6,7 +6,15 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Protocol
 
+from core.errors import DomainError
 from trading.platform.base import BotInfo
+
+
+class MarketplaceUnavailableError(DomainError):
+    """The marketplace could not answer: the caller gets 503 SERVICE_UNAVAILABLE and may retry."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("SERVICE_UNAVAILABLE", message)
 
 
 class MarketSort(StrEnum):
@@ -81,7 +89,8 @@ PriceFloors = dict[tuple[str, str, str], Decimal]
 class Marketplace(Protocol):
     """Market reads are cached under the domain's market version
     (``trading.selectors.market.market_version``): whatever learns that a listing appeared, went
-    or changed price calls ``market_version_bump``."""
+    or changed price calls ``market_version_bump``. Calls raise MarketplaceUnavailableError when
+    the marketplace cannot answer."""
 
     def search(self, query: MarketQuery) -> tuple[list[Listing], int]:
         """A page of listings and the number of all that match."""

@@ -67,7 +67,10 @@ def deposits_open_check(*, game: int) -> None:
 
 
 def fleet_check(*, merchant: Merchant) -> None:
-    status = get_platform().fleet_status(tenant=str(merchant.pk))
+    try:
+        status = get_platform().fleet_status(tenant=str(merchant.pk))
+    except PlatformError as exc:
+        raise DomainError(exc.error_key) from exc
     if status == FleetStatus.OFFLINE:
         raise DomainError("NO_BOTS_AVAILABLE")
     if status == FleetStatus.DEGRADED:
