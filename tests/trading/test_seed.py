@@ -9,6 +9,7 @@ from django.core.management import call_command
 
 from sandbox.models import SandboxBot, SandboxListing
 from sandbox.names import PHASED_FINISHES
+from tests.trading.factories import CatalogItemFactory
 from tests.trading.helpers import ok
 from trading.models import CatalogItem, CatalogPhase
 from trading.selectors.market import market_version
@@ -86,3 +87,21 @@ def test_reseeding_replaces_listings_and_keeps_the_catalog(django_capture_on_com
     assert SandboxListing.objects.count() == 50
     assert SandboxBot.objects.count() == 8
     assert market_version() != first_version
+
+
+def test_if_empty_seeds_a_catalog_without_a_sandbox_world():
+    """After the upgrade that moved the sandbox into its own app the domain's catalog is still
+    there but the world (bots, listings) is gone: ``--if-empty`` seeds it again, once."""
+    CatalogItemFactory(id="730-000000")
+    assert not SandboxBot.objects.exists()
+
+    out = io.StringIO()
+    call_command("seed_sandbox", items=20, listings=100, if_empty=True, stdout=out)
+    assert out.getvalue().startswith("seeded ")
+    assert SandboxListing.objects.count() == 100
+    assert SandboxBot.objects.count() == 8
+
+    again = io.StringIO()
+    call_command("seed_sandbox", items=20, listings=30, if_empty=True, stdout=again)
+    assert again.getvalue() == "sandbox world already seeded\n"
+    assert SandboxListing.objects.count() == 100
