@@ -1,4 +1,4 @@
-"""Query and body parsing of the crypto endpoints and their sandbox helpers."""
+"""Query and body parsing of the crypto endpoints."""
 
 from django.core.validators import RegexValidator
 from rest_framework import serializers

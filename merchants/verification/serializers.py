@@ -1,4 +1,4 @@
-"""Bodies and answers of the verification endpoints and their sandbox helpers."""
+"""Bodies and answers of the verification endpoints."""
 
 from typing import Any
 

@@ -18,9 +18,7 @@ from core.errors import DomainError
 from merchants.models import Client, VerificationProcess, VerifiedIdentity
 from merchants.verification import get_identity_provider
 from merchants.verification.base import ProviderUnavailableError, Verdict
-from merchants.verification.selectors import (
-    verification_open_process_recent,
-)
+from merchants.verification.selectors import verification_open_process_recent
 
 # Document and selfie checked by the provider: the top of the contract's 0-3 kycLevel scale.
 VERIFIED_LEVEL = 3
