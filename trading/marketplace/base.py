@@ -13,8 +13,8 @@ from trading.platform.base import BotInfo
 class MarketplaceUnavailableError(DomainError):
     """The marketplace could not answer: the caller gets 503 SERVICE_UNAVAILABLE and may retry."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__("SERVICE_UNAVAILABLE", message)
+    def __init__(self) -> None:
+        super().__init__("SERVICE_UNAVAILABLE", "The supplier marketplace is unavailable; retry.")
 
 
 class MarketSort(StrEnum):

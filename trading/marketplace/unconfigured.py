@@ -13,40 +13,38 @@ from trading.marketplace.base import (
     PurchaseResult,
 )
 
-UNCONFIGURED = "No supplier marketplace is configured (MARKETPLACE)."
-
 
 class UnconfiguredMarketplace:
     def search(self, query: MarketQuery) -> tuple[list[Listing], int]:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
 
     def item_listings(self, query: ItemListingsQuery) -> list[Listing]:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
 
     def price_floors(self, catalog_ids: list[str]) -> PriceFloors:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
 
     def own_stock(self, catalog_ids: list[str]) -> dict[str, int]:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
 
     def listing_id_valid(self, *, game: int, listing_id: str) -> bool:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
 
     def listings_lookup(self, listing_ids: list[str]) -> dict[str, Listing | None]:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
 
     def purchase(
         self, *, listing_id: str, max_price: Decimal, key: str, amount: int = 1
     ) -> PurchaseResult:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
 
     def purchase_get(self, *, key: str) -> PurchaseResult | None:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
 
     def cheapest(
         self, *, catalog_id: str, phase: str, delivery: str, ceiling: Decimal, limit: int
     ) -> list[Listing]:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
 
     def cancel(self, *, ref: str) -> bool:
-        raise MarketplaceUnavailableError(UNCONFIGURED)
+        raise MarketplaceUnavailableError
