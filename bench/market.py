@@ -44,7 +44,7 @@ SEEDED_FLOOR = 990_000
 
 
 def seed_if_needed() -> str:
-    from trading.models import SandboxListing
+    from sandbox.models import SandboxListing
 
     listings = SandboxListing.objects.count()
     if listings >= SEEDED_FLOOR:

@@ -39,7 +39,8 @@ def buyers(count: int, *, prefix: str = "bench buyer") -> list[tuple[str, Decima
 def untaken_listings(count: int) -> list[tuple[str, Decimal]]:
     """(id, sourcing price) of first-game listings no trade has taken yet (earlier runs' buys
     may still be waiting for the worker), so every run buys listings that are for sale."""
-    from trading.models import SandboxListing, TradeItem
+    from sandbox.models import SandboxListing
+    from trading.models import TradeItem
 
     taken = TradeItem.objects.exclude(listing_id="").values("listing_id")
     return list(

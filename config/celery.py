@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import Celery, Task
 from celery.schedules import crontab
+from django.conf import settings
 from kombu.exceptions import OperationalError
 
 import config.broker  # noqa: F401 (registers the quick start's broker transport)
@@ -25,10 +26,8 @@ app.conf.beat_schedule = {
     "sweep-cancels": {"task": "trading.sweep_cancels", "schedule": 30.0},
     "sweep-deposit-offers": {"task": "trading.sweep_deposit_offers", "schedule": 30.0},
     "sweep-verifications": {"task": "merchants.sweep_verifications", "schedule": 60.0},
-    "sandbox-autopilot": {"task": "trading.sandbox_autopilot", "schedule": 2.0},
     "crypto-sweep-deposits": {"task": "crypto.sweep_deposits", "schedule": 15.0},
     "crypto-sweep-withdrawals": {"task": "crypto.sweep_withdrawals", "schedule": 10.0},
-    "crypto-sandbox-autopilot": {"task": "crypto.sandbox_autopilot", "schedule": 2.0},
     "crypto-evm-scan": {"task": "crypto.evm_scan", "schedule": 5.0},
     "crypto-evm-sweep-transactions": {"task": "crypto.evm_sweep_transactions", "schedule": 15.0},
     "crypto-evm-sweep-addresses": {"task": "crypto.evm_sweep_addresses", "schedule": 15.0},
@@ -38,6 +37,11 @@ app.conf.beat_schedule = {
         "schedule": crontab(minute="*/10"),
     },
 }
+if settings.SANDBOX:
+    app.conf.beat_schedule |= {
+        "sandbox-autopilot": {"task": "sandbox.autopilot", "schedule": 2.0},
+        "sandbox-crypto-autopilot": {"task": "sandbox.crypto_autopilot", "schedule": 2.0},
+    }
 
 
 def enqueue(task: Task, *args: Any) -> None:

@@ -40,7 +40,9 @@ QUICKSTART = not DATABASE_URL
 # shares them between machines through Redis and writes nothing there.
 if not QUICKSTART and not REDIS_URL:
     raise ImproperlyConfigured("REDIS_URL must be set when DATABASE_URL is set.")
-SANDBOX = env_bool("SANDBOX", True)
+# The simulated outside world (the ``sandbox`` app, its ``/sandbox/`` helpers and the defaults of
+# the outside systems below): bin/start and bin/test turn it on.
+SANDBOX = env_bool("SANDBOX", False)
 DEBUG = env_bool("DEBUG", False)
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 
@@ -86,6 +88,7 @@ INSTALLED_APPS = [
     "wallet",
     "crypto",
     "ledger",
+    *(["sandbox"] if SANDBOX else []),
 ]
 
 MIDDLEWARE = [
@@ -282,12 +285,17 @@ LOGGING = {
     },
 }
 
-# The outside systems, each behind an interface with a sandbox implementation.
-GAME_PLATFORM = os.environ.get("GAME_PLATFORM", "trading.platform.sandbox.SandboxPlatform")
-MARKETPLACE = os.environ.get("MARKETPLACE", "trading.marketplace.sandbox.SandboxMarketplace")
-IDENTITY_PROVIDER = os.environ.get(
-    "IDENTITY_PROVIDER", "merchants.verification.sandbox.SandboxIdentityProvider"
-)
+
+def _outside_system(name: str, sandbox: str) -> str:
+    """The dotted path of an outside system's adapter (each behind an interface in the domain):
+    the sandbox's by default with SANDBOX, else none: the domain's "unconfigured" adapter then
+    answers every call as unavailable, and ``manage.py check`` warns."""
+    return os.environ.get(name) or (sandbox if SANDBOX else "")
+
+
+GAME_PLATFORM = _outside_system("GAME_PLATFORM", "sandbox.platform.SandboxPlatform")
+MARKETPLACE = _outside_system("MARKETPLACE", "sandbox.marketplace.SandboxMarketplace")
+IDENTITY_PROVIDER = _outside_system("IDENTITY_PROVIDER", "sandbox.identity.SandboxIdentityProvider")
 INVENTORY_CACHE_SECONDS = 15 * 60
 # A deposit's trade offer is withdrawn (the deposit declined) if the owner leaves it this long.
 DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
@@ -297,7 +305,9 @@ TRADE_URL_CHECK_CACHE_SECONDS = 3600
 
 # Crypto: the chains behind one interface (CRYPTO_CHAINS), the network whose tokens are credited,
 # and the HD key every deposit address is derived from.
-CRYPTO_CHAINS = os.environ.get("CRYPTO_CHAINS", "crypto.chains.sandbox.SandboxChains")
+CRYPTO_CHAINS = _outside_system("CRYPTO_CHAINS", "sandbox.chains.SandboxChains")
+# With the EVM gateway: the gateway of the chains it has no node for (Solana always).
+CRYPTO_OTHER_CHAINS = _outside_system("CRYPTO_OTHER_CHAINS", "sandbox.chains.SandboxChains")
 CRYPTO_ENABLED = env_bool("CRYPTO_ENABLED", True)
 CRYPTO_NETWORK = os.environ.get("CRYPTO_NETWORK", "testnet" if SANDBOX else "mainnet")
 if CRYPTO_NETWORK not in ("mainnet", "testnet"):
@@ -335,7 +345,7 @@ CRYPTO_BROADCAST_RETRY_SECONDS = (30, 120)
 
 
 # Real EVM chains (CRYPTO_CHAINS=crypto.chains.evm.EvmChains): a JSON-RPC node per chain. A chain
-# without one stays the sandbox's with SANDBOX, else it takes nothing (docs/decisions.md).
+# without one goes to CRYPTO_OTHER_CHAINS (docs/decisions.md).
 def _token_contracts(chain: str) -> dict[str, tuple[str, int]]:
     """``CRYPTO_<CHAIN>_TOKENS=USDC=0x...:6,USDT=0x...:6``: contracts replacing the network's."""
     tokens: dict[str, tuple[str, int]] = {}

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
@@ -15,6 +16,8 @@ urlpatterns = [
     path("", include("crypto.urls")),
     path("", include("ledger.urls")),
 ]
+if settings.SANDBOX:
+    urlpatterns.append(path("", include("sandbox.urls")))
 
 handler400 = "config.api.middleware.bad_request"
 handler403 = "config.api.middleware.permission_denied"

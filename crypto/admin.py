@@ -1,6 +1,6 @@
 """Staff console for crypto: deposits (release or refund frozen ones), cashouts (approve or
-reject those in review, cancel those not sent), allocations, token accounts, review thresholds,
-flagged senders and the sandbox chains. Every action is in the admin log."""
+reject those in review, cancel those not sent), allocations, token accounts, review thresholds and
+flagged senders. Every action is in the admin log."""
 
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +19,6 @@ from crypto.models import (
     CryptoWithdrawal,
     FlaggedAddress,
     MerchantCryptoPolicy,
-    SandboxChain,
     SolanaTokenAccount,
 )
 from crypto.services.deposits import crypto_deposit_refund, crypto_deposit_release
@@ -229,8 +228,3 @@ class MerchantCryptoPolicyAdmin(AuditedAdmin):
 class FlaggedAddressAdmin(AuditedAdmin):
     list_display = ["address", "reason", "created_at"]
     search_fields = ["address", "reason"]
-
-
-@admin.register(SandboxChain)
-class SandboxChainAdmin(AuditedAdmin):
-    list_display = ["chain", "merchant", "paused", "fail_broadcasts"]

@@ -73,18 +73,3 @@ class WithdrawalOut(serializers.Serializer):
 class WithdrawalPageOut(serializers.Serializer):
     withdrawals = WithdrawalOut(many=True)
     nextBefore = serializers.DateTimeField(allow_null=True)
-
-
-class SandboxTransferOut(serializers.Serializer):
-    txHash = serializers.CharField()
-    chain = serializers.ChoiceField(choices=list(CHAINS))
-    confirmations = serializers.IntegerField()
-    dropped = serializers.BooleanField()
-    deposit = DepositOut(allow_null=True)
-    withdrawal = WithdrawalOut(allow_null=True)
-
-
-class SandboxChainOut(serializers.Serializer):
-    chain = serializers.ChoiceField(choices=list(CHAINS))
-    paused = serializers.BooleanField()
-    failBroadcasts = serializers.BooleanField()

@@ -5,7 +5,10 @@ class CryptoConfig(AppConfig):
     name = "crypto"
 
     def ready(self) -> None:
-        from crypto import tasks  # noqa: F401 (registers the hand-offs to workers)
+        from crypto import (
+            checks,  # noqa: F401 (warns about an unconfigured chain gateway)
+            tasks,  # noqa: F401 (registers the hand-offs to workers)
+        )
         from crypto.selectors import cashout_locks
         from crypto.services.withdrawals import crypto_withdrawal_approval_resolve
         from merchants.webhooks.outbox import APPROVAL_HANDLERS

@@ -1,4 +1,4 @@
-"""Deposit addresses, Solana token accounts, crypto deposits and cashouts, and the sandbox chains.
+"""Deposit addresses, Solana token accounts, crypto deposits and cashouts.
 
 A deposit or cashout row is the state; ``next_sequence`` numbers its webhooks. Cashouts keep in
 ``locked`` what they hold of the merchant's locked balance (the wallet invariant counts it).
@@ -260,57 +260,6 @@ class CryptoWithdrawal(models.Model):
     @property
     def amount(self) -> Decimal:
         return Decimal(self.amount_cents) / 100
-
-
-# -- The sandbox chains: what a node would know, kept in the service's database.
-
-
-class SandboxChain(models.Model):
-    """A chain's switches in one merchant's sandbox world (``POST /sandbox/crypto/chains``);
-    without a row the chain runs and accepts broadcasts."""
-
-    merchant = models.ForeignKey("merchants.Merchant", on_delete=models.CASCADE, related_name="+")
-    chain = models.CharField(max_length=8, choices=CHAIN_CHOICES)
-    paused = models.BooleanField(default=False, help_text="The chain halts: no credits, no sends.")
-    fail_broadcasts = models.BooleanField(
-        default=False, help_text="Every broadcast is refused by the node."
-    )
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["merchant", "chain"], name="sandbox_chain_per_merchant")
-        ]
-
-    def __str__(self) -> str:
-        return f"sandbox {self.chain} @ {self.merchant_id}"
-
-
-class SandboxChainTransfer(models.Model):
-    tx_hash = models.CharField(max_length=100, primary_key=True)
-    chain = models.CharField(max_length=8, choices=CHAIN_CHOICES)
-    contract = models.CharField(max_length=44)
-    from_address = models.CharField(max_length=100)
-    to_address = models.CharField(max_length=100)
-    amount = models.DecimalField(max_digits=40, decimal_places=18)
-    confirmations = models.PositiveIntegerField(default=0)
-    dropped = models.BooleanField(default=False)
-    broadcast_key = models.CharField(max_length=64, unique=True, null=True, blank=True)
-    created_at = models.DateTimeField()
-    updated_at = models.DateTimeField()
-
-    def __str__(self) -> str:
-        return self.tx_hash
-
-
-class SandboxTokenAccount(models.Model):
-    address = models.CharField(max_length=44, primary_key=True)
-    owner = models.CharField(max_length=44)
-    mint = models.CharField(max_length=44)
-    state = models.CharField(max_length=8)
-    opens_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"{self.address} ({self.state})"
 
 
 # The real EVM chains' bookkeeping lives beside the gateway that uses it.

@@ -1,13 +1,9 @@
-"""Query and body parsing of the crypto endpoints and their sandbox helpers."""
-
-from decimal import Decimal, InvalidOperation
-from typing import Any
+"""Query and body parsing of the crypto endpoints."""
 
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from config.api.serializers import (
-    StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
@@ -54,42 +50,3 @@ class CashoutIn(StrictSerializer):
 
 class SecureCashoutIn(CashoutIn):
     platformId = StrictCharField(validators=[PLATFORM_ID])
-
-
-class TokenAmountField(serializers.Field):
-    """A token amount as a decimal string (``"12.5"``) or a JSON number, kept exact."""
-
-    default_error_messages = {"invalid": "A decimal amount, as a string or a number."}
-
-    def to_internal_value(self, data: Any) -> Decimal:
-        if isinstance(data, bool) or not isinstance(data, (str, int, Decimal)):
-            self.fail("invalid")
-        try:
-            value = Decimal(data.strip() if isinstance(data, str) else data)
-        except InvalidOperation:
-            self.fail("invalid")
-        if not value.is_finite():
-            self.fail("invalid")
-        return value
-
-    def to_representation(self, value: Any) -> str:
-        return str(value)
-
-
-class SandboxTransferIn(StrictSerializer):
-    chain = StrictChoiceField(choices=list(CHAINS))
-    token = StrictChoiceField(choices=list(TOKENS))
-    address = StrictCharField(min_length=1, max_length=100)
-    amount = TokenAmountField()
-    confirmations = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
-    # The sender, named as the API names it; random when not given.
-    locals()["from"] = StrictCharField(min_length=1, max_length=100, required=False)
-
-
-class SandboxConfirmationsIn(StrictSerializer):
-    confirmations = StrictIntegerField(min_value=0, max_value=1_000_000)
-
-
-class SandboxChainIn(StrictSerializer):
-    paused = StrictBooleanField(required=False)
-    failBroadcasts = StrictBooleanField(required=False)

@@ -8,7 +8,6 @@ from crypto.chains.evm import evm_served_chains
 from crypto.evm.scanner import evm_deposits_scan_all
 from crypto.evm.sweeps import evm_sweeps_advance, evm_sweeps_plan, evm_sweeps_request
 from crypto.evm.transactions import evm_transactions_sweep
-from crypto.sandbox import crypto_sandbox_autopilot_step
 from crypto.services.addresses import solana_account_close, solana_accounts_sweep
 from crypto.services.deposits import crypto_deposits_sweep
 from crypto.services.withdrawals import (
@@ -51,11 +50,6 @@ def sweep_withdrawals() -> int:
 @shared_task(name="crypto.sweep_deposits", time_limit=120)
 def sweep_deposits() -> int:
     return crypto_deposits_sweep() + solana_accounts_sweep()
-
-
-@shared_task(name="crypto.sandbox_autopilot", time_limit=60)
-def sandbox_autopilot() -> int:
-    return crypto_sandbox_autopilot_step()
 
 
 # Real EVM chains: idle unless CRYPTO_CHAINS is the EVM gateway with a node for the chain.

@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.urls import path
 
 from crypto.apis import (
@@ -6,10 +5,6 @@ from crypto.apis import (
     ClientDepositsApi,
     ClientWithdrawalsApi,
     ClientWithdrawApi,
-    SandboxCryptoChainApi,
-    SandboxCryptoConfirmationsApi,
-    SandboxCryptoReorgApi,
-    SandboxCryptoTransfersApi,
     SecureDepositAddressApi,
     SecureDepositsApi,
     SecureWithdrawalsApi,
@@ -26,14 +21,3 @@ urlpatterns = [
     path("client/crypto/withdrawals", ClientWithdrawalsApi.as_view()),
     path("secure/crypto/withdrawals", SecureWithdrawalsApi.as_view()),
 ]
-
-if settings.SANDBOX:
-    urlpatterns += [
-        path("sandbox/crypto/transfers", SandboxCryptoTransfersApi.as_view()),
-        path(
-            "sandbox/crypto/transfers/<str:txHash>/confirmations",
-            SandboxCryptoConfirmationsApi.as_view(),
-        ),
-        path("sandbox/crypto/transfers/<str:txHash>/reorg", SandboxCryptoReorgApi.as_view()),
-        path("sandbox/crypto/chains/<str:chain>", SandboxCryptoChainApi.as_view()),
-    ]

@@ -6,6 +6,7 @@ class MerchantsConfig(AppConfig):
     verbose_name = "Merchants and API access"
 
     def ready(self) -> None:
-        # Registers the OpenAPI auth extensions, and the outbox's hand-off to Celery.
-        from merchants import schema  # noqa: F401
+        # Registers the check of the identity provider, the OpenAPI auth extensions, and the
+        # outbox's hand-off to Celery.
+        from merchants import checks, schema  # noqa: F401
         from merchants.webhooks import tasks  # noqa: F401

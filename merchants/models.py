@@ -251,40 +251,6 @@ class VerificationProcess(models.Model):
         return f"dossier {self.dossier_id} ({self.status})"
 
 
-class SandboxDossier(models.Model):
-    """The sandbox identity provider's own record of a dossier (the provider's side)."""
-
-    class Verdict(models.TextChoices):
-        PENDING = "PENDING"
-        ACCEPTED = "ACCEPTED"
-        REJECTED = "REJECTED"
-
-    id = models.CharField(max_length=64, primary_key=True)
-    reference = models.CharField(max_length=64, unique=True, help_text="The caller's key.")
-    session = models.CharField(max_length=64)
-    email = models.CharField(max_length=254, blank=True)
-    verdict = models.CharField(max_length=8, choices=Verdict.choices, default=Verdict.PENDING)
-    created_at = models.DateTimeField()
-    decided_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"sandbox dossier {self.id} ({self.verdict})"
-
-
-class SandboxIdentityProviderState(models.Model):
-    """Whether the sandbox identity provider answers one merchant (set by that merchant's
-    sandbox helper); without a row it does."""
-
-    merchant = models.OneToOneField(
-        Merchant, on_delete=models.CASCADE, primary_key=True, related_name="+"
-    )
-    online = models.BooleanField(default=True)
-
-    def __str__(self) -> str:
-        state = "online" if self.online else "offline"
-        return f"sandbox identity provider ({state}) @ {self.merchant_id}"
-
-
 class RateLimitWindow(models.Model):
     """Fixed-window request counters, used only when no Redis is configured."""
 

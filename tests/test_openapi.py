@@ -27,8 +27,8 @@ from merchants import ratelimits
 from merchants.models import Merchant, Scope
 from merchants.ratelimits import REGISTRY, rate_limit_hit
 from merchants.services import ClientData, client_authenticate
+from sandbox.services.seeding import sandbox_seed
 from tests.factories import make_actor, platform_id, trade_url
-from trading.sandbox.seeding import sandbox_seed
 
 SWAGGER_ASSETS = (
     "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js",

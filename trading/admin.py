@@ -8,7 +8,6 @@ from django.http import HttpRequest
 
 from core.errors import DomainError
 from merchants.models import WebhookEvent
-from trading.marketplace.sandbox import market_version_bump
 from trading.models import (
     CatalogItem,
     GameSettings,
@@ -16,6 +15,7 @@ from trading.models import (
     TradeEvent,
     TradeItem,
 )
+from trading.selectors.market import market_version_bump
 from trading.services.withdrawals import trade_force_cancel
 from wallet.models import Transfer
 

@@ -5,8 +5,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
+from trading.games import PHASES
 from trading.marketplace.base import MarketSort
-from trading.sandbox.names import PHASES
 
 
 def _usd(*, allow_null: bool = False, required: bool = True) -> serializers.DecimalField:

@@ -6,7 +6,10 @@ class TradingConfig(AppConfig):
 
     def ready(self) -> None:
         from merchants.webhooks.outbox import APPROVAL_HANDLERS
-        from trading import tasks  # noqa: F401 (registers the hand-offs to workers)
+        from trading import (
+            checks,  # noqa: F401 (warns about unconfigured outside systems)
+            tasks,  # noqa: F401 (registers the hand-offs to workers)
+        )
         from trading.selectors.deposits import (
             deposit_assets_shared,
             deposit_collateral_held,

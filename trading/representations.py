@@ -3,11 +3,11 @@
 from decimal import Decimal
 from typing import Any
 
+from trading.games import CS_GAME
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Trade, TradeItem
 from trading.platform.base import InventoryAsset
 from trading.pricing import fee_inclusive
-from trading.sandbox.names import CS_GAME
 
 
 def _catalog_fields(item: CatalogItem) -> dict[str, Any]:

@@ -14,10 +14,9 @@ from config.api.serializers import (
     StrictIntegerField,
     StrictSerializer,
 )
-from merchants.tradeurls import PLATFORM_ID_PATTERN, trade_url_platform_id
+from merchants.tradeurls import trade_url_platform_id
+from trading.games import CS_GAME, GAMES, PHASES
 from trading.marketplace.base import MarketSort
-from trading.platform.base import TradeUrlState
-from trading.sandbox.names import CS_GAME, GAMES, PHASES
 
 GAME_CHOICES = [str(game) for game in GAMES]
 MAX_USD = Decimal(100_000_000)
@@ -158,49 +157,6 @@ class CheckTradeUrlIn(StrictSerializer):
     forceRefresh = StrictBooleanField(required=False, default=False)
 
 
-class SandboxInventoryItemIn(StrictSerializer):
-    marketHashName = StrictCharField(max_length=200)
-    game = StrictChoiceField(choices=list(GAMES), required=False, default=730)
-    amount = StrictIntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
-    tradable = StrictBooleanField(required=False, default=True)
-    wear = StrictDecimalField(
-        max_digits=None,
-        decimal_places=None,
-        min_value=Decimal(0),
-        max_value=Decimal(1),
-        required=False,
-    )
-    phase = StrictChoiceField(choices=list(PHASES), required=False, default="")
-    assetId = StrictCharField(max_length=32, required=False)
-
-
-class SandboxPlatformUserIn(StrictSerializer):
-    platformId = StrictCharField(max_length=17)
-    tradeUrlState = StrictChoiceField(
-        choices=[int(s) for s in TradeUrlState], required=False, allow_null=True
-    )
-    antiCheatBanned = StrictBooleanField(required=False, default=False)
-    gameBans = StrictIntegerField(min_value=0, max_value=100, required=False, default=0)
-    economyBan = StrictChoiceField(
-        choices=["none", "probation", "banned"], required=False, default="none"
-    )
-    escrowDays = StrictIntegerField(min_value=0, max_value=30, required=False, default=0)
-    inventoryPrivate = StrictBooleanField(required=False, default=False)
-    inventory = SandboxInventoryItemIn(many=True, required=False, allow_null=True, default=None)
-    fault = StrictChoiceField(
-        choices=["none", "unavailable", "rate_limited", "error"], required=False, default="none"
-    )
-
-    def validate_platformId(self, value: str) -> str:
-        if not PLATFORM_ID_PATTERN.match(value):
-            raise serializers.ValidationError("Must be 76561 followed by 12 digits.")
-        return value
-
-
-class SandboxBotsIn(StrictSerializer):
-    status = StrictChoiceField(choices=["online", "degraded", "offline"])
-
-
 def _game_body(games: tuple[int, ...] = GAMES) -> GameField:
     return GameField(games=games, required=False, default=730)
 
@@ -249,29 +205,6 @@ class TradesQueryIn(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=100, default=20)
     type = serializers.ChoiceField(choices=["deposit", "withdraw"], required=False)
     game = _game()
-
-
-class SandboxTradeEventIn(StrictSerializer):
-    event = StrictChoiceField(
-        choices=[
-            "offer_created",
-            "offer_sent",
-            "accepted",
-            "declined",
-            "hold_ended",
-            "reversed",
-            "failed",
-            "purchased",
-            "purchase_failed",
-        ]
-    )
-    itemIds = serializers.ListField(
-        child=StrictCharField(min_length=1, max_length=256), required=False, max_length=250
-    )
-
-
-class ClockAdvanceIn(StrictSerializer):
-    minutes = StrictIntegerField(min_value=1, max_value=60 * 24 * 366)
 
 
 class QuickWithdrawIn(StrictSerializer):

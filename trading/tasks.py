@@ -4,7 +4,6 @@ from celery import shared_task
 
 from config.celery import enqueue
 from core.handoffs import handoff_register
-from trading.sandbox.autopilot import sandbox_autopilot_step
 from trading.services.cancels import (
     withdrawal_auto_cancels_due,
     withdrawal_cancels_complete,
@@ -83,8 +82,3 @@ def sweep_cancels() -> int:
 handoff_register("trading.withdrawal_purchase", enqueue_purchase)
 handoff_register("trading.deposit_offer", enqueue_deposit_offer)
 handoff_register("trading.complete_cancels", enqueue_cancel_completion)
-
-
-@shared_task(name="trading.sandbox_autopilot", time_limit=60)
-def sandbox_autopilot() -> int:
-    return sandbox_autopilot_step()

@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.urls import path
 
 from trading.apis.cancels import (
@@ -17,14 +16,6 @@ from trading.apis.catalog import (
 )
 from trading.apis.deposits import ClientDepositApi, SecureSellApi
 from trading.apis.inventory import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
-from trading.apis.sandbox import (
-    SandboxBotsApi,
-    SandboxClockAdvanceApi,
-    SandboxClockApi,
-    SandboxDemoCallbackApi,
-    SandboxPlatformUserApi,
-    SandboxTradeEventApi,
-)
 from trading.apis.trades import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
 from trading.apis.withdrawals import (
     ClientQuickWithdrawApi,
@@ -61,13 +52,3 @@ urlpatterns = [
     path("client/trades", ClientTradesApi.as_view()),
     path("client/trades/<str:id>", ClientTradeApi.as_view()),
 ]
-
-if settings.SANDBOX:
-    urlpatterns += [
-        path("sandbox/platform/users", SandboxPlatformUserApi.as_view()),
-        path("sandbox/bots", SandboxBotsApi.as_view()),
-        path("sandbox/trades/<str:tradeId>/events", SandboxTradeEventApi.as_view()),
-        path("sandbox/clock", SandboxClockApi.as_view()),
-        path("sandbox/clock/advance", SandboxClockAdvanceApi.as_view()),
-        path("sandbox/demo-callback", SandboxDemoCallbackApi.as_view()),
-    ]

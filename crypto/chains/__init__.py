@@ -1,13 +1,12 @@
 from functools import cache
 
-from django.conf import settings
-from django.utils.module_loading import import_string
-
+from core.adapters import adapter_load
 from crypto.chains.base import ChainGateway
+from crypto.chains.unconfigured import UnconfiguredChains
 
 
 @cache
 def get_chains() -> ChainGateway:
     """The chain gateway this deployment talks to, named by the CRYPTO_CHAINS setting."""
-    chains: ChainGateway = import_string(settings.CRYPTO_CHAINS)()
+    chains: ChainGateway = adapter_load("CRYPTO_CHAINS", UnconfiguredChains)
     return chains

@@ -42,7 +42,7 @@ class TransferState:
 
 class ChainGateway(Protocol):
     def status(self, chain: str, *, tenant: str) -> str:
-        """ChainStatus.ACTIVE or PAUSED."""
+        """ChainStatus.ACTIVE or PAUSED. Raises ChainError when the chain cannot be asked."""
 
     def token_account_open(self, *, owner: str, mint: str, address: str) -> None:
         """Ask for a Solana associated token account to be created (idempotent)."""

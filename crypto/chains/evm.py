@@ -2,17 +2,17 @@
 (``CRYPTO_<CHAIN>_RPC_URL``): transaction states from receipts and the head, cashouts signed by
 the hot wallet with managed nonces. Deposits are found by the scanner (``crypto.evm.scanner``),
 fee bumps and resends by the transactions sweep, sweeps of deposit addresses by
-``crypto.evm.sweeps``. Every other chain (Solana always) is the sandbox's when SANDBOX is on, and
-served by nothing otherwise: no address opens, every broadcast is refused (and refunded)."""
+``crypto.evm.sweeps``. Every other chain (Solana always) goes to the gateway ``CRYPTO_OTHER_CHAINS``
+names (the sandbox's with SANDBOX), else to the unconfigured one: its addresses and cashouts
+answer ONCHAIN_DISABLED."""
 
 import logging
 from decimal import Decimal
 
-from django.conf import settings
-
+from core.adapters import adapter_load
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, ChainError, ChainGateway, ChainStatus, TransferState
-from crypto.chains.sandbox import SandboxChains
+from crypto.chains.unconfigured import UnconfiguredChains
 from crypto.evm.models import EvmAttempt, EvmTransaction, EvmTransferLog
 from crypto.evm.node import erc20_transfer_data, evm_chains_configured, evm_node
 from crypto.evm.transactions import evm_transaction_send, evm_transaction_sighting
@@ -22,34 +22,10 @@ from crypto.networks import network
 logger = logging.getLogger(__name__)
 
 
-class UnservedChains:
-    """Chains no gateway serves outside the sandbox: nothing opens, nothing is sent."""
-
-    def status(self, chain: str, *, tenant: str) -> str:
-        return ChainStatus.ACTIVE
-
-    def token_account_open(self, *, owner: str, mint: str, address: str) -> None:
-        raise ChainError("Solana has no real gateway yet")
-
-    def token_account_state(self, *, address: str) -> str:
-        raise ChainError("Solana has no real gateway yet")
-
-    def token_account_close(self, *, address: str) -> None:
-        raise ChainError("Solana has no real gateway yet")
-
-    def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
-        return None
-
-    def broadcast(
-        self, *, tenant: str, chain: str, contract: str, to: str, amount: Decimal, key: str
-    ) -> str:
-        raise BroadcastError(f"{chain} has no real gateway")
-
-
 class EvmChains:
     def __init__(self) -> None:
         self.chains = evm_chains_configured()
-        self.other: ChainGateway = SandboxChains() if settings.SANDBOX else UnservedChains()
+        self.other: ChainGateway = adapter_load("CRYPTO_OTHER_CHAINS", UnconfiguredChains)
 
     def status(self, chain: str, *, tenant: str) -> str:
         # A halt of a real chain is the operator's call: CRYPTO_PAUSED_CHAINS.

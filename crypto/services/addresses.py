@@ -22,7 +22,7 @@ from crypto.networks import (
     network,
 )
 from crypto.representations import DepositAddress
-from crypto.services.common import chain_paused, crypto_access_check, now_ms
+from crypto.services.common import chain_status, crypto_access_check, now_ms
 from merchants.models import Merchant
 
 Status = SolanaTokenAccount.Status
@@ -117,7 +117,7 @@ def deposit_address_get(
     crypto_access_check(merchant=merchant)
     allocation = allocation_get(merchant=merchant, platform_id=platform_id)
     net = network(chain)
-    live = "paused" if chain_paused(chain, merchant_id=merchant.pk) else "active"
+    live = chain_status(chain, merchant_id=merchant.pk)
     unopened = DepositAddress(
         platform_id=platform_id,
         chain=chain,

@@ -9,7 +9,7 @@ from django.conf import settings
 from core import clock
 from core.errors import DomainError
 from crypto.chains import get_chains
-from crypto.chains.base import ChainStatus
+from crypto.chains.base import ChainError, ChainStatus
 from crypto.models import CryptoDeposit, CryptoWithdrawal, MerchantCryptoPolicy
 from crypto.representations import deposit_json, withdrawal_json
 from merchants.models import Merchant
@@ -37,6 +37,16 @@ def chain_paused(chain: str, *, merchant_id: UUID | str) -> bool:
     if chain in settings.CRYPTO_PAUSED_CHAINS:
         return True
     return get_chains().status(chain, tenant=str(merchant_id)) == ChainStatus.PAUSED
+
+
+def chain_status(chain: str, *, merchant_id: UUID | str) -> str:
+    """For a request: ``active``, or ``paused`` (addresses stay valid, credits and cashout
+    broadcasts wait). 2500 when the chain cannot be asked (no gateway configured, its node down).
+    Network I/O."""
+    try:
+        return "paused" if chain_paused(chain, merchant_id=merchant_id) else "active"
+    except ChainError as exc:
+        raise DomainError("ONCHAIN_DISABLED", f"The {chain} chain cannot be reached.") from exc
 
 
 def _policy(merchant_id: UUID | str) -> MerchantCryptoPolicy | None:

@@ -27,6 +27,7 @@ from crypto.models import CryptoWithdrawal
 from crypto.networks import EVM_CHAINS, min_confirmations, network
 from crypto.services.common import (
     chain_paused,
+    chain_status,
     crypto_access_check,
     now_ms,
     withdraw_review_above_cents,
@@ -161,6 +162,8 @@ def crypto_withdrawal_create(
     first = _first(merchant, platform_id, request.request_id)
     if first is not None:
         return first, False
+    # A paused chain takes cashouts (they wait); one that cannot be asked refuses them (2500).
+    chain_status(request.chain, merchant_id=merchant.pk)
     if not cashout_address_valid(chain=request.chain, address=request.address):
         raise DomainError(
             "ONCHAIN_WITHDRAW_INVALID_ADDRESS", f"Not a valid {request.chain} address."

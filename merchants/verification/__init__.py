@@ -1,13 +1,12 @@
 from functools import cache
 
-from django.conf import settings
-from django.utils.module_loading import import_string
-
+from core.adapters import adapter_load
 from merchants.verification.base import IdentityProvider
+from merchants.verification.unconfigured import UnconfiguredIdentityProvider
 
 
 @cache
 def get_identity_provider() -> IdentityProvider:
     """The identity verification provider, named by the IDENTITY_PROVIDER setting."""
-    provider: IdentityProvider = import_string(settings.IDENTITY_PROVIDER)()
+    provider: IdentityProvider = adapter_load("IDENTITY_PROVIDER", UnconfiguredIdentityProvider)
     return provider

@@ -1,8 +1,8 @@
-"""End-user identity verification (decisions section 6) and its sandbox helpers."""
+"""End-user identity verification (decisions section 6)."""
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -10,25 +10,15 @@ from config.api.serializers import parse
 from core.errors import DomainError
 from merchants.models import Client, VerificationProcess
 from merchants.selectors import client_get
-from merchants.verification.base import Verdict
-from merchants.verification.sandbox import sandbox_identity_provider_set
 from merchants.verification.selectors import verification_status_get
 from merchants.verification.serializers import (
-    SandboxIdentityProviderIn,
-    SandboxIdentityProviderOut,
-    SandboxVerificationDecideIn,
     VerificationLinkIn,
-    VerificationProcessOut,
     VerificationStartIn,
     VerificationStartOut,
     VerificationStatusOut,
 )
-from merchants.verification.services import (
-    sandbox_verification_decide,
-    verification_link,
-    verification_start,
-)
-from merchants.views import ClientApiView, MerchantApiView
+from merchants.verification.services import verification_link, verification_start
+from merchants.views import ClientApiView
 
 
 def process_json(process: VerificationProcess) -> dict[str, Any]:
@@ -119,43 +109,3 @@ class VerificationLinkApi(ClientVerificationApiView):
         body = parse(VerificationLinkIn, request.data)
         client = verification_link(client=self.client(request), email=body["email"])
         return Response(status_json(client))
-
-
-class SandboxVerificationDecideApi(MerchantApiView):
-    operation = "sandbox"
-    errors = ("NOT_FOUND", "INVALID_TRANSITION")
-
-    @extend_schema(
-        operation_id="sandboxVerificationVerdict",
-        tags=["sandbox"],
-        request=SandboxVerificationDecideIn,
-        responses=VerificationProcessOut,
-        parameters=[OpenApiParameter("dossierId", str, OpenApiParameter.PATH)],
-    )
-    def post(self, request: Request, dossierId: str) -> Response:  # noqa: N803 (the contract's name)
-        body = parse(SandboxVerificationDecideIn, request.data)
-        process = sandbox_verification_decide(
-            merchant=self.merchant(request), dossier_id=dossierId, verdict=Verdict(body["status"])
-        )
-        return Response(process_json(process))
-
-
-class SandboxIdentityProviderApi(MerchantApiView):
-    operation = "sandbox"
-
-    @extend_schema(
-        operation_id="sandboxSetIdentityProvider",
-        tags=["sandbox"],
-        request=SandboxIdentityProviderIn,
-        responses=SandboxIdentityProviderOut,
-        summary=(
-            "Take the sandbox identity provider offline (3008) or back online, for the "
-            "calling merchant's clients only."
-        ),
-    )
-    def post(self, request: Request) -> Response:
-        body = parse(SandboxIdentityProviderIn, request.data)
-        sandbox_identity_provider_set(
-            merchant=self.merchant(request), online=body["status"] == "online"
-        )
-        return Response({"status": body["status"]})

@@ -1,10 +1,10 @@
-"""Bodies and answers of the verification endpoints and their sandbox helpers."""
+"""Bodies and answers of the verification endpoints."""
 
 from typing import Any
 
 from rest_framework import serializers
 
-from config.api.serializers import StrictChoiceField, StrictSerializer
+from config.api.serializers import StrictSerializer
 
 PROCESS_STATUSES = ["PENDING", "ACCEPTED", "REJECTED", "EXPIRED"]
 
@@ -50,15 +50,3 @@ class VerificationStatusOut(serializers.Serializer):
     email = serializers.CharField(allow_null=True)
     latestProcess = VerificationProcessOut(allow_null=True)
     linkedIdentity = LinkedIdentityOut(allow_null=True)
-
-
-class SandboxVerificationDecideIn(StrictSerializer):
-    status = StrictChoiceField(choices=["ACCEPTED", "REJECTED"])
-
-
-class SandboxIdentityProviderIn(StrictSerializer):
-    status = StrictChoiceField(choices=["online", "offline"])
-
-
-class SandboxIdentityProviderOut(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["online", "offline"])

@@ -15,14 +15,10 @@ from django.db.models.functions import Greatest
 
 from core import clock
 from core.errors import DomainError
-from merchants.models import Client, Merchant, VerificationProcess, VerifiedIdentity
+from merchants.models import Client, VerificationProcess, VerifiedIdentity
 from merchants.verification import get_identity_provider
 from merchants.verification.base import ProviderUnavailableError, Verdict
-from merchants.verification.sandbox import sandbox_dossier_decide
-from merchants.verification.selectors import (
-    verification_open_process_recent,
-    verification_process_get,
-)
+from merchants.verification.selectors import verification_open_process_recent
 
 # Document and selfie checked by the provider: the top of the contract's 0-3 kycLevel scale.
 VERIFIED_LEVEL = 3
@@ -216,18 +212,3 @@ def verification_link(*, client: Client, email: str) -> Client:
             _client_link(client=locked, identity=identity, now=clock.now())
     locked.refresh_from_db()
     return locked
-
-
-def sandbox_verification_decide(
-    *, merchant: Merchant, dossier_id: str, verdict: Verdict
-) -> VerificationProcess:
-    """The sandbox provider decides one of the merchant's dossiers; the service then fetches
-    the verdict as it would from the real provider."""
-    process = verification_process_get(merchant=merchant, dossier_id=dossier_id)
-    if process is None:
-        raise DomainError("NOT_FOUND", "No verification dossier with this id.")
-    if process.status != VerificationProcess.Status.PENDING:
-        raise DomainError("INVALID_TRANSITION", f"The process is already {process.status}.")
-    if not sandbox_dossier_decide(dossier_id=dossier_id, verdict=verdict):
-        raise DomainError("INVALID_TRANSITION", "The provider already decided this dossier.")
-    return verification_process_sync(process=process)

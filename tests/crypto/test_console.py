@@ -27,7 +27,7 @@ def test_console_lists_and_shows_deposits_and_cashouts(desk, alice):
         "/admin/crypto/solanatokenaccount/": "Solana token accounts",
         "/admin/crypto/merchantcryptopolicy/": "merchant crypto policies",
         "/admin/crypto/flaggedaddress/": "flagged addresses",
-        "/admin/crypto/sandboxchain/": "sandbox chain",
+        "/admin/sandbox/sandboxchain/": "sandbox chain",
     }
     for path, shown in pages.items():
         response = desk.api.get(path)

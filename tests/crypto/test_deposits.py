@@ -8,17 +8,12 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
 from standardwebhooks.webhooks import Webhook
 
-from crypto.models import (
-    CryptoDeposit,
-    FlaggedAddress,
-    MerchantCryptoPolicy,
-    SandboxChainTransfer,
-    SandboxTokenAccount,
-    SolanaTokenAccount,
-)
+from crypto.models import CryptoDeposit, FlaggedAddress, MerchantCryptoPolicy, SolanaTokenAccount
 from crypto.services.deposits import crypto_deposits_sweep
-from crypto.tasks import sandbox_autopilot, sweep_deposits
+from crypto.tasks import sweep_deposits
 from ledger.models import Funding
+from sandbox.models import SandboxChainTransfer, SandboxTokenAccount
+from sandbox.tasks import crypto_sandbox_autopilot
 from tests.crypto.conftest import (
     OTHER_USER,
     USER,
@@ -244,11 +239,11 @@ def test_autopilot_confirms_transfers_by_itself(desk, alice, settings, clock_adv
     settings.SANDBOX_AUTOPILOT_SECONDS = 5
     address = deposit_address(desk, alice, "ETH")["address"]
     data(send(desk, alice, "ETH", address, "12"))
-    assert desk.run(sandbox_autopilot.delay).get() == 0
+    assert desk.run(crypto_sandbox_autopilot.delay).get() == 0
     assert CryptoDeposit.objects.get().status == "pending"
 
     clock_advance(6)
-    assert desk.run(sandbox_autopilot.delay).get() == 1
+    assert desk.run(crypto_sandbox_autopilot.delay).get() == 1
 
     assert CryptoDeposit.objects.get().confirmations == 12
     assert CryptoDeposit.objects.get().status == "completed"

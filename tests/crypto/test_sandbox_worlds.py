@@ -7,7 +7,8 @@ from decimal import Decimal
 import pytest
 
 from crypto.models import CryptoDeposit, CryptoWithdrawal
-from crypto.tasks import sandbox_autopilot, sweep_deposits, sweep_withdrawals
+from crypto.tasks import sweep_deposits, sweep_withdrawals
+from sandbox.tasks import crypto_sandbox_autopilot
 from tests.crypto.conftest import (
     USER,
     cashout_body,
@@ -106,7 +107,7 @@ def test_the_autopilot_holds_only_the_halting_merchants_transfers(
     switch(desk, bob, "ETH", paused=True)
 
     clock_advance(6)
-    assert desk.run(sandbox_autopilot.delay).get() == 1
+    assert desk.run(crypto_sandbox_autopilot.delay).get() == 1
 
     assert CryptoDeposit.objects.get(tx_hash=alices["txHash"]).status == "completed"
     assert CryptoDeposit.objects.get(tx_hash=bobs["txHash"]).confirmations == 0

@@ -9,11 +9,12 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
 from standardwebhooks.webhooks import Webhook
 
-from crypto.models import CryptoWithdrawal, MerchantCryptoPolicy, SandboxChainTransfer
+from crypto.models import CryptoWithdrawal, MerchantCryptoPolicy
 from crypto.tasks import sweep_withdrawals
 from ledger.models import Funding
 from merchants.models import Merchant, WebhookEvent
 from merchants.webhooks.tasks import sweep_webhooks
+from sandbox.models import SandboxChainTransfer
 from tests.crypto.conftest import (
     OTHER_USER,
     RECIPIENT,

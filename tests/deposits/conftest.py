@@ -12,11 +12,12 @@ import pytest
 
 from config.celery import app as celery_app
 from merchants.models import Client, Merchant
+from sandbox.models import SandboxBot, SandboxPlatformUser
 from tests.factories import Actor, make_actor, platform_id, trade_url
 from tests.trading.factories import RUST, CatalogItemFactory, SandboxBotFactory
 from tests.withdrawals.conftest import Desk, client_headers, ok_data
 from tests.withdrawals.receiver import Receiver, receiver
-from trading.models import CatalogItem, SandboxBot, SandboxPlatformUser
+from trading.models import CatalogItem
 from trading.selectors.inventory import inventory_cache_forget
 
 OWNER = 1

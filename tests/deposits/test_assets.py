@@ -9,10 +9,11 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from sandbox.models import SandboxPlatformUser
 from tests.deposits.conftest import OWNER, ak_item, authenticate, configure_owner, deposit, sell
 from tests.factories import assert_error, platform_id, trade_url
 from tests.withdrawals.conftest import ok_data, sandbox_event, wallet_clean
-from trading.models import IN_FLIGHT, SandboxPlatformUser, Trade, TradeItem
+from trading.models import IN_FLIGHT, Trade, TradeItem
 
 pytestmark = pytest.mark.django_db
 

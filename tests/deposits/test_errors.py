@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 
 from merchants.models import Merchant
+from sandbox.models import SandboxListing
 from tests.deposits.conftest import (
     OWNER,
     ak_item,
@@ -17,7 +18,7 @@ from tests.deposits.conftest import (
 )
 from tests.factories import assert_error
 from tests.withdrawals.conftest import ok_data
-from trading.models import GameSettings, SandboxListing, Trade
+from trading.models import GameSettings, Trade
 
 pytestmark = pytest.mark.django_db
 

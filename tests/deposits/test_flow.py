@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 
 from core import clock
+from sandbox.models import SandboxOffer
 from tests.deposits.conftest import (
     OWNER,
     ak_item,
@@ -26,7 +27,6 @@ from tests.withdrawals.conftest import (
     service_money,
     wallet_clean,
 )
-from trading.models import SandboxOffer
 from trading.services.sweeps import deposit_holds_due_complete
 
 pytestmark = pytest.mark.django_db

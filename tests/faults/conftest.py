@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 from config.celery import app as celery_app
 from merchants.models import WebhookEvent
 from merchants.webhooks.tasks import sweep_webhooks
+from sandbox.models import SandboxListing
 from tests.factories import Actor, make_actor, trade_url
 from tests.faults.callback import CallbackServer
 from tests.faults.database import database_url
@@ -29,7 +30,7 @@ from tests.faults.processes import (
     web_server,
 )
 from tests.withdrawals.conftest import catalog_item, funded
-from trading.models import SandboxListing, Status, TradeItem
+from trading.models import Status, TradeItem
 from trading.tasks import sweep_cancels, sweep_purchases
 
 __all__ = ["catalog_item"]  # a fixture shared with the withdrawal tests

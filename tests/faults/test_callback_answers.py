@@ -12,12 +12,13 @@ from rest_framework.test import APIClient
 
 from merchants.models import WebhookDelivery
 from merchants.webhooks.delivery import LEASE, webhook_events_due
+from sandbox.models import SandboxPurchase
 from tests.factories import Actor
 from tests.faults.callback import CallbackServer
 from tests.faults.conftest import buy, events_delivered, every_event_received, sweeps_send
 from tests.faults.processes import Process, wait_until
 from tests.withdrawals.conftest import make_listing, money, wallet_clean
-from trading.models import CatalogItem, SandboxPurchase, Status, TradeItem
+from trading.models import CatalogItem, Status, TradeItem
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -1,8 +1,10 @@
 """The deployment starts under production settings (``DATABASE_URL``, ``REDIS_URL`` and
 ``SECRET_KEY`` set, ``SANDBOX=false``) on a machine with no ``var/`` folder: the web server,
-a worker and beat, each as the README starts it. All three stay up, ``/health`` is 200, beat's
-webhook sweep reaches the worker (a due event that only a sweep can find gets its attempt), and
-nothing is written under ``VAR_DIR``.
+a worker and beat, each as the README starts it. All three stay up, ``/health`` is 200, an
+authenticated call is served, beat's webhook sweep reaches the worker (a due event that only a
+sweep can find gets its attempt), and nothing is written under ``VAR_DIR``. Without the sandbox
+there are no ``/sandbox/`` routes, and an outside system nobody configured answers as
+unavailable.
 
 Outside the sandbox the guard refuses plain-http loopback callbacks, so the attempt the worker
 records is that refusal: proof that beat sent the sweep and the worker ran what it found."""
@@ -33,6 +35,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 def production_env(redis_url: str, var_dir: Path) -> dict[str, str]:
     env = service_env(database_url=database_url(), redis_url=redis_url)
+    for outside_system in ("GAME_PLATFORM", "MARKETPLACE", "IDENTITY_PROVIDER", "CRYPTO_CHAINS"):
+        env.pop(outside_system, None)  # none configured: the domain's unconfigured adapters
     env.update(
         SANDBOX="false",
         VAR_DIR=str(var_dir),
@@ -77,6 +81,15 @@ def test_web_worker_and_beat_run_under_production_settings_without_var(
                 "cache": "ok",
                 "broker": "ok",
             }
+            balance = requests.get(f"{web}/v1/wallets/me/balance", headers=shop.headers, timeout=10)
+            assert balance.status_code == 200, balance.text
+            assert balance.json()["success"] is True
+            market = requests.get(f"{web}/secure/market", headers=shop.headers, timeout=10)
+            assert market.status_code == 503, market.text
+            assert market.json()["error"]["key"] == "SERVICE_UNAVAILABLE"
+            helper = requests.get(f"{web}/sandbox/clock", headers=shop.headers, timeout=10)
+            assert helper.status_code == 404
+            assert helper.json()["error"]["key"] == "NOT_FOUND"
             wait_until(
                 lambda: WebhookDelivery.objects.filter(event=event).exists(),
                 "the swept event's attempt",

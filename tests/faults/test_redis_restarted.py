@@ -13,6 +13,7 @@ import requests
 from kombu import Connection
 
 from merchants.webhooks.tasks import sweep_webhooks
+from sandbox.models import SandboxPurchase
 from tests.factories import Actor
 from tests.faults.callback import CallbackServer
 from tests.faults.conftest import buy_body, events_delivered, every_event_received, web_serving
@@ -26,7 +27,7 @@ from tests.faults.processes import (
     wait_until,
 )
 from tests.withdrawals.conftest import make_listing, money, wallet_clean
-from trading.models import CatalogItem, SandboxPurchase, Status, TradeItem
+from trading.models import CatalogItem, Status, TradeItem
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -21,6 +21,7 @@ from rest_framework.test import APIClient
 from config.celery import app as celery_app
 from merchants.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.delivery import LEASE, webhook_events_due
+from sandbox.models import SandboxListing, SandboxPurchase
 from tests.factories import Actor
 from tests.faults.callback import CallbackServer
 from tests.faults.conftest import (
@@ -35,15 +36,7 @@ from tests.faults.database import backends_alive, backends_waiting_on_lock, rows
 from tests.faults.processes import Process, child_pids, wait_until
 from tests.withdrawals.conftest import make_listing, money, wallet_clean
 from tests.withdrawals.receiver import Received
-from trading.models import (
-    CatalogItem,
-    SandboxListing,
-    SandboxPurchase,
-    Status,
-    Trade,
-    TradeEvent,
-    TradeItem,
-)
+from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.services.sweeps import PURCHASE_GRACE
 from wallet.models import Account, Transfer
 

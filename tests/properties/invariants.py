@@ -7,8 +7,9 @@ from decimal import Decimal
 from itertools import pairwise
 
 from merchants.models import Merchant, WebhookEvent
+from sandbox.models import SandboxPurchase
 from tests.properties.world import FUNDS, World
-from trading.models import SandboxPurchase, Trade, TradeItem
+from trading.models import Trade, TradeItem
 from trading.services.trades import derived_status
 from wallet.models import Account
 from wallet.selectors import wallet_balances, wallet_invariants_check

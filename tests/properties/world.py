@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from merchants.models import Merchant
+from sandbox.models import SandboxPlatformUser
 from tests.factories import Actor, make_actor, platform_id
 from tests.trading.factories import CatalogItemFactory, SandboxBotFactory
 from tests.withdrawals.conftest import funded, make_listing, make_rust_listing
 from tests.withdrawals.receiver import Receiver
-from trading.models import SandboxPlatformUser
 from trading.pricing import deposit_price, fee_inclusive
 
 AK = "AK-47 | Redline (Field-Tested)"

@@ -10,6 +10,7 @@ import pytest
 from django.db.models import Q
 
 from crypto.models import CryptoWithdrawal
+from sandbox.models import SandboxListing, SandboxPurchase
 from tests.crypto.conftest import cashout_body
 from tests.factories import Actor, platform_id, trade_url
 from tests.faults.callback import CallbackServer
@@ -27,7 +28,7 @@ from tests.races.conftest import (
     wallet_clean,
 )
 from tests.withdrawals.conftest import make_listing
-from trading.models import CatalogItem, SandboxListing, SandboxPurchase, Status, Trade, TradeItem
+from trading.models import CatalogItem, Status, Trade, TradeItem
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

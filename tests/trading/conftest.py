@@ -11,6 +11,7 @@ from decimal import Decimal
 
 import pytest
 
+from sandbox.models import SandboxBot, SandboxListing
 from tests.factories import Actor
 from tests.trading.factories import (
     CS,
@@ -21,7 +22,7 @@ from tests.trading.factories import (
     SandboxListingFactory,
 )
 from tests.trading.helpers import Caller, caller, clock_move
-from trading.models import CatalogItem, SandboxBot, SandboxListing
+from trading.models import CatalogItem
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ from decimal import Decimal
 import factory
 from factory.django import DjangoModelFactory
 
-from trading.models import CatalogItem, CatalogPhase, SandboxBot, SandboxListing
+from sandbox.models import SandboxBot, SandboxListing
+from trading.models import CatalogItem, CatalogPhase
 
 CS = 730
 RUST = 252490

@@ -2,9 +2,9 @@
 
 import pytest
 
+from sandbox.models import SandboxPlatformUser
 from tests.factories import assert_error, platform_id, trade_url
 from tests.trading.helpers import ok
-from trading.models import SandboxPlatformUser
 
 pytestmark = pytest.mark.django_db
 

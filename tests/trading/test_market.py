@@ -5,10 +5,10 @@ from decimal import Decimal
 
 import pytest
 
+from sandbox import marketplace as sandbox_marketplace
 from tests.factories import assert_error
 from tests.trading.factories import RUST, CatalogItemFactory, SandboxListingFactory
 from tests.trading.helpers import names, ok, prices
-from trading.marketplace import sandbox as sandbox_marketplace
 
 pytestmark = pytest.mark.django_db
 

@@ -7,12 +7,12 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from sandbox.models import SandboxListing
 from tests.factories import assert_error, make_actor
 from tests.trading.factories import SandboxListingFactory
 from tests.trading.helpers import ok
-from trading.marketplace.sandbox import market_version_bump
-from trading.models import SandboxListing
 from trading.selectors import prices
+from trading.selectors.market import market_version_bump
 from trading.selectors.prices import MAX_AGE
 
 pytestmark = pytest.mark.django_db
@@ -276,7 +276,7 @@ class TestCache:
         assert second == first
         touched = " ".join(q["sql"] for q in queries.captured_queries)
         assert "trading_catalogitem" not in touched
-        assert "trading_sandboxlisting" not in touched
+        assert "sandbox_sandboxlisting" not in touched
         assert "trading_catalogphase" not in touched
         with django_assert_max_num_queries(2):  # only the API key lookup (and its touch)
             book(api, alice)

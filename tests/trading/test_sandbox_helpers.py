@@ -8,10 +8,10 @@ import pytest
 from django.test import override_settings
 from django.urls import clear_url_caches
 
+from sandbox.models import SandboxBotState, SandboxPlatformUser
 from tests.factories import assert_error, platform_id
 from tests.trading.factories import SandboxBotFactory
 from tests.trading.helpers import ok
-from trading.models import SandboxBotState, SandboxPlatformUser
 
 pytestmark = pytest.mark.django_db
 
@@ -214,9 +214,7 @@ class TestBots:
 
 def _reload_urls() -> None:
     import config.urls
-    import trading.urls
 
-    importlib.reload(trading.urls)
     importlib.reload(config.urls)
     clear_url_caches()
 

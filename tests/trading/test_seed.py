@@ -7,19 +7,21 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 
+from sandbox.models import SandboxBot, SandboxListing
+from sandbox.names import PHASED_FINISHES
+from tests.trading.factories import CatalogItemFactory
 from tests.trading.helpers import ok
-from trading.marketplace import get_marketplace
-from trading.models import CatalogItem, CatalogPhase, SandboxBot, SandboxListing
-from trading.sandbox.names import PHASED_FINISHES
+from trading.models import CatalogItem, CatalogPhase
+from trading.selectors.market import market_version
 
 pytestmark = pytest.mark.django_db
 
 
 def test_seed_200_items_and_2000_listings(api, alice, django_capture_on_commit_callbacks):
-    version = get_marketplace().price_version()
+    version = market_version()
     with django_capture_on_commit_callbacks(execute=True):
         call_command("seed_sandbox", items=200, listings=2000, stdout=io.StringIO())
-    assert get_marketplace().price_version() != version
+    assert market_version() != version
 
     assert CatalogItem.objects.count() == 200
     assert CatalogItem.objects.filter(game=730).count() == 140
@@ -78,10 +80,28 @@ def test_seed_200_items_and_2000_listings(api, alice, django_capture_on_commit_c
 def test_reseeding_replaces_listings_and_keeps_the_catalog(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         call_command("seed_sandbox", items=20, listings=100, stdout=io.StringIO())
-    first_version = get_marketplace().price_version()
+    first_version = market_version()
     with django_capture_on_commit_callbacks(execute=True):
         call_command("seed_sandbox", items=40, listings=50, stdout=io.StringIO())
     assert CatalogItem.objects.count() == 40
     assert SandboxListing.objects.count() == 50
     assert SandboxBot.objects.count() == 8
-    assert get_marketplace().price_version() != first_version
+    assert market_version() != first_version
+
+
+def test_if_empty_seeds_a_catalog_without_a_sandbox_world():
+    """After the upgrade that moved the sandbox into its own app the domain's catalog is still
+    there but the world (bots, listings) is gone: ``--if-empty`` seeds it again, once."""
+    CatalogItemFactory(id="730-000000")
+    assert not SandboxBot.objects.exists()
+
+    out = io.StringIO()
+    call_command("seed_sandbox", items=20, listings=100, if_empty=True, stdout=out)
+    assert out.getvalue().startswith("seeded ")
+    assert SandboxListing.objects.count() == 100
+    assert SandboxBot.objects.count() == 8
+
+    again = io.StringIO()
+    call_command("seed_sandbox", items=20, listings=30, if_empty=True, stdout=again)
+    assert again.getvalue() == "sandbox world already seeded\n"
+    assert SandboxListing.objects.count() == 100

@@ -10,10 +10,11 @@ from django.db import connection
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from merchants.models import SandboxDossier, VerificationProcess
+from merchants.models import VerificationProcess
 from merchants.verification import get_identity_provider
 from merchants.verification.base import Dossier
-from merchants.verification.sandbox import SandboxIdentityProvider
+from sandbox.identity import SandboxIdentityProvider
+from sandbox.models import SandboxDossier
 from tests.factories import make_actor
 from tests.verification.conftest import Verifier
 

@@ -8,7 +8,8 @@ import pytest
 from django.test import override_settings
 from django.urls import clear_url_caches
 
-from merchants.models import SandboxDossier, VerificationProcess, VerifiedIdentity
+from merchants.models import VerificationProcess, VerifiedIdentity
+from sandbox.models import SandboxDossier
 from tests.factories import assert_error
 from tests.trading.helpers import ok
 from tests.verification.conftest import PROVIDER, decide_path
@@ -174,11 +175,7 @@ def test_the_provider_is_down_only_for_the_merchant_that_took_it_down(verifier, 
 
 def _reload_urls() -> None:
     import config.urls
-    import merchants.urls
-    import merchants.verification.urls
 
-    importlib.reload(merchants.verification.urls)
-    importlib.reload(merchants.urls)
     importlib.reload(config.urls)
     clear_url_caches()
 

@@ -6,7 +6,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from merchants import ratelimits
-from merchants.models import Client, SandboxDossier, VerificationProcess
+from merchants.models import Client, VerificationProcess
+from sandbox.models import SandboxDossier
 from tests.factories import assert_error, make_actor
 from tests.trading.helpers import ok
 from tests.verification.conftest import START

@@ -41,7 +41,7 @@ def test_pending_after_start(verifier, alice):
 def test_reading_the_status_does_not_fetch_the_verdict(verifier, alice):
     """The provider decided, but nothing told the service yet: the status says what it knows."""
     from merchants.verification.base import Verdict
-    from merchants.verification.sandbox import sandbox_dossier_decide
+    from sandbox.identity import sandbox_dossier_decide
 
     person = verifier.person(alice)
     started = verifier.started(person)

@@ -10,8 +10,8 @@ from core import clock
 from merchants.models import VerificationProcess
 from merchants.tasks import sweep_verifications
 from merchants.verification.base import Verdict
-from merchants.verification.sandbox import sandbox_dossier_decide
 from merchants.verification.services import verification_process_claim, verification_process_poll
+from sandbox.identity import sandbox_dossier_decide
 
 pytestmark = pytest.mark.django_db
 

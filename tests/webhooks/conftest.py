@@ -20,10 +20,11 @@ from core import clock
 from core.handoffs import HANDOFFS
 from merchants.models import WebhookEvent
 from merchants.webhooks import delivery
+from sandbox.models import SandboxListing
 from tests.factories import Actor, make_actor, trade_url
 from tests.withdrawals.conftest import catalog_item, funded, hooks, make_listing
 from tests.withdrawals.receiver import Receiver
-from trading.models import CatalogItem, SandboxListing
+from trading.models import CatalogItem
 
 __all__ = ["catalog_item", "hooks"]  # fixtures shared with the withdrawal tests
 

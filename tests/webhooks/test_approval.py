@@ -12,8 +12,9 @@ import pytest
 from core import clock
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
 from merchants.webhooks import delivery
+from sandbox.models import SandboxListing, SandboxPurchase
 from tests.webhooks.conftest import approval_event, bought, closed_port_url, trade_events
-from trading.models import SandboxListing, SandboxPurchase, Trade, TradeItem
+from trading.models import Trade, TradeItem
 from wallet.selectors import wallet_balances, wallet_invariants_check
 
 pytestmark = pytest.mark.django_db

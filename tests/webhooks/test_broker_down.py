@@ -11,11 +11,12 @@ from rest_framework.test import APIClient
 from config.celery import app as celery_app
 from merchants.models import WebhookEvent
 from merchants.webhooks.tasks import sweep_webhooks
+from sandbox.models import SandboxPurchase
 from tests.faults.processes import free_port
 from tests.webhooks.conftest import BUY_PRICE, TRADE_URL, shop_actor
 from tests.withdrawals.conftest import make_listing
 from tests.withdrawals.receiver import Receiver
-from trading.models import SandboxPurchase, Trade, TradeItem
+from trading.models import Trade, TradeItem
 from wallet.selectors import wallet_invariants_check
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -16,9 +16,10 @@ from standardwebhooks.webhooks import Webhook
 
 from config.celery import app as celery_app
 from merchants.models import WebhookEvent
+from sandbox.models import SandboxPurchase
 from tests.webhooks.conftest import BUY_PRICE, TRADE_URL, shop_actor
 from tests.withdrawals.receiver import Receiver
-from trading.models import SandboxPurchase, Trade, TradeItem
+from trading.models import Trade, TradeItem
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -18,9 +18,10 @@ from rest_framework.test import APIClient
 from core.handoffs import HANDOFFS
 from merchants.models import WebhookDelivery
 from merchants.webhooks import delivery
+from sandbox.models import SandboxPurchase
 from tests.webhooks.conftest import BUY_PRICE, TRADE_URL, approval_event, bought, shop_actor
 from tests.withdrawals.conftest import make_listing
-from trading.models import SandboxPurchase, Trade, TradeItem
+from trading.models import Trade, TradeItem
 from trading.services.quick import quick_fill
 from trading.services.withdrawals import withdrawal_purchase
 from wallet.models import Account, Transfer

@@ -9,10 +9,11 @@ from core import clock
 from merchants.models import WebhookDelivery
 from merchants.webhooks import delivery, signing
 from merchants.webhooks.tasks import sweep_webhooks
+from sandbox.models import SandboxListing, SandboxPurchase
 from tests.webhooks.conftest import TRADE_URL, approval_event, bought, trade_events
 from tests.withdrawals.conftest import make_listing
 from trading.marketplace import get_marketplace
-from trading.models import SandboxListing, SandboxPurchase, Trade, TradeItem
+from trading.models import Trade, TradeItem
 from trading.services.cancels import withdrawal_cancels_complete, withdrawal_cancels_pending
 from trading.services.quick import quick_fill
 from trading.services.sweeps import PURCHASE_GRACE, withdrawal_purchases_due

@@ -20,10 +20,11 @@ from merchants.models import Merchant, WebhookDelivery, WebhookEvent
 from merchants.webhooks import delivery, outbox
 from merchants.webhooks.delivery import LEASE, webhook_events_due
 from merchants.webhooks.outbox import webhook_event_emit
+from sandbox.models import SandboxListing, SandboxPurchase
 from tests.factories import Actor
 from tests.webhooks.conftest import approval_event, bought, trade_events
 from tests.withdrawals.receiver import Receiver
-from trading.models import SandboxListing, SandboxPurchase, Trade, TradeItem
+from trading.models import Trade, TradeItem
 from wallet.selectors import wallet_balances, wallet_invariants_check
 
 pytestmark = pytest.mark.django_db

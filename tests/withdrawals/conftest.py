@@ -6,9 +6,10 @@ import pytest
 
 from config.celery import app as celery_app
 from merchants.models import Merchant
+from sandbox.models import SandboxListing
 from tests.factories import Actor, make_actor
 from tests.withdrawals.receiver import Receiver, receiver
-from trading.models import CatalogItem, SandboxListing
+from trading.models import CatalogItem
 from wallet.services import wallet_admin_credit
 
 

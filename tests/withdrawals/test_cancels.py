@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 
 from core.handoffs import HANDOFFS
+from sandbox.models import SandboxListing, SandboxPurchase
 from tests.factories import Actor, assert_error, trade_url
 from tests.withdrawals.conftest import (
     Desk,
@@ -19,7 +20,7 @@ from tests.withdrawals.conftest import (
     sandbox_event,
     wallet_clean,
 )
-from trading.models import SandboxListing, SandboxPurchase, Trade, TradeItem
+from trading.models import Trade, TradeItem
 from trading.services.cancels import withdrawal_auto_cancels_due
 
 pytestmark = pytest.mark.django_db

@@ -8,6 +8,7 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from merchants.models import Client
+from sandbox.models import SandboxPurchase
 from tests.factories import platform_id, trade_url
 from tests.withdrawals.conftest import (
     client_headers,
@@ -17,7 +18,7 @@ from tests.withdrawals.conftest import (
     ok_data,
     wallet_clean,
 )
-from trading.models import SandboxPurchase, Trade
+from trading.models import Trade
 from wallet.models import Transfer
 
 pytestmark = pytest.mark.django_db

@@ -11,6 +11,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from merchants.models import Client, Merchant, WebhookEvent
+from sandbox.marketplace import SandboxMarketplace
+from sandbox.models import SandboxListing
 from tests.factories import Actor, assert_error, make_actor, trade_url
 from tests.withdrawals.conftest import (
     Desk,
@@ -24,8 +26,7 @@ from tests.withdrawals.conftest import (
     set_platform_user,
     wallet_clean,
 )
-from trading.marketplace.sandbox import SandboxMarketplace
-from trading.models import SandboxListing, Trade, TradeItem
+from trading.models import Trade, TradeItem
 from wallet.models import Transfer
 
 pytestmark = pytest.mark.django_db

@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 
 from merchants.models import WebhookEvent
+from sandbox.models import SandboxPurchase
 from tests.factories import assert_error, trade_url
 from tests.withdrawals.conftest import (
     advance_minutes,
@@ -16,7 +17,7 @@ from tests.withdrawals.conftest import (
     ok_data,
     wallet_clean,
 )
-from trading.models import SandboxPurchase, Trade, TradeEvent, TradeItem
+from trading.models import Trade, TradeEvent, TradeItem
 from wallet.models import Transfer
 
 pytestmark = pytest.mark.django_db

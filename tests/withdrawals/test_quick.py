@@ -10,6 +10,8 @@ import pytest
 
 from merchants.models import Merchant, WebhookEvent
 from merchants.webhooks.delivery import webhook_event_deliver
+from sandbox.marketplace import SandboxMarketplace
+from sandbox.models import SandboxListing, SandboxPurchase
 from tests.factories import Actor, assert_error, make_actor, trade_url
 from tests.withdrawals.conftest import (
     Desk,
@@ -23,8 +25,7 @@ from tests.withdrawals.conftest import (
     set_platform_user,
     wallet_clean,
 )
-from trading.marketplace.sandbox import SandboxMarketplace
-from trading.models import CatalogItem, SandboxListing, SandboxPurchase, Trade, TradeItem
+from trading.models import CatalogItem, Trade, TradeItem
 
 pytestmark = pytest.mark.django_db
 

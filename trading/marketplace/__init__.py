@@ -1,13 +1,12 @@
 from functools import cache
 
-from django.conf import settings
-from django.utils.module_loading import import_string
-
+from core.adapters import adapter_load
 from trading.marketplace.base import Marketplace
+from trading.marketplace.unconfigured import UnconfiguredMarketplace
 
 
 @cache
 def get_marketplace() -> Marketplace:
     """The supplier marketplace this deployment talks to, named by the MARKETPLACE setting."""
-    marketplace: Marketplace = import_string(settings.MARKETPLACE)()
+    marketplace: Marketplace = adapter_load("MARKETPLACE", UnconfiguredMarketplace)
     return marketplace

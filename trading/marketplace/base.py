@@ -6,7 +6,15 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Protocol
 
+from core.errors import DomainError
 from trading.platform.base import BotInfo
+
+
+class MarketplaceUnavailableError(DomainError):
+    """The marketplace could not answer: the caller gets 503 SERVICE_UNAVAILABLE and may retry."""
+
+    def __init__(self) -> None:
+        super().__init__("SERVICE_UNAVAILABLE", "The supplier marketplace is unavailable; retry.")
 
 
 class MarketSort(StrEnum):
@@ -79,6 +87,11 @@ PriceFloors = dict[tuple[str, str, str], Decimal]
 
 
 class Marketplace(Protocol):
+    """Market reads are cached under the domain's market version
+    (``trading.selectors.market.market_version``): whatever learns that a listing appeared, went
+    or changed price calls ``market_version_bump``. Calls raise MarketplaceUnavailableError when
+    the marketplace cannot answer."""
+
     def search(self, query: MarketQuery) -> tuple[list[Listing], int]:
         """A page of listings and the number of all that match."""
 
@@ -90,9 +103,6 @@ class Marketplace(Protocol):
 
     def own_stock(self, catalog_ids: list[str]) -> dict[str, int]:
         """How many of each item the service's bots hold."""
-
-    def price_version(self) -> str:
-        """Changes whenever a listing appears, goes or changes price."""
 
     def listing_id_valid(self, *, game: int, listing_id: str) -> bool:
         """Whether the id has the shape of a listing id of the game."""

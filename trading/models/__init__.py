@@ -1,13 +1,4 @@
 from trading.models.catalog import CatalogItem, CatalogPhase
-from trading.models.sandbox import (
-    SandboxBot,
-    SandboxBotState,
-    SandboxListing,
-    SandboxOffer,
-    SandboxPlatformUser,
-    SandboxPurchase,
-    SandboxReceivedWebhook,
-)
 from trading.models.switches import GameSettings
 from trading.models.trades import (
     IN_FLIGHT,
@@ -24,13 +15,6 @@ __all__ = [
     "CatalogItem",
     "CatalogPhase",
     "GameSettings",
-    "SandboxBot",
-    "SandboxBotState",
-    "SandboxListing",
-    "SandboxOffer",
-    "SandboxPlatformUser",
-    "SandboxPurchase",
-    "SandboxReceivedWebhook",
     "Status",
     "Trade",
     "TradeEvent",

@@ -1,13 +1,12 @@
 from functools import cache
 
-from django.conf import settings
-from django.utils.module_loading import import_string
-
+from core.adapters import adapter_load
 from trading.platform.base import GamePlatform
+from trading.platform.unconfigured import UnconfiguredPlatform
 
 
 @cache
 def get_platform() -> GamePlatform:
     """The game platform this deployment talks to, named by the GAME_PLATFORM setting."""
-    platform: GamePlatform = import_string(settings.GAME_PLATFORM)()
+    platform: GamePlatform = adapter_load("GAME_PLATFORM", UnconfiguredPlatform)
     return platform

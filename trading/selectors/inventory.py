@@ -14,6 +14,7 @@ from django.core.cache import cache
 from core import clock
 from core.errors import DomainError
 from merchants.models import Client, Merchant
+from trading.games import CS_GAME, GAMES
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import MarketSort
 from trading.models import CatalogItem, CatalogPhase
@@ -21,8 +22,8 @@ from trading.platform import get_platform
 from trading.platform.base import FleetStatus, InventoryAsset, PlatformError, TradeUrlState
 from trading.pricing import ZERO, deposit_price
 from trading.representations import inventory_item_json
-from trading.sandbox.names import CS_GAME, GAMES
 from trading.selectors.deposits import client_collateral_available
+from trading.selectors.market import market_version
 from trading.selectors.switches import game_settings_get
 
 USER_STATE_ERRORS = {
@@ -66,7 +67,10 @@ def deposits_open_check(*, game: int) -> None:
 
 
 def fleet_check(*, merchant: Merchant) -> None:
-    status = get_platform().fleet_status(tenant=str(merchant.pk))
+    try:
+        status = get_platform().fleet_status(tenant=str(merchant.pk))
+    except PlatformError as exc:
+        raise DomainError(exc.error_key) from exc
     if status == FleetStatus.OFFLINE:
         raise DomainError("NO_BOTS_AVAILABLE")
     if status == FleetStatus.DEGRADED:
@@ -191,7 +195,7 @@ def _priced_cached(
     own stock): the same three give the same rows, so they are computed once."""
     key = (
         f"inventory-priced:{merchant.pk}:{platform_id}:{game}:{snapshot.fetched_at.timestamp()}:"
-        f"{merchant.deposit_margin_rate}:{get_marketplace().price_version()}"
+        f"{merchant.deposit_margin_rate}:{market_version()}"
     )
     rows = cache.get(key)
     if rows is None:

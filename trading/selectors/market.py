@@ -1,6 +1,8 @@
-"""Market browsing: listings with the merchant's fee applied, one item's listings, suggestions."""
+"""Market browsing: listings with the merchant's fee applied, one item's listings, suggestions;
+and the market version every cached market read is kept under."""
 
 import hashlib
+import uuid
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -19,6 +21,19 @@ from trading.representations import listing_json
 
 SUGGESTIONS_LIMIT = 20
 PAGE_TTL_SECONDS = 30
+MARKET_VERSION_KEY = "market-version"
+
+
+def market_version() -> str:
+    """The version of what the market shows: cached market pages, price books and inventory
+    offers are kept under it, so a change is seen at once."""
+    return str(cache.get_or_set(MARKET_VERSION_KEY, lambda: uuid.uuid4().hex, timeout=None))
+
+
+def market_version_bump() -> None:
+    """Whatever changes the market calls this: staff editing the catalog (reference prices,
+    stock limits), and the marketplace's side when a listing appears, goes or changes price."""
+    cache.set(MARKET_VERSION_KEY, uuid.uuid4().hex, timeout=None)
 
 
 def _render(listings: list[Listing], merchant: Merchant) -> list[dict[str, Any]]:
@@ -136,7 +151,7 @@ def market_item_listings(
 def _cached_page(kind: str, shape: str, render: Callable[[], Any]) -> orjson.Fragment:
     """A rendered market read, cached for ``PAGE_TTL_SECONDS`` under the market's price
     version, so a listing change is seen at once."""
-    version = get_marketplace().price_version()
+    version = market_version()
     key = f"{kind}:" + hashlib.sha256(f"{version}|{shape}".encode()).hexdigest()
     cached = cache.get(key)
     if cached is not None:

@@ -26,11 +26,12 @@ from django.core.cache import cache
 from core import clock
 from core.json import dumps
 from merchants.models import Merchant
+from trading.games import CS_GAME, PHASES
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Delivery, PriceFloors
 from trading.models import CatalogItem, CatalogPhase
 from trading.pricing import deposit_price, fee_inclusive
-from trading.sandbox.names import CS_GAME, PHASES
+from trading.selectors.market import market_version
 
 MAX_AGE = timedelta(seconds=30)
 BOOK_TTL = 24 * 3600
@@ -58,7 +59,7 @@ class BookRef:
 
 def price_book_get(*, merchant: Merchant, game: int) -> bytes:
     """The book as one JSON array, shared by every request that serves it: never modify it."""
-    version = get_marketplace().price_version()
+    version = market_version()
     fee, margin = merchant.withdraw_fee_rate, merchant.deposit_margin_rate
     ref_key = f"prices:{game}:{fee}:{margin}"
     cached = cache.get(ref_key)

@@ -11,10 +11,10 @@ from django.db.models import QuerySet
 from core import clock
 from core.errors import DomainError
 from core.handoffs import handoff_on_commit
+from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
 from trading.models import IN_FLIGHT, Status, Trade, TradeItem
-from trading.sandbox.names import CS_GAME
 from trading.selectors.trades import trade_get
 from trading.services.trades import trade_lock
 from trading.services.withdrawals import withdrawal_items_ended

@@ -17,6 +17,7 @@ from core.errors import DomainError
 from core.handoffs import handoff_on_commit
 from merchants.models import Client, Merchant
 from merchants.tradeurls import trade_url_platform_id
+from trading.games import CS_GAME
 from trading.models import Status, Trade, TradeItem
 from trading.platform import get_platform
 from trading.platform.base import (
@@ -28,7 +29,6 @@ from trading.platform.base import (
     TradeUrlState,
 )
 from trading.representations import catalog_details
-from trading.sandbox.names import CS_GAME
 from trading.selectors.deposits import (
     ASSET_UNIT_LIVE,
     MAX_ACTIVE_DEPOSITS,

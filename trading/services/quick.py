@@ -6,12 +6,12 @@ from django.db import transaction
 
 from core.errors import DomainError
 from merchants.models import Merchant
+from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing, PurchaseResult
 from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
 from trading.representations import catalog_details
-from trading.sandbox.names import CS_GAME
 from trading.selectors.market import catalog_item_resolve
 from trading.services.trades import Move, trade_apply, trade_lock
 from trading.services.withdrawals import (

@@ -14,13 +14,13 @@ from core.handoffs import handoff_on_commit
 from merchants.models import Client, Merchant
 from merchants.tradeurls import trade_url_platform_id
 from merchants.webhooks.outbox import Approval
+from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.platform.base import TradeUrlState
 from trading.pricing import CENT, fee_inclusive
 from trading.representations import catalog_details
-from trading.sandbox.names import CS_GAME
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
 from trading.services.trades import Move, trade_apply, trade_emit, trade_lock

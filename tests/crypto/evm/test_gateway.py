@@ -1,6 +1,6 @@
 """The EVM gateway's edges: a node that stops answering stops nothing for good and sends nothing
-it cannot account for; Solana, which has no real gateway, opens no address and pays nothing
-outside the sandbox; the configured token contracts are the ones the service credits and pays."""
+it cannot account for; Solana, which has no real gateway, answers ONCHAIN_DISABLED outside the
+sandbox; the configured token contracts are the ones the service credits and pays."""
 
 from decimal import Decimal
 
@@ -9,14 +9,16 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.settings import _token_contracts
 from crypto.chains import get_chains
-from crypto.chains.base import BroadcastError, ChainError
-from crypto.chains.evm import EvmChains, UnservedChains
+from crypto.chains.base import ChainError
+from crypto.chains.evm import EvmChains
+from crypto.chains.unconfigured import UnconfiguredChains
 from crypto.evm.models import EvmTransaction
 from crypto.models import CryptoDeposit, CryptoWithdrawal
 from crypto.networks import network
 from crypto.tasks import evm_scan, evm_sweep_transactions, sweep_deposits, sweep_withdrawals
 from tests.crypto.conftest import SOL_RECIPIENT, USER, cashout_body, clean, data, deposit_address
 from tests.crypto.evm.chain import Chain
+from tests.factories import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -59,28 +61,22 @@ def test_a_node_that_does_not_answer_leaves_everything_to_the_next_sweep(
     assert clean()
 
 
-def test_outside_the_sandbox_solana_opens_no_address_and_pays_nothing(
-    desk, alice, chain: Chain, settings
-):
+def test_outside_the_sandbox_solana_answers_onchain_disabled(desk, alice, chain: Chain, settings):
     settings.SANDBOX = False
+    settings.CRYPTO_OTHER_CHAINS = ""
     get_chains.cache_clear()
     gateway = get_chains()
     assert isinstance(gateway, EvmChains)
-    assert isinstance(gateway.other, UnservedChains)
+    assert isinstance(gateway.other, UnconfiguredChains)
 
-    shown = deposit_address(desk, alice, "SOL")
-    assert (shown["status"], shown["address"]) == ("pending", None)
-    assert (
-        data(
-            desk.get(
-                "/secure/crypto/deposit-address",
-                headers=alice.headers,
-                params={"chain": "ETH", "platformId": USER},
-            )
-        )["status"]
-        == "active"
+    refused = desk.get(
+        "/secure/crypto/deposit-address",
+        headers=alice.headers,
+        params={"chain": "SOL", "platformId": USER},
     )
-    with pytest.raises(BroadcastError):
+    assert_error(refused, 503, 2500, "ONCHAIN_DISABLED")
+    assert deposit_address(desk, alice, "ETH")["status"] == "active"
+    with pytest.raises(ChainError):
         gateway.broadcast(
             tenant=str(alice.merchant.pk),
             chain="SOL",
@@ -90,8 +86,7 @@ def test_outside_the_sandbox_solana_opens_no_address_and_pays_nothing(
             key="never-sent",
         )
     with pytest.raises(ChainError):
-        gateway.token_account_state(address=SOL_RECIPIENT)
-    assert gateway.transfer_state(chain="SOL", tx_hash="anything") is None
+        gateway.transfer_state(chain="SOL", tx_hash="anything")
 
 
 def test_token_contracts_come_from_the_environment_checked(monkeypatch):

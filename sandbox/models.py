@@ -1,9 +1,16 @@
-"""The simulated outside world: marketplace listings, the bot fleet and platform users.
+"""The simulated outside world: the game platform (its users, bots and trade offers), the
+supplier marketplace (listings and purchases), the chains and the identity provider, and what the
+demo receiver got.
 
 The market is one world for everyone, as the real one is. What the ``/sandbox/`` helpers
-configure (platform users, the fleet's status) belongs to the calling merchant's world only."""
+configure (platform users, the fleet's status, a chain's switches, the provider's outage) belongs
+to the calling merchant's world only."""
 
 from django.db import models
+
+from crypto.models import CHAIN_CHOICES
+
+# -- The game platform and the marketplace.
 
 
 class SandboxBot(models.Model):
@@ -184,3 +191,91 @@ class SandboxOffer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.offer_id} ({self.state})"
+
+
+# -- The chains: what a node would know, kept in the service's database.
+
+
+class SandboxChain(models.Model):
+    """A chain's switches in one merchant's sandbox world (``POST /sandbox/crypto/chains``);
+    without a row the chain runs and accepts broadcasts."""
+
+    merchant = models.ForeignKey("merchants.Merchant", on_delete=models.CASCADE, related_name="+")
+    chain = models.CharField(max_length=8, choices=CHAIN_CHOICES)
+    paused = models.BooleanField(default=False, help_text="The chain halts: no credits, no sends.")
+    fail_broadcasts = models.BooleanField(
+        default=False, help_text="Every broadcast is refused by the node."
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["merchant", "chain"], name="sandbox_chain_per_merchant")
+        ]
+
+    def __str__(self) -> str:
+        return f"sandbox {self.chain} @ {self.merchant_id}"
+
+
+class SandboxChainTransfer(models.Model):
+    tx_hash = models.CharField(max_length=100, primary_key=True)
+    chain = models.CharField(max_length=8, choices=CHAIN_CHOICES)
+    contract = models.CharField(max_length=44)
+    from_address = models.CharField(max_length=100)
+    to_address = models.CharField(max_length=100)
+    amount = models.DecimalField(max_digits=40, decimal_places=18)
+    confirmations = models.PositiveIntegerField(default=0)
+    dropped = models.BooleanField(default=False)
+    broadcast_key = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.tx_hash
+
+
+class SandboxTokenAccount(models.Model):
+    address = models.CharField(max_length=44, primary_key=True)
+    owner = models.CharField(max_length=44)
+    mint = models.CharField(max_length=44)
+    state = models.CharField(max_length=8)
+    opens_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.address} ({self.state})"
+
+
+# -- The identity provider.
+
+
+class SandboxDossier(models.Model):
+    """The sandbox identity provider's own record of a dossier (the provider's side)."""
+
+    class Verdict(models.TextChoices):
+        PENDING = "PENDING"
+        ACCEPTED = "ACCEPTED"
+        REJECTED = "REJECTED"
+
+    id = models.CharField(max_length=64, primary_key=True)
+    reference = models.CharField(max_length=64, unique=True, help_text="The caller's key.")
+    session = models.CharField(max_length=64)
+    email = models.CharField(max_length=254, blank=True)
+    verdict = models.CharField(max_length=8, choices=Verdict.choices, default=Verdict.PENDING)
+    created_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"sandbox dossier {self.id} ({self.verdict})"
+
+
+class SandboxIdentityProviderState(models.Model):
+    """Whether the sandbox identity provider answers one merchant (set by that merchant's
+    sandbox helper); without a row it does."""
+
+    merchant = models.OneToOneField(
+        "merchants.Merchant", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    online = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        state = "online" if self.online else "offline"
+        return f"sandbox identity provider ({state}) @ {self.merchant_id}"

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 from django.db.models import QuerySet
 
 from merchants.models import Merchant
-from trading.models import SandboxBot, SandboxBotState, SandboxPlatformUser
-from trading.sandbox.fleet import sandbox_fleet
+from sandbox.models import SandboxBot, SandboxBotState, SandboxPlatformUser
+from sandbox.platform import sandbox_fleet
 from trading.selectors.inventory import inventory_cache_forget
 from trading.selectors.tradeurls import trade_url_cache_forget
 
 if TYPE_CHECKING:
-    from trading.sandbox.fleet import FleetBot
+    from sandbox.platform import FleetBot
 
 
 def sandbox_platform_user_set(

@@ -8,8 +8,8 @@ from datetime import timedelta
 from django.conf import settings
 
 from core import clock
-from merchants.models import Merchant, SandboxDossier, SandboxIdentityProviderState
 from merchants.verification.base import Dossier, ProviderUnavailableError, Verdict
+from sandbox.models import SandboxDossier, SandboxIdentityProviderState
 
 # A host that cannot resolve (RFC 2606): the sandbox has no capture page to show.
 CAPTURE_URL = "https://capture.idv-sandbox.invalid/session/{session}"
@@ -63,10 +63,3 @@ def sandbox_dossier_decide(*, dossier_id: str, verdict: Verdict) -> bool:
         pk=dossier_id, verdict=SandboxDossier.Verdict.PENDING
     ).update(verdict=verdict, decided_at=clock.now())
     return decided == 1
-
-
-def sandbox_identity_provider_set(*, merchant: Merchant, online: bool) -> None:
-    """Take the provider down or up for this merchant; every other merchant keeps its own."""
-    SandboxIdentityProviderState.objects.update_or_create(
-        merchant=merchant, defaults={"online": online}
-    )

@@ -18,6 +18,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Min, Q, QuerySet
 
 from core import clock
+from sandbox.models import SandboxListing, SandboxPurchase
+from trading.games import CS_GAME
 from trading.marketplace.base import (
     ItemListingsQuery,
     Listing,
@@ -26,11 +28,10 @@ from trading.marketplace.base import (
     PriceFloors,
     PurchaseResult,
 )
-from trading.models import CatalogItem, SandboxListing, SandboxPurchase
+from trading.models import CatalogItem
 from trading.platform.base import BotInfo
-from trading.sandbox.names import CS_GAME
+from trading.selectors.market import market_version, market_version_bump
 
-VERSION_KEY = "sandbox-market-version"
 # First-game listings are UUIDs; second-game ones are compound: <catalog id>-<sequence>.
 RUST_LISTING_ID = re.compile(r"^\d+-\d{6}-\d{8}$")
 COUNT_TTL_SECONDS = 60
@@ -80,10 +81,6 @@ def _listing(row: SandboxListing) -> Listing:
     )
 
 
-def market_version_bump() -> None:
-    cache.set(VERSION_KEY, uuid.uuid4().hex, timeout=None)
-
-
 def _price_bounds(rows: QuerySet[SandboxListing], query: MarketQuery) -> QuerySet[SandboxListing]:
     if query.min_price is not None:
         rows = rows.filter(price__gte=query.min_price)
@@ -122,7 +119,7 @@ def _lateral_page(item_ids: list[str], query: MarketQuery, offset: int, limit: i
     # Only fixed fragments (the orders above, the bounds) are spliced in; values are parameters.
     return _page_ids(
         "SELECT l.id FROM trading_catalogitem c CROSS JOIN LATERAL ("  # noqa: S608
-        f" SELECT s.id, s.price FROM trading_sandboxlisting s WHERE s.item_id = c.id{bounds}"
+        f" SELECT s.id, s.price FROM sandbox_sandboxlisting s WHERE s.item_id = c.id{bounds}"
         f" ORDER BY {inner} LIMIT %(window)s) l"
         f" WHERE c.id = ANY(%(ids)s) ORDER BY {outer} LIMIT %(limit)s OFFSET %(offset)s",
         params,
@@ -144,7 +141,7 @@ def _item_ordered_page(
     listing_order = order.replace("s.", "l.")
     return _page_ids(
         f"SELECT l.id FROM ({item_sql}) c CROSS JOIN LATERAL ("  # noqa: S608
-        f" SELECT s.id, s.price FROM trading_sandboxlisting s WHERE s.item_id = c.id{bounds}"
+        f" SELECT s.id, s.price FROM sandbox_sandboxlisting s WHERE s.item_id = c.id{bounds}"
         f" ORDER BY {order}) l ORDER BY {items}, {listing_order}"
         " LIMIT %(limit)s OFFSET %(offset)s",
         params,
@@ -213,8 +210,7 @@ class SandboxMarketplace:
         """Cached for a few seconds: counting a million rows on every page turn is not worth it."""
         shape = f"{query.game}|{query.search.upper()}|{query.min_price}|{query.max_price}|{segment}"
         key = (
-            f"sandbox-market-count:{self.price_version()}:"
-            + hashlib.sha256(shape.encode()).hexdigest()
+            f"sandbox-market-count:{market_version()}:" + hashlib.sha256(shape.encode()).hexdigest()
         )
         return int(cache.get_or_set(key, rows.count, timeout=COUNT_TTL_SECONDS) or 0)
 
@@ -246,9 +242,6 @@ class SandboxMarketplace:
             .annotate(n=Count("id"))
         )
         return dict(rows)
-
-    def price_version(self) -> str:
-        return str(cache.get_or_set(VERSION_KEY, lambda: uuid.uuid4().hex, timeout=None))
 
     def listing_id_valid(self, *, game: int, listing_id: str) -> bool:
         if game == CS_GAME:

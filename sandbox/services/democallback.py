@@ -8,7 +8,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from core import clock
 from merchants.models import Merchant
-from trading.models import SandboxReceivedWebhook
+from sandbox.models import SandboxReceivedWebhook
 
 KEEP = 200
 

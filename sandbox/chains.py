@@ -14,8 +14,8 @@ from solders.signature import Signature
 from core import clock
 from crypto.chains.base import AccountState, BroadcastError, ChainStatus, TransferState
 from crypto.keys import hot_wallet
-from crypto.models import SandboxChain, SandboxChainTransfer, SandboxTokenAccount
 from crypto.networks import SOL
+from sandbox.models import SandboxChain, SandboxChainTransfer, SandboxTokenAccount
 
 
 def sandbox_tx_hash(chain: str) -> str:

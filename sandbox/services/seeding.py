@@ -12,18 +12,11 @@ from random import Random
 import orjson
 from django.db import connection, transaction
 
-from trading.marketplace.sandbox import market_version_bump
-from trading.models import CatalogItem, CatalogPhase, SandboxBot, SandboxListing
-from trading.sandbox.names import (
-    CS_GAME,
-    EXTERIORS,
-    GAMES,
-    RUST_GAME,
-    CatalogEntry,
-    catalog_entry,
-    charm,
-    stickers,
-)
+from sandbox.models import SandboxBot, SandboxListing
+from sandbox.names import EXTERIORS, CatalogEntry, catalog_entry, charm, stickers
+from trading.games import CS_GAME, GAMES, RUST_GAME
+from trading.models import CatalogItem, CatalogPhase
+from trading.selectors.market import market_version_bump
 
 CENT = Decimal("0.01")
 CS_SHARE = 0.7  # of items and of listings
@@ -179,7 +172,7 @@ def _write_listings(rows: Iterator[tuple[object, ...]]) -> None:
     columns = ", ".join(LISTING_COLUMNS)
     with connection.cursor() as cursor:
         raw = cursor.cursor
-        with raw.copy(f"COPY trading_sandboxlisting ({columns}) FROM STDIN") as copy:
+        with raw.copy(f"COPY sandbox_sandboxlisting ({columns}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
 
@@ -208,16 +201,16 @@ def _bulk_load_mode() -> Iterator[None]:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index"
-            " WHERE indrelid = 'trading_sandboxlisting'::regclass AND NOT indisprimary"
+            " WHERE indrelid = 'sandbox_sandboxlisting'::regclass AND NOT indisprimary"
         )
         indexes = cursor.fetchall()
         cursor.execute(
             "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint"
-            " WHERE conrelid = 'trading_sandboxlisting'::regclass AND contype = 'f'"
+            " WHERE conrelid = 'sandbox_sandboxlisting'::regclass AND contype = 'f'"
         )
         foreign_keys = cursor.fetchall()
         for name, _ in foreign_keys:
-            cursor.execute(f'ALTER TABLE trading_sandboxlisting DROP CONSTRAINT "{name}"')
+            cursor.execute(f'ALTER TABLE sandbox_sandboxlisting DROP CONSTRAINT "{name}"')
         for name, _ in indexes:
             cursor.execute(f"DROP INDEX {name}")
     yield
@@ -227,14 +220,14 @@ def _bulk_load_mode() -> Iterator[None]:
             cursor.execute(definition)
         for name, definition in foreign_keys:
             cursor.execute(
-                f'ALTER TABLE trading_sandboxlisting ADD CONSTRAINT "{name}" {definition}'
+                f'ALTER TABLE sandbox_sandboxlisting ADD CONSTRAINT "{name}" {definition}'
             )
 
 
 def _clear_listings() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("TRUNCATE trading_sandboxlisting")
+            cursor.execute("TRUNCATE sandbox_sandboxlisting")
     else:
         SandboxListing.objects.all().delete()
 
@@ -243,7 +236,7 @@ def _update_popularity() -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE trading_catalogitem SET popularity = COALESCE(("
-            " SELECT COUNT(*) FROM trading_sandboxlisting l"
+            " SELECT COUNT(*) FROM sandbox_sandboxlisting l"
             " WHERE l.item_id = trading_catalogitem.id), 0)"
         )
 
@@ -263,7 +256,7 @@ def sandbox_seed(*, items: int, listings: int, seed: int = 730) -> SeedReport:
     if connection.vendor == "postgresql" and not connection.in_atomic_block:
         # Fresh rows: set the visibility map (index-only scans) and the planner's statistics.
         with connection.cursor() as cursor:
-            cursor.execute("VACUUM ANALYZE trading_sandboxlisting")
+            cursor.execute("VACUUM ANALYZE sandbox_sandboxlisting")
             cursor.execute("VACUUM ANALYZE trading_catalogitem")
     transaction.on_commit(market_version_bump)
     return SeedReport(

@@ -3,15 +3,22 @@
 merchant (the ``tenant`` of every call) has a world of its own: the users it configured and the
 fleet status it set."""
 
+from __future__ import annotations
+
 import hashlib
 from decimal import Decimal
 from random import Random
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from core import clock
-from trading.models import CatalogPhase, SandboxBotState, SandboxOffer, SandboxPlatformUser
+from sandbox.models import SandboxBot, SandboxBotState, SandboxOffer, SandboxPlatformUser
+from sandbox.names import EXTERIORS, catalog_entry, charm, stickers
+from trading.games import CS_GAME
+from trading.models import CatalogPhase
 from trading.platform.base import (
     BotInfo,
     FleetStatus,
@@ -25,14 +32,14 @@ from trading.platform.base import (
     TradeOffer,
     TradeUrlState,
 )
-from trading.sandbox.fleet import sandbox_fleet
-from trading.sandbox.names import (
-    CS_GAME,
-    EXTERIORS,
-    catalog_entry,
-    charm,
-    stickers,
-)
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    class _InWorld(TypedDict):
+        status: str
+
+    FleetBot = WithAnnotations[SandboxBot, _InWorld]
 
 # Generated inventories draw from the first entries of the catalog, which every seed contains.
 INVENTORY_NAME_SPACE = 500
@@ -41,6 +48,17 @@ FAULTS: dict[str, type[PlatformError]] = {
     SandboxPlatformUser.Fault.RATE_LIMITED: PlatformRateLimitedError,
     SandboxPlatformUser.Fault.ERROR: PlatformError,
 }
+
+
+def sandbox_fleet(*, tenant: str) -> QuerySet[FleetBot]:
+    """Every bot, annotated with ``status``: its status in the tenant's world (online unless
+    that merchant's ``POST /sandbox/bots`` said otherwise)."""
+    status = SandboxBotState.objects.filter(bot=OuterRef("pk"), merchant_id=tenant).values(
+        "status"
+    )[:1]
+    return SandboxBot.objects.annotate(
+        status=Coalesce(Subquery(status), Value(SandboxBotState.Status.ONLINE.value))
+    ).order_by("id")
 
 
 def _configured(tenant: str, platform_id: str) -> SandboxPlatformUser | None:

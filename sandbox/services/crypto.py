@@ -14,9 +14,8 @@ from solders.keypair import Keypair
 
 from core import clock
 from core.errors import DomainError, validation_error
-from crypto.chains.sandbox import sandbox_tx_hash
 from crypto.keys import evm_address_valid, solana_address_valid
-from crypto.models import CryptoDeposit, CryptoWithdrawal, SandboxChain, SandboxChainTransfer
+from crypto.models import CryptoDeposit, CryptoWithdrawal
 from crypto.networks import CHAINS, EVM_CHAINS, min_confirmations, network
 from crypto.services.addresses import solana_accounts_sweep
 from crypto.services.deposits import (
@@ -29,6 +28,8 @@ from crypto.services.deposits import (
 )
 from crypto.services.withdrawals import crypto_withdrawal_refresh, crypto_withdrawals_sweep_sent
 from merchants.models import Merchant
+from sandbox.chains import sandbox_tx_hash
+from sandbox.models import SandboxChain, SandboxChainTransfer
 
 MAX_AMOUNT = Decimal(1_000_000_000)
 
@@ -192,7 +193,7 @@ def crypto_sandbox_autopilot_step() -> int:
     its chain asks for (unless the chain is paused, for everyone or in its merchant's world), and
     the sweeps apply them at once. Returns how many transactions moved."""
     seconds = settings.SANDBOX_AUTOPILOT_SECONDS
-    if not settings.SANDBOX or seconds <= 0:
+    if seconds <= 0:
         return 0
     now = clock.now()
     moved = 0

@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from random import Random
 
-CS_GAME = 730
-RUST_GAME = 252490
-GAMES = (CS_GAME, RUST_GAME)
+from trading.games import CS_GAME, RUST_GAME
 
 # Exterior, wear float range, and how its price compares with a Field-Tested one.
 EXTERIORS = (
@@ -225,7 +223,6 @@ PHASED_FINISHES = {
         ("Emerald", 568),
     ),
 }
-PHASES = ("Phase 1", "Phase 2", "Phase 3", "Phase 4", "Ruby", "Sapphire", "Black Pearl", "Emerald")
 STICKER_TEAMS = (
     "Natus Vincere",
     "Team Vitality",

@@ -10,9 +10,10 @@ from django.conf import settings
 from django.db import transaction
 
 from core import clock
-from trading.marketplace.sandbox import market_version_bump
-from trading.models import CatalogItem, SandboxListing, Trade, TradeItem
-from trading.sandbox.events import DEPOSIT_EVENTS, WITHDRAW_EVENTS, Handler, item_eligible
+from sandbox.models import SandboxListing
+from sandbox.services.trades import DEPOSIT_EVENTS, WITHDRAW_EVENTS, Handler, item_eligible
+from trading.models import CatalogItem, Trade, TradeItem
+from trading.selectors.market import market_version_bump
 from trading.services.trades import trade_lock
 
 # In the order the world moves: each step takes the items an earlier step left. The bots' own
@@ -31,7 +32,7 @@ def sandbox_autopilot_step() -> int:
     """Advance every item idle for N seconds by one step and stir the market; returns how many
     items and listings moved."""
     seconds = settings.SANDBOX_AUTOPILOT_SECONDS
-    if not settings.SANDBOX or seconds <= 0:
+    if seconds <= 0:
         return 0
     idle_since = clock.now() - timedelta(seconds=seconds)
     moved = sandbox_market_churn()

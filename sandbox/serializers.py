@@ -1,0 +1,132 @@
+"""Bodies of the ``/sandbox/`` helpers."""
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from rest_framework import serializers
+
+from config.api.serializers import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictDecimalField,
+    StrictIntegerField,
+    StrictSerializer,
+)
+from crypto.networks import CHAINS, TOKENS
+from merchants.tradeurls import PLATFORM_ID_PATTERN
+from trading.games import GAMES, PHASES
+from trading.platform.base import TradeUrlState
+
+
+class SandboxInventoryItemIn(StrictSerializer):
+    marketHashName = StrictCharField(max_length=200)
+    game = StrictChoiceField(choices=list(GAMES), required=False, default=730)
+    amount = StrictIntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
+    tradable = StrictBooleanField(required=False, default=True)
+    wear = StrictDecimalField(
+        max_digits=None,
+        decimal_places=None,
+        min_value=Decimal(0),
+        max_value=Decimal(1),
+        required=False,
+    )
+    phase = StrictChoiceField(choices=list(PHASES), required=False, default="")
+    assetId = StrictCharField(max_length=32, required=False)
+
+
+class SandboxPlatformUserIn(StrictSerializer):
+    platformId = StrictCharField(max_length=17)
+    tradeUrlState = StrictChoiceField(
+        choices=[int(s) for s in TradeUrlState], required=False, allow_null=True
+    )
+    antiCheatBanned = StrictBooleanField(required=False, default=False)
+    gameBans = StrictIntegerField(min_value=0, max_value=100, required=False, default=0)
+    economyBan = StrictChoiceField(
+        choices=["none", "probation", "banned"], required=False, default="none"
+    )
+    escrowDays = StrictIntegerField(min_value=0, max_value=30, required=False, default=0)
+    inventoryPrivate = StrictBooleanField(required=False, default=False)
+    inventory = SandboxInventoryItemIn(many=True, required=False, allow_null=True, default=None)
+    fault = StrictChoiceField(
+        choices=["none", "unavailable", "rate_limited", "error"], required=False, default="none"
+    )
+
+    def validate_platformId(self, value: str) -> str:
+        if not PLATFORM_ID_PATTERN.match(value):
+            raise serializers.ValidationError("Must be 76561 followed by 12 digits.")
+        return value
+
+
+class SandboxBotsIn(StrictSerializer):
+    status = StrictChoiceField(choices=["online", "degraded", "offline"])
+
+
+class SandboxTradeEventIn(StrictSerializer):
+    event = StrictChoiceField(
+        choices=[
+            "offer_created",
+            "offer_sent",
+            "accepted",
+            "declined",
+            "hold_ended",
+            "reversed",
+            "failed",
+            "purchased",
+            "purchase_failed",
+        ]
+    )
+    itemIds = serializers.ListField(
+        child=StrictCharField(min_length=1, max_length=256), required=False, max_length=250
+    )
+
+
+class ClockAdvanceIn(StrictSerializer):
+    minutes = StrictIntegerField(min_value=1, max_value=60 * 24 * 366)
+
+
+class TokenAmountField(serializers.Field):
+    """A token amount as a decimal string (``"12.5"``) or a JSON number, kept exact."""
+
+    default_error_messages = {"invalid": "A decimal amount, as a string or a number."}
+
+    def to_internal_value(self, data: Any) -> Decimal:
+        if isinstance(data, bool) or not isinstance(data, (str, int, Decimal)):
+            self.fail("invalid")
+        try:
+            value = Decimal(data.strip() if isinstance(data, str) else data)
+        except InvalidOperation:
+            self.fail("invalid")
+        if not value.is_finite():
+            self.fail("invalid")
+        return value
+
+    def to_representation(self, value: Any) -> str:
+        return str(value)
+
+
+class SandboxTransferIn(StrictSerializer):
+    chain = StrictChoiceField(choices=list(CHAINS))
+    token = StrictChoiceField(choices=list(TOKENS))
+    address = StrictCharField(min_length=1, max_length=100)
+    amount = TokenAmountField()
+    confirmations = StrictIntegerField(min_value=0, max_value=1_000_000, required=False, default=0)
+    # The sender, named as the API names it; random when not given.
+    locals()["from"] = StrictCharField(min_length=1, max_length=100, required=False)
+
+
+class SandboxConfirmationsIn(StrictSerializer):
+    confirmations = StrictIntegerField(min_value=0, max_value=1_000_000)
+
+
+class SandboxChainIn(StrictSerializer):
+    paused = StrictBooleanField(required=False)
+    failBroadcasts = StrictBooleanField(required=False)
+
+
+class SandboxVerificationDecideIn(StrictSerializer):
+    status = StrictChoiceField(choices=["ACCEPTED", "REJECTED"])
+
+
+class SandboxIdentityProviderIn(StrictSerializer):
+    status = StrictChoiceField(choices=["online", "offline"])
