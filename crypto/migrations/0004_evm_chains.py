@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('crypto', '0002_sandbox_chain_per_merchant'),
+        ('crypto', '0003_sandbox_app'),
         ('merchants', '0005_sandbox_provider_per_merchant'),
     ]
 
