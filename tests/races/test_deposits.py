@@ -114,8 +114,9 @@ def test_client_deposits_and_sells_of_two_merchants_take_one_asset_once(
     assert outcomes(answers) == {(200, None): 1, (409, 19): N - 1}
     assert live_items(ak_item(0)) == 1
     assert Trade.objects.count() == 1
-    # Different assets of the same owner do not wait for each other.
-    spread = api_burst([client_deposit(web, tokens[0], ak_item(n)) for n in range(1, 6)])
-    assert outcomes(spread) == {(200, None): 5}
-    settled(lambda: offers_sent(6), "the offers sent", worker)
+    # Different assets of the same owner do not wait for each other: four more (the winner above
+    # may be this client's deposit, and a client has at most five active).
+    spread = api_burst([client_deposit(web, tokens[0], ak_item(n)) for n in range(1, 5)])
+    assert outcomes(spread) == {(200, None): 4}
+    settled(lambda: offers_sent(5), "the offers sent", worker)
     wallet_clean()
