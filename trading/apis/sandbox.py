@@ -14,8 +14,7 @@ from core.errors import DomainError
 from core.selectors import service_settings_get
 from core.services import service_clock_advance
 from merchants.views import MerchantApiView
-from trading.apischema import TradeOut
-from trading.representations import trade_json
+from trading.representations import TradeOut, trade_json
 from trading.sandbox.democallback import demo_callback_receive, demo_callback_received
 from trading.sandbox.events import sandbox_trade_event
 from trading.sandbox.services import sandbox_fleet_set, sandbox_platform_user_set
