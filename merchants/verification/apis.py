@@ -1,16 +1,22 @@
 """End-user identity verification (decisions section 6) and its sandbox helpers."""
 
-from typing import Any
-
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.serializers import parse
 from core.errors import DomainError
-from merchants.models import Client, VerificationProcess
+from merchants.models import Client
 from merchants.selectors import client_get
 from merchants.verification.base import Verdict
+from merchants.verification.representations import (
+    VerificationProcessOut,
+    VerificationStartOut,
+    VerificationStatusOut,
+    verification_process_json,
+    verification_start_json,
+    verification_status_json,
+)
 from merchants.verification.sandbox import sandbox_identity_provider_set
 from merchants.verification.selectors import verification_status_get
 from merchants.verification.serializers import (
@@ -18,10 +24,7 @@ from merchants.verification.serializers import (
     SandboxIdentityProviderOut,
     SandboxVerificationDecideIn,
     VerificationLinkIn,
-    VerificationProcessOut,
     VerificationStartIn,
-    VerificationStartOut,
-    VerificationStatusOut,
 )
 from merchants.verification.services import (
     sandbox_verification_decide,
@@ -29,29 +32,6 @@ from merchants.verification.services import (
     verification_start,
 )
 from merchants.views import ClientApiView, MerchantApiView
-
-
-def process_json(process: VerificationProcess) -> dict[str, Any]:
-    return {
-        "dossierId": process.dossier_id,
-        "status": process.status,
-        "startedAt": process.started_at,
-        "completedAt": process.completed_at,
-    }
-
-
-def status_json(client: Client) -> dict[str, Any]:
-    status = verification_status_get(client=client)
-    return {
-        "verificationLevel": status.level,
-        "email": status.email,
-        "latestProcess": process_json(status.latest_process) if status.latest_process else None,
-        "linkedIdentity": (
-            {"identityId": str(status.identity.pk), "linkedAt": status.linked_at}
-            if status.identity is not None
-            else None
-        ),
-    }
 
 
 class ClientVerificationApiView(ClientApiView):
@@ -66,6 +46,7 @@ class ClientVerificationApiView(ClientApiView):
 
 class VerificationStartApi(ClientVerificationApiView):
     operation = "client.verification"
+    body_serializer = VerificationStartIn
     errors = (
         "VERIFICATION_ALREADY_VERIFIED",
         "VERIFICATION_IN_PROGRESS",
@@ -75,14 +56,13 @@ class VerificationStartApi(ClientVerificationApiView):
     @extend_schema(
         operation_id="startClientVerification",
         tags=["verification"],
-        request=VerificationStartIn,
         responses=VerificationStartOut,
         summary="Open a document-and-selfie check; send the person to captureUrl.",
     )
     def post(self, request: Request) -> Response:
-        body = parse(VerificationStartIn, request.data)
+        body = self.parse_body(request)
         process = verification_start(client=self.client(request), email=body.get("email"))
-        return Response({"captureUrl": process.capture_url, "dossierId": process.dossier_id})
+        return Response(verification_start_json(process))
 
 
 class VerificationStatusApi(ClientVerificationApiView):
@@ -94,17 +74,18 @@ class VerificationStatusApi(ClientVerificationApiView):
         responses=VerificationStatusOut,
     )
     def get(self, request: Request) -> Response:
-        return Response(status_json(self.client(request)))
+        status = verification_status_get(client=self.client(request))
+        return Response(verification_status_json(status))
 
 
 class VerificationLinkApi(ClientVerificationApiView):
     operation = "client.verification"
+    body_serializer = VerificationLinkIn
     errors = ("VERIFICATION_ALREADY_VERIFIED", "VERIFICATION_LINK_DENIED")
 
     @extend_schema(
         operation_id="linkClientVerification",
         tags=["verification"],
-        request=VerificationLinkIn,
         responses=VerificationStatusOut,
         summary="Link this account to the merchant's verified identity with this email.",
         description=(
@@ -116,9 +97,9 @@ class VerificationLinkApi(ClientVerificationApiView):
         ),
     )
     def post(self, request: Request) -> Response:
-        body = parse(VerificationLinkIn, request.data)
+        body = self.parse_body(request)
         client = verification_link(client=self.client(request), email=body["email"])
-        return Response(status_json(client))
+        return Response(verification_status_json(verification_status_get(client=client)))
 
 
 class SandboxVerificationDecideApi(MerchantApiView):
@@ -137,7 +118,7 @@ class SandboxVerificationDecideApi(MerchantApiView):
         process = sandbox_verification_decide(
             merchant=self.merchant(request), dossier_id=dossierId, verdict=Verdict(body["status"])
         )
-        return Response(process_json(process))
+        return Response(verification_process_json(process))
 
 
 class SandboxIdentityProviderApi(MerchantApiView):
