@@ -289,17 +289,6 @@ def catalog_details(item: CatalogItem | None) -> CatalogDetails:
     }
 
 
-def _catalog_fields(body: _ItemFields, item: CatalogItem) -> None:
-    body.update(
-        {
-            "type": item.item_type,
-            "iconUrl": item.icon_url,
-            "rarity": item.rarity,
-            "color": item.rarity_color,
-        }
-    )
-
-
 def _sticker(raw: dict[str, Any]) -> StickerOut:
     """A sticker as the platform or the marketplace gives it."""
     return {
@@ -359,7 +348,11 @@ def listing_json(
         "id": listing.id,
         "name": item.name,
         "marketHashName": item.market_hash_name,
+        "type": item.item_type,
+        "iconUrl": item.icon_url,
         "appid": item.game,
+        "rarity": item.rarity,
+        "color": item.rarity_color,
         "tradable": True,
         "amount": listing.amount,
         "marketPrice": quote if item.game == CS_GAME else price,
@@ -369,7 +362,6 @@ def listing_json(
             "delivery": cast(Delivery, listing.delivery),
         },
     }
-    _catalog_fields(body, item)
     if item.game == CS_GAME:
         _first_game_details(
             body,
@@ -401,19 +393,36 @@ def inventory_item_json(
     if asset.game != CS_GAME:
         # Stacks of the second game go at most one unit per deposit.
         offer["maxAmount"] = 1 if accepted else 0
-    body: InventoryItemOut = {
-        "id": f"{asset.game}_{asset.asset_id}",
-        "assetId": asset.asset_id,
-        "name": item.name if item is not None else asset.market_hash_name,
-        "marketHashName": item.market_hash_name if item is not None else asset.market_hash_name,
-        "appid": item.game if item is not None else asset.game,
-        "tradable": asset.tradable,
-        "amount": asset.amount,
-        "marketPrice": _inventory_market_price(asset, item, offer_price, reference),
-        "offer": offer,
-    }
+    market_price = _inventory_market_price(asset, item, offer_price, reference)
+    body: InventoryItemOut
     if item is not None:
-        _catalog_fields(body, item)
+        body = {
+            "id": f"{asset.game}_{asset.asset_id}",
+            "assetId": asset.asset_id,
+            "name": item.name,
+            "marketHashName": item.market_hash_name,
+            "type": item.item_type,
+            "iconUrl": item.icon_url,
+            "appid": item.game,
+            "rarity": item.rarity,
+            "color": item.rarity_color,
+            "tradable": asset.tradable,
+            "amount": asset.amount,
+            "marketPrice": market_price,
+            "offer": offer,
+        }
+    else:
+        body = {
+            "id": f"{asset.game}_{asset.asset_id}",
+            "assetId": asset.asset_id,
+            "name": asset.market_hash_name,
+            "marketHashName": asset.market_hash_name,
+            "appid": asset.game,
+            "tradable": asset.tradable,
+            "amount": asset.amount,
+            "marketPrice": market_price,
+            "offer": offer,
+        }
     if asset.game == CS_GAME:
         _first_game_details(
             body,
@@ -448,16 +457,16 @@ def trade_item_json(item: TradeItem) -> TradeItemOut:
     offer: TradeItemOfferOut = {"price": item.price}
     if item.delivery:
         offer["delivery"] = cast(Delivery, item.delivery)
+    details: CatalogDetails = item.details
     body: TradeItemOut = {
         "id": item.public_id,
+        **details,
         "appid": item.appid,
         "tradable": item.tradable,
         "amount": item.amount,
         "status": item.status,
         "offer": offer,
     }
-    details: CatalogDetails = item.details
-    body.update(details)
     if item.external_id:
         body["externalId"] = item.external_id
     if item.phase:
