@@ -253,6 +253,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {},
+    # Our choices are their own labels: "* `730` - 730" would only repeat the enum.
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     "APPEND_COMPONENTS": {},
     "POSTPROCESSING_HOOKS": ["merchants.schema.add_security_schemes"],
 }

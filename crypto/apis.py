@@ -1,21 +1,23 @@
 """Crypto endpoints: deposit addresses, deposit history, cashouts and their history (client
 token and API key pairs)."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.serializers import parse
-from crypto.apischema import (
+from crypto.models import CryptoWithdrawal
+from crypto.representations import (
     DepositAddressOut,
     DepositPageOut,
     WithdrawalOut,
     WithdrawalPageOut,
+    deposit_address_json,
+    deposit_page_json,
+    withdrawal_json,
+    withdrawal_page_json,
 )
-from crypto.models import CryptoWithdrawal
-from crypto.representations import deposit_address_json, deposit_json, withdrawal_json
 from crypto.selectors import crypto_deposits_page, crypto_withdrawals_page
 from crypto.serializers import (
     CashoutIn,
@@ -28,183 +30,173 @@ from crypto.serializers import (
 from crypto.services.addresses import deposit_address_get
 from crypto.services.withdrawals import CashoutIn as Cashout
 from crypto.services.withdrawals import crypto_withdrawal_create
-from merchants.models import Merchant
-from merchants.views import ClientApiView, MerchantApiView
+from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 
 ACCESS_ERRORS = ("ONCHAIN_DISABLED", "ONCHAIN_MERCHANT_NOT_VERIFIED")
-ADDRESS_ERRORS = (*ACCESS_ERRORS, "ONCHAIN_ADDRESS_CAPACITY")
-CASHOUT_ERRORS = (
-    *ACCESS_ERRORS,
-    "INSUFFICIENT_BALANCE",
-    "ONCHAIN_WITHDRAW_INVALID_ADDRESS",
-    "ONCHAIN_WITHDRAW_BELOW_MIN",
-    "TRANSACTION_CONFLICT",
-)
 
 
-def _address(merchant: Merchant, platform_id: str, query: dict[str, Any]) -> Response:
-    found = deposit_address_get(
-        merchant=merchant, platform_id=platform_id, chain=query["chain"], token=query["token"]
-    )
-    return Response(deposit_address_json(found))
+class UserApi(CallerApiView):
+    """Whose crypto an operation is about: the query's or body's ``platformId`` on a merchant
+    route (``MerchantUserApi``), the token's own account on a client route (``ClientUserApi``).
+    """
+
+    source: ClassVar[str]
+
+    def platform_id(self, request: Request, data: dict[str, Any]) -> str:
+        raise NotImplementedError
 
 
-class ClientDepositAddressApi(ClientApiView):
-    operation = "client.crypto.deposit_address"
-    errors = ADDRESS_ERRORS
+class MerchantUserApi(MerchantApiView, UserApi):
+    source = CryptoWithdrawal.Source.SELF
+
+    def platform_id(self, request: Request, data: dict[str, Any]) -> str:
+        platform_id: str = data["platformId"]
+        return platform_id
+
+
+class ClientUserApi(ClientApiView, UserApi):
+    source = CryptoWithdrawal.Source.CLIENT
+
+    def platform_id(self, request: Request, data: dict[str, Any]) -> str:
+        return self.caller(request).platform_id
+
+
+class DepositAddressApi(UserApi):
+    """The user's deposit address on a chain: ``GET /secure/crypto/deposit-address`` and
+    ``GET /client/crypto/deposit-address``."""
+
+    query_serializer = DepositAddressQueryIn
+    errors = (*ACCESS_ERRORS, "ONCHAIN_ADDRESS_CAPACITY")
 
     @extend_schema(
-        operation_id="clientCryptoDepositAddress",
         tags=["crypto"],
-        parameters=[DepositAddressQueryIn],
         responses=DepositAddressOut,
-        summary="The token's own deposit address on a chain (Solana: per token, opened on "
-        "request; poll until active).",
+        summary="The user's deposit address on a chain (Solana: per token, opened on request; "
+        "poll until active).",
     )
     def get(self, request: Request) -> Response:
-        caller = self.caller(request)
-        query = parse(DepositAddressQueryIn, request.query_params)
-        return _address(caller.merchant, caller.platform_id, query)
+        query = self.parse_query(request)
+        found = deposit_address_get(
+            merchant=self.merchant(request),
+            platform_id=self.platform_id(request, query),
+            chain=query["chain"],
+            token=query["token"],
+        )
+        return Response(deposit_address_json(found))
 
 
-class SecureDepositAddressApi(MerchantApiView):
+class SecureDepositAddressApi(MerchantUserApi, DepositAddressApi):
     operation = "secure.crypto.deposit_address"
-    errors = ADDRESS_ERRORS
+    operation_id = "secureCryptoDepositAddress"
+    query_serializer = SecureDepositAddressQueryIn
 
-    @extend_schema(
-        operation_id="secureCryptoDepositAddress",
-        tags=["crypto"],
-        parameters=[SecureDepositAddressQueryIn],
-        responses=DepositAddressOut,
-    )
+
+class ClientDepositAddressApi(ClientUserApi, DepositAddressApi):
+    operation = "client.crypto.deposit_address"
+    operation_id = "clientCryptoDepositAddress"
+
+
+class DepositsApi(UserApi):
+    """The user's crypto deposits, newest first: ``GET /secure/crypto/deposits`` and
+    ``GET /client/crypto/deposits``."""
+
+    query_serializer = HistoryQueryIn
+
+    @extend_schema(tags=["crypto"], responses=DepositPageOut)
     def get(self, request: Request) -> Response:
-        query = parse(SecureDepositAddressQueryIn, request.query_params)
-        return _address(self.merchant(request), query["platformId"], query)
+        query = self.parse_query(request)
+        rows, next_before = crypto_deposits_page(
+            merchant=self.merchant(request),
+            platform_id=self.platform_id(request, query),
+            before=query.get("before"),
+            limit=query["limit"],
+        )
+        return Response(deposit_page_json(rows, next_before))
 
 
-def _deposits(merchant: Merchant, platform_id: str, query: dict[str, Any]) -> Response:
-    rows, next_before = crypto_deposits_page(
-        merchant=merchant, platform_id=platform_id, before=query.get("before"), limit=query["limit"]
-    )
-    return Response({"deposits": [deposit_json(row) for row in rows], "nextBefore": next_before})
-
-
-class SecureDepositsApi(MerchantApiView):
+class SecureDepositsApi(MerchantUserApi, DepositsApi):
     operation = "secure.crypto.deposits"
-
-    @extend_schema(
-        operation_id="secureCryptoDeposits",
-        tags=["crypto"],
-        parameters=[SecureHistoryQueryIn],
-        responses=DepositPageOut,
-    )
-    def get(self, request: Request) -> Response:
-        query = parse(SecureHistoryQueryIn, request.query_params)
-        return _deposits(self.merchant(request), query["platformId"], query)
+    operation_id = "secureCryptoDeposits"
+    query_serializer = SecureHistoryQueryIn
 
 
-class ClientDepositsApi(ClientApiView):
+class ClientDepositsApi(ClientUserApi, DepositsApi):
     operation = "client.crypto.deposits"
+    operation_id = "clientCryptoDeposits"
 
-    @extend_schema(
-        operation_id="clientCryptoDeposits",
-        tags=["crypto"],
-        parameters=[HistoryQueryIn],
-        responses=DepositPageOut,
-    )
+
+class WithdrawalsApi(UserApi):
+    """The user's cashouts, newest first: ``GET /secure/crypto/withdrawals`` and
+    ``GET /client/crypto/withdrawals``."""
+
+    query_serializer = HistoryQueryIn
+
+    @extend_schema(tags=["crypto"], responses=WithdrawalPageOut)
     def get(self, request: Request) -> Response:
-        caller = self.caller(request)
-        query = parse(HistoryQueryIn, request.query_params)
-        return _deposits(caller.merchant, caller.platform_id, query)
+        query = self.parse_query(request)
+        rows, next_before = crypto_withdrawals_page(
+            merchant=self.merchant(request),
+            platform_id=self.platform_id(request, query),
+            before=query.get("before"),
+            limit=query["limit"],
+        )
+        return Response(withdrawal_page_json(rows, next_before))
 
 
-def _withdrawals(merchant: Merchant, platform_id: str, query: dict[str, Any]) -> Response:
-    rows, next_before = crypto_withdrawals_page(
-        merchant=merchant, platform_id=platform_id, before=query.get("before"), limit=query["limit"]
-    )
-    return Response(
-        {"withdrawals": [withdrawal_json(row) for row in rows], "nextBefore": next_before}
-    )
-
-
-class SecureWithdrawalsApi(MerchantApiView):
+class SecureWithdrawalsApi(MerchantUserApi, WithdrawalsApi):
     operation = "secure.crypto.withdrawals"
-
-    @extend_schema(
-        operation_id="secureCryptoWithdrawals",
-        tags=["crypto"],
-        parameters=[SecureHistoryQueryIn],
-        responses=WithdrawalPageOut,
-    )
-    def get(self, request: Request) -> Response:
-        query = parse(SecureHistoryQueryIn, request.query_params)
-        return _withdrawals(self.merchant(request), query["platformId"], query)
+    operation_id = "secureCryptoWithdrawals"
+    query_serializer = SecureHistoryQueryIn
 
 
-class ClientWithdrawalsApi(ClientApiView):
+class ClientWithdrawalsApi(ClientUserApi, WithdrawalsApi):
     operation = "client.crypto.withdrawals"
+    operation_id = "clientCryptoWithdrawals"
+
+
+class CashoutApi(UserApi):
+    """A cashout of the merchant's balance to an address, for a user: ``POST
+    /secure/crypto/withdraw`` and ``POST /client/crypto/withdraw``."""
+
+    errors: ClassVar[tuple[str, ...]] = (
+        *ACCESS_ERRORS,
+        "INSUFFICIENT_BALANCE",
+        "ONCHAIN_WITHDRAW_INVALID_ADDRESS",
+        "ONCHAIN_WITHDRAW_BELOW_MIN",
+        "TRANSACTION_CONFLICT",
+    )
 
     @extend_schema(
-        operation_id="clientCryptoWithdrawals",
         tags=["crypto"],
-        parameters=[HistoryQueryIn],
-        responses=WithdrawalPageOut,
-    )
-    def get(self, request: Request) -> Response:
-        caller = self.caller(request)
-        query = parse(HistoryQueryIn, request.query_params)
-        return _withdrawals(caller.merchant, caller.platform_id, query)
-
-
-def _cashout(merchant: Merchant, platform_id: str, source: str, body: dict[str, Any]) -> Response:
-    withdrawal, created = crypto_withdrawal_create(
-        merchant=merchant,
-        platform_id=platform_id,
-        source=source,
-        request=Cashout(
-            chain=body["chain"],
-            token=body["token"],
-            address=body["address"],
-            amount_cents=body["amountCents"],
-            request_id=body["requestId"],
-        ),
-    )
-    return Response(withdrawal_json(withdrawal), status=201 if created else 200)
-
-
-CASHOUT_RESPONSES = {201: WithdrawalOut, 200: WithdrawalOut}
-
-
-class ClientWithdrawApi(ClientApiView):
-    operation = "client.crypto.withdraw"
-    errors = (*CASHOUT_ERRORS, "MERCHANT_NO_CALLBACK_URL")
-
-    @extend_schema(
-        operation_id="clientCryptoWithdraw",
-        tags=["crypto"],
-        request=CashoutIn,
-        responses=CASHOUT_RESPONSES,
+        responses={201: WithdrawalOut, 200: WithdrawalOut},
         summary="Cash out to an address: 201 when created, 200 with the first cashout when "
         "the requestId was used before.",
     )
     def post(self, request: Request) -> Response:
-        caller = self.caller(request)
-        body = parse(CashoutIn, request.data)
-        return _cashout(caller.merchant, caller.platform_id, CryptoWithdrawal.Source.CLIENT, body)
-
-
-class SecureWithdrawApi(MerchantApiView):
-    operation = "secure.crypto.withdraw"
-    errors = CASHOUT_ERRORS
-
-    @extend_schema(
-        operation_id="secureCryptoWithdraw",
-        tags=["crypto"],
-        request=SecureCashoutIn,
-        responses=CASHOUT_RESPONSES,
-    )
-    def post(self, request: Request) -> Response:
-        body = parse(SecureCashoutIn, request.data)
-        return _cashout(
-            self.merchant(request), body["platformId"], CryptoWithdrawal.Source.SELF, body
+        body = self.parse_body(request)
+        withdrawal, created = crypto_withdrawal_create(
+            merchant=self.merchant(request),
+            platform_id=self.platform_id(request, body),
+            source=self.source,
+            request=Cashout(
+                chain=body["chain"],
+                token=body["token"],
+                address=body["address"],
+                amount_cents=body["amountCents"],
+                request_id=body["requestId"],
+            ),
         )
+        return Response(withdrawal_json(withdrawal), status=201 if created else 200)
+
+
+class SecureWithdrawApi(MerchantUserApi, CashoutApi):
+    operation = "secure.crypto.withdraw"
+    operation_id = "secureCryptoWithdraw"
+    body_serializer = SecureCashoutIn
+
+
+class ClientWithdrawApi(ClientUserApi, CashoutApi):
+    operation = "client.crypto.withdraw"
+    operation_id = "clientCryptoWithdraw"
+    body_serializer = CashoutIn
+    errors = (*CashoutApi.errors, "MERCHANT_NO_CALLBACK_URL")

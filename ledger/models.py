@@ -3,9 +3,17 @@ A funding row mirrors its source (a crypto deposit, a crypto withdrawal or its r
 transfer between merchants) and follows its status; the wallet transfer it causes names it."""
 
 import uuid
+from datetime import timedelta
 from decimal import Decimal
 
 from django.db import models
+
+# An INITIATED funding older than this has dropped out of the ledger.
+INITIATED_VISIBLE_FOR = timedelta(hours=24)
+# Staff credits and debits (wallet transfers naming the merchant) are ledger rows too, of these
+# types and always of this status.
+ADMIN_KINDS = ("ADMIN_CREDIT", "ADMIN_DEBIT")
+ADMIN_STATUS = "POSTED"
 
 
 class Funding(models.Model):

@@ -1,16 +1,93 @@
-"""Ledger rows as the API shows them (contract 2.9)."""
+"""Ledger rows as the API shows them (contract 2.9): each shape once, as a ``TypedDict`` the body
+builders return and the OpenAPI document is generated from."""
 
-from typing import Any
+from datetime import datetime
+from decimal import Decimal
+from typing import Annotated, Any, Literal, TypedDict, cast
 
-from ledger.selectors import ADMIN_KINDS, LedgerPage, ledger_row_expires_at
+from core.shapes import Doc
+from ledger.models import ADMIN_KINDS, INITIATED_VISIBLE_FOR, Funding
+
+FundingType = Literal["DEPOSIT", "WITHDRAWAL", "REFUND", "INTERNAL_TRANSFER"]
+FundingStatus = Literal[
+    "INITIATED",
+    "PENDING",
+    "PENDING_ADMIN",
+    "APPROVED",
+    "REJECTED",
+    "COMPLETED",
+    "FAILED",
+    "CANCELLED",
+    "REFUNDED",
+    "EXPIRED",
+]
+# A staff credit or debit shows as a row of its own types, always POSTED.
+RowType = Literal[FundingType, "ADMIN_CREDIT", "ADMIN_DEBIT"]
+RowStatus = Literal[FundingStatus, "POSTED"]
 
 
-def ledger_row_json(row: dict[str, Any]) -> dict[str, Any]:
+class LedgerAmountOut(TypedDict):
+    usd: Decimal
+    crypto: Annotated[str, Doc('Token amount with 6 decimals; "0" on admin rows.')]
+    token: str | None
+    chain: str | None
+
+
+class LedgerTimestampsOut(TypedDict):
+    created: datetime
+    completed: datetime | None
+    updated: datetime
+
+
+class LedgerTransactionTimestampsOut(LedgerTimestampsOut):
+    expired: Annotated[
+        datetime | None, Doc("INITIATED fundings: created + 24 hours; otherwise null.")
+    ]
+
+
+class _RowMoney(TypedDict):
+    """What the list's rows and the single lookup's row both show of the money."""
+
+    amount: LedgerAmountOut
+    fee: Decimal
+    address: str | None
+    txnHash: str | None
+
+
+ROW_ID = Doc("Funding id, or the ledger transaction id of admin rows.")
+
+
+class LedgerRowOut(_RowMoney):
+    id: Annotated[str, ROW_ID]
+    type: RowType
+    status: RowStatus
+    timestamps: LedgerTimestampsOut
+
+
+class LedgerTransactionOut(_RowMoney):
+    """A funding's row (the single lookup never shows an admin row), with its expiry."""
+
+    id: Annotated[str, ROW_ID]
+    type: FundingType
+    status: FundingStatus
+    timestamps: LedgerTransactionTimestampsOut
+
+
+class LedgerPaginationOut(TypedDict):
+    page: Annotated[int, Doc("offset // limit + 1")]
+    limit: int
+    total: int
+    totalPages: int
+
+
+class LedgerPageOut(TypedDict):
+    items: list[LedgerRowOut]
+    pagination: LedgerPaginationOut
+
+
+def _money(row: dict[str, Any]) -> _RowMoney:
     is_admin = row["type"] in ADMIN_KINDS
     return {
-        "id": str(row["id"]),
-        "type": row["type"],
-        "status": row["status"],
         "amount": {
             "usd": row["amount_usd"],
             # Token amounts are strings with 6 decimals; an admin row has no token: "0".
@@ -21,6 +98,16 @@ def ledger_row_json(row: dict[str, Any]) -> dict[str, Any]:
         "fee": row["fee"],
         "address": row["address"] or None,
         "txnHash": row["txn_hash"] or None,
+    }
+
+
+def ledger_row_json(row: dict[str, Any]) -> LedgerRowOut:
+    """A row of the ledger's union (a funding or a staff credit or debit)."""
+    return {
+        "id": str(row["id"]),
+        "type": cast(RowType, row["type"]),
+        "status": cast(RowStatus, row["status"]),
+        **_money(row),
         "timestamps": {
             "created": row["created_at"],
             "completed": row["completed_at"],
@@ -29,20 +116,39 @@ def ledger_row_json(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def ledger_transaction_json(row: dict[str, Any]) -> dict[str, Any]:
-    """The single lookup's row: the list's fields plus ``timestamps.expired``."""
-    body = ledger_row_json(row)
-    body["timestamps"]["expired"] = ledger_row_expires_at(row)
-    return body
+def _expires_at(row: dict[str, Any]) -> datetime | None:
+    """When an INITIATED funding drops out of the list; other statuses never do."""
+    if row["status"] != Funding.Status.INITIATED:
+        return None
+    created_at: datetime = row["created_at"]
+    return created_at + INITIATED_VISIBLE_FOR
 
 
-def ledger_page_json(page: LedgerPage) -> dict[str, Any]:
+def ledger_transaction_json(row: dict[str, Any]) -> LedgerTransactionOut:
+    """A funding's row: the list's fields plus ``timestamps.expired``."""
     return {
-        "items": [ledger_row_json(row) for row in page.rows],
+        "id": str(row["id"]),
+        "type": cast(FundingType, row["type"]),
+        "status": cast(FundingStatus, row["status"]),
+        **_money(row),
+        "timestamps": {
+            "created": row["created_at"],
+            "completed": row["completed_at"],
+            "updated": row["updated_at"],
+            "expired": _expires_at(row),
+        },
+    }
+
+
+def ledger_page_json(
+    *, rows: list[dict[str, Any]], total: int, limit: int, offset: int
+) -> LedgerPageOut:
+    return {
+        "items": [ledger_row_json(row) for row in rows],
         "pagination": {
-            "page": page.offset // page.limit + 1,
-            "limit": page.limit,
-            "total": page.total,
-            "totalPages": -(-page.total // page.limit),
+            "page": offset // limit + 1,
+            "limit": limit,
+            "total": total,
+            "totalPages": -(-total // limit),
         },
     }

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db import DatabaseError, connection, models, transaction
@@ -15,19 +15,21 @@ from django.db.models.functions import Abs, Cast
 
 from core import clock
 from core.errors import DomainError
-from ledger.models import Funding
+from ledger.models import ADMIN_KINDS, ADMIN_STATUS, INITIATED_VISIBLE_FOR, Funding
+from ledger.representations import (
+    LedgerPageOut,
+    LedgerTransactionOut,
+    ledger_page_json,
+    ledger_transaction_json,
+)
 from merchants.models import Merchant
 from wallet.models import Posting, Transfer
 
 logger = logging.getLogger(__name__)
 
-# An INITIATED funding older than this has dropped out of the list.
-INITIATED_VISIBLE_FOR = timedelta(hours=24)
 # A history read that takes longer is cut off and answered with SERVER_ERROR (retry).
 STATEMENT_TIMEOUT_MS = 5000
 
-ADMIN_KINDS = ("ADMIN_CREDIT", "ADMIN_DEBIT")
-ADMIN_STATUS = "POSTED"
 # Filtering by these types leaves staff credits and debits out (contract 4.12).
 TYPES_WITHOUT_ADMIN_ROWS = (Funding.Type.DEPOSIT, Funding.Type.WITHDRAWAL)
 
@@ -57,14 +59,6 @@ class LedgerQuery:
     end: datetime | None = None
     limit: int = 50
     offset: int = 0
-
-
-@dataclass(frozen=True)
-class LedgerPage:
-    rows: list[dict[str, Any]]
-    total: int
-    limit: int
-    offset: int
 
 
 def _created_between(rows: QuerySet[Any], query: LedgerQuery) -> QuerySet[Any]:
@@ -158,7 +152,7 @@ def _page_ids(sides: list[QuerySet[Any]], *, offset: int, limit: int) -> list[uu
     return [row["id"] for row in rows.order_by(*NEWEST_FIRST)[offset:end]]
 
 
-def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPage:
+def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPageOut:
     """One page of the merchant's ledger, newest first (created, then id), and the number of
     rows matching the query. Three statements: the page's ids, their rows, the count (the
     first and the last read only narrow, index-covered columns)."""
@@ -173,10 +167,12 @@ def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPage:
         if len(ids) == query.limit or (not ids and query.offset):
             total = _union_all([side.values("id") for side in sides]).count()
     page = [found[row_id] for row_id in ids]
-    return LedgerPage(rows=page, total=total, limit=query.limit, offset=query.offset)
+    return ledger_page_json(rows=page, total=total, limit=query.limit, offset=query.offset)
 
 
-def ledger_transaction_get(*, merchant: Merchant, transaction_id: str) -> dict[str, Any] | None:
+def ledger_transaction_get(
+    *, merchant: Merchant, transaction_id: str
+) -> LedgerTransactionOut | None:
     """The ledger row of one of the merchant's fundings; None for anything else (an admin row,
     another merchant's funding, an id that is not one)."""
     try:
@@ -185,12 +181,5 @@ def ledger_transaction_get(*, merchant: Merchant, transaction_id: str) -> dict[s
         return None
     rows = Funding.objects.filter(merchant=merchant, pk=funding_id).values(*ROW_COLUMNS)
     with _history_read():
-        return rows.first()
-
-
-def ledger_row_expires_at(row: dict[str, Any]) -> datetime | None:
-    """When an INITIATED funding drops out of the list; other statuses never do."""
-    if row["status"] != Funding.Status.INITIATED:
-        return None
-    created_at: datetime = row["created_at"]
-    return created_at + INITIATED_VISIBLE_FOR
+        row = rows.first()
+    return ledger_transaction_json(row) if row is not None else None

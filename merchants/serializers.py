@@ -54,10 +54,6 @@ class AuthenticateClientIn(StrictSerializer):
         return attrs
 
 
-class ClientTokenOut(serializers.Serializer):
-    token = serializers.CharField()
-
-
 def client_data_from(data: dict[str, Any] | None) -> ClientData:
     """Omitted fields default to 0, false and null; the wager is kept to the cent."""
     data = data or {}

@@ -4,6 +4,8 @@ The schemathesis run loads the live ``/openapi.json`` from the WSGI application 
 over every operation in it, so endpoints added later are tested without touching this file.
 """
 
+import inspect
+import re
 import time
 import types
 from collections.abc import Iterator
@@ -27,8 +29,11 @@ from merchants import ratelimits
 from merchants.models import Merchant, Scope
 from merchants.ratelimits import REGISTRY, rate_limit_hit
 from merchants.services import ClientData, client_authenticate
+from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from sandbox.services.seeding import sandbox_seed
 from tests.factories import make_actor, platform_id, trade_url
+from trading.apis.catalog import MarketSearchApi
+from trading.apis.withdrawals import WithdrawApi
 
 SWAGGER_ASSETS = (
     "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js",
@@ -94,6 +99,56 @@ def test_sandbox_trade_events_list_the_bots_refusal(openapi):
     assert _error_codes(operation, "424") == [31]
     assert _error_codes(operation, "409") == [3002]
     assert set(_error_codes(operation, "404")) == {21, 2201}
+
+
+def _routed_views() -> dict[str, type]:
+    """Each routed view class by its path as the document writes it (``/secure/trades/{id}``)."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    def walk(patterns, prefix: str):
+        for pattern in patterns:
+            route = prefix + str(pattern.pattern)
+            if isinstance(pattern, URLResolver):
+                yield from walk(pattern.url_patterns, route)
+            elif isinstance(pattern, URLPattern) and hasattr(pattern.callback, "view_class"):
+                yield "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route), pattern.callback.view_class
+
+    return dict(walk(get_resolver().url_patterns, ""))
+
+
+def test_query_parameters_are_the_fields_of_the_serializer_that_parses_them(openapi):
+    checked = 0
+    for path, view in _routed_views().items():
+        if getattr(view, "query_serializer", None) is None:
+            continue
+        fields = view.query_serializer().fields
+        (operation,) = openapi["paths"][path].values()
+        documented = {p["name"]: p for p in operation["parameters"] if p["in"] == "query"}
+        assert set(documented) == set(fields), path
+        for name, field in fields.items():
+            assert documented[name].get("required", False) == field.required, (path, name)
+        checked += 1
+    assert checked >= 15
+
+
+def test_operations_are_not_described_by_their_base_views(openapi):
+    # drf-spectacular describes an operation by the first docstring up its view's classes: every
+    # merchant route said "``api-key`` header; ``required_scope`` names the scope the key must
+    # carry." (MerchantApiView's note to developers), and a pair's base view would speak too.
+    notes = {
+        inspect.cleandoc(base.__doc__)
+        for base in (CallerApiView, MerchantApiView, ClientApiView, MarketSearchApi, WithdrawApi)
+    }
+    descriptions = {
+        operation.get("description", "")
+        for operations in openapi["paths"].values()
+        for operation in operations.values()
+    }
+
+    assert notes & descriptions == set()
+    assert openapi["paths"]["/v1/wallets/me/balance"]["get"]["description"] == (
+        "Either scope reads the balance: it is part of trading and of the ledger."
+    )
 
 
 def test_every_operation_documents_its_generic_errors(openapi):

@@ -1,28 +1,283 @@
-"""How items look in API responses (contract 2.3). Optional fields are left out, not null."""
+"""How items, trades and their neighbours look in API responses (contract 2.3): each shape once,
+as a ``TypedDict`` the body builders return and the OpenAPI document is generated from. Optional
+fields are left out (``NotRequired``), not null."""
 
+from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
+from typing_extensions import TypeAliasType
+
+from core.shapes import Doc, Uuid
 from trading.games import CS_GAME
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Trade, TradeItem
-from trading.platform.base import InventoryAsset
+from trading.platform.base import STATE_MESSAGES, BotInfo, InventoryAsset, PlatformUser
 from trading.pricing import fee_inclusive
 
+Game = Literal["730", "252490"]
+Delivery = Literal["standard", "instant"]
+Phase = Literal[
+    "Phase 1", "Phase 2", "Phase 3", "Phase 4", "Ruby", "Sapphire", "Black Pearl", "Emerald"
+]
+TradeType = Literal["deposit", "withdraw"]
+TradeSource = Literal["client", "self"]
+EconomyBan = Literal["none", "probation", "banned"]
 
-def _catalog_fields(item: CatalogItem) -> dict[str, Any]:
+
+class BotInfoOut(TypedDict):
+    name: str
+    avatar: str
+    platformId: str
+
+
+class StickerOut(TypedDict):
+    name: str
+    marketHashName: str
+    slot: int
+    wear: float
+    iconUrl: str
+
+
+class CharmOut(TypedDict):
+    name: str
+    marketHashName: str
+    iconUrl: str
+
+
+class DopplerOut(TypedDict):
+    name: Phase
+    paintIndex: int
+
+
+class _ItemFields(TypedDict):
+    """What a listing and an inventory item both show."""
+
+    id: str
+    name: str
+    marketHashName: str
+    type: NotRequired[str]
+    iconUrl: NotRequired[str]
+    appid: int
+    tradable: bool
+    amount: int
+    marketPrice: Decimal
+    rarity: NotRequired[str]
+    color: NotRequired[str]
+    exterior: NotRequired[str]
+    wear: NotRequired[str]
+    paintSeed: NotRequired[int]
+    propId: NotRequired[str]
+    previewToken: NotRequired[str]
+    doppler: NotRequired[DopplerOut]
+    charm: NotRequired[CharmOut]
+    stickers: NotRequired[list[StickerOut]]
+
+
+class ListingOfferOut(TypedDict):
+    price: Decimal
+    reference: str
+    delivery: Delivery
+
+
+class ListingOut(_ItemFields):
+    offer: ListingOfferOut
+    botInfo: NotRequired[BotInfoOut]
+
+
+class MarketPageOut(TypedDict):
+    items: list[ListingOut]
+    count: int
+
+
+class InventoryOfferOut(TypedDict):
+    price: Decimal
+    accepted: bool
+    maxAmount: NotRequired[int]
+
+
+class InventoryItemOut(_ItemFields):
+    assetId: str
+    offer: InventoryOfferOut
+
+
+class InventoryOut(TypedDict):
+    inventory: list[InventoryItemOut]
+    count: int
+    updatedAt: datetime
+    collateral: Decimal
+
+
+class WithdrawPricesOut(TypedDict):
+    standard: Decimal | None
+    instant: Decimal | None
+
+
+class PhaseEntryOut(TypedDict):
+    phase: Phase
+    accepted: bool
+    deposit: Decimal
+    withdraw: WithdrawPricesOut
+
+
+class PriceEntryOut(TypedDict):
+    itemId: str | None
+    marketHashName: str
+    accepted: bool
+    deposit: Decimal
+    withdraw: Annotated[
+        WithdrawPricesOut | Decimal | None,
+        Doc("game 730: {standard, instant}; game 252490: one price; null: none"),
+    ]
+    phases: NotRequired[list[PhaseEntryOut]]
+
+
+class SuggestionOut(TypedDict):
+    id: str
+    marketHashName: str
+    iconUrl: str
+    rarity: str
+    rarityColor: str
+    itemType: str
+
+
+class ReasonOut(TypedDict):
+    escrowDays: int
+    probation: bool
+
+
+class BansOut(TypedDict):
+    antiCheatBanned: bool
+    gameBans: int
+    economyBan: EconomyBan
+
+
+class TradeUrlCheckOut(TypedDict):
+    state: Annotated[int, Doc(minimum=1, maximum=10)]
+    platformid: str
+    message: str
+    canTrade: bool
+    reason: ReasonOut
+    bans: BansOut
+
+
+class TradeItemOfferOut(TypedDict):
+    price: Decimal
+    delivery: NotRequired[Delivery]
+
+
+class CatalogDetails(TypedDict, total=False):
+    """What a trade item shows once resolved against the catalog (kept on the item)."""
+
+    name: str
+    marketHashName: str
+    type: str
+    iconUrl: str
+
+
+class TradeItemOut(CatalogDetails):
+    id: str
+    externalId: NotRequired[str]
+    appid: int
+    tradable: bool
+    amount: int
+    status: str
+    offer: TradeItemOfferOut
+    phase: NotRequired[str]
+    error: NotRequired[str]
+    offerID: NotRequired[str]
+    holdEndDate: NotRequired[datetime]
+
+
+class CollateralOut(TypedDict):
+    merchant: Decimal
+    provider: Decimal
+
+
+class TradeOut(TypedDict):
+    id: Uuid
+    type: TradeType
+    source: TradeSource
+    status: str
+    game: Game
+    externalId: NotRequired[str]
+    merchantId: str
+    clientUserId: NotRequired[str]
+    externalClientUserId: NotRequired[str]
+    clientPlatformID: str
+    clientTradeUrl: str
+    items: list[TradeItemOut]
+    totalPrice: Decimal
+    preCredit: NotRequired[Decimal]
+    pendingCredit: NotRequired[Decimal]
+    isInstant: NotRequired[bool]
+    collateral: NotRequired[CollateralOut]
+    holdEndDate: NotRequired[datetime]
+    offerID: NotRequired[str]
+    botInfo: NotRequired[BotInfoOut]
+    error: NotRequired[str]
+    revertedBy: NotRequired[str]
+    activeAt: NotRequired[datetime]
+    autoCancelAt: NotRequired[datetime]
+    createdAt: datetime
+    updatedAt: datetime
+
+
+# One ref answers a trade; a comma-separated list answers the array of those resolved.
+TradeOrTrades = TypeAliasType("TradeOrTrades", TradeOut | list[TradeOut])
+
+
+class TradePageOut(TypedDict):
+    items: list[TradeOut]
+    nextCursor: str | None
+
+
+class CancelResultRow(TypedDict):
+    itemId: str
+    externalId: NotRequired[str]
+    status: Literal["cancelled", "failed"]
+    reason: NotRequired[str]
+
+
+class CancelResult(TypedDict):
+    tradeId: Uuid
+    requested: int
+    cancelled: int
+    failed: int
+    items: list[CancelResultRow]
+
+
+class ItemCancelResult(TypedDict):
+    tradeId: Uuid
+    itemId: str
+    externalId: NotRequired[str]
+    status: Literal["cancelled"]
+
+
+def bot_info_json(bot: BotInfo) -> BotInfoOut:
+    return {"name": bot.name, "avatar": bot.avatar, "platformId": bot.platform_id}
+
+
+def bans_json(user: PlatformUser) -> BansOut:
     return {
-        "name": item.name,
-        "marketHashName": item.market_hash_name,
-        "type": item.item_type,
-        "iconUrl": item.icon_url,
-        "appid": item.game,
-        "rarity": item.rarity,
-        "color": item.rarity_color,
+        "antiCheatBanned": user.anti_cheat_banned,
+        "gameBans": user.game_bans,
+        "economyBan": cast(EconomyBan, user.economy_ban),
     }
 
 
-def catalog_details(item: CatalogItem | None) -> dict[str, Any]:
+def trade_url_check_json(user: PlatformUser) -> TradeUrlCheckOut:
+    return {
+        "state": int(user.state),
+        "platformid": user.platform_id,
+        "message": STATE_MESSAGES[user.state],
+        "canTrade": user.can_trade,
+        "reason": {"escrowDays": user.escrow_days, "probation": user.economy_ban == "probation"},
+        "bans": bans_json(user),
+    }
+
+
+def catalog_details(item: CatalogItem | None) -> CatalogDetails:
     """What a trade item shows once resolved against the catalog."""
     if item is None:
         return {}
@@ -34,7 +289,23 @@ def catalog_details(item: CatalogItem | None) -> dict[str, Any]:
     }
 
 
+def _sticker(raw: dict[str, Any]) -> StickerOut:
+    """A sticker as the platform or the marketplace gives it."""
+    return {
+        "name": raw["name"],
+        "marketHashName": raw["marketHashName"],
+        "slot": raw["slot"],
+        "wear": raw["wear"],
+        "iconUrl": raw["iconUrl"],
+    }
+
+
+def _charm(raw: dict[str, Any]) -> CharmOut:
+    return {"name": raw["name"], "marketHashName": raw["marketHashName"], "iconUrl": raw["iconUrl"]}
+
+
 def _first_game_details(
+    body: _ItemFields,
     *,
     exterior: str,
     wear: Decimal | None,
@@ -45,23 +316,22 @@ def _first_game_details(
     charm: dict[str, Any] | None,
     prop_id: str,
     preview_token: str,
-) -> dict[str, Any]:
-    details: dict[str, Any] = {"stickers": stickers}
+) -> None:
+    body["stickers"] = [_sticker(sticker) for sticker in stickers]
     if exterior:
-        details["exterior"] = exterior
+        body["exterior"] = exterior
     if wear is not None:
-        details["wear"] = f"{wear:.10f}".rstrip("0").rstrip(".") if wear else "0"
+        body["wear"] = f"{wear:.10f}".rstrip("0").rstrip(".") if wear else "0"
     if paint_seed is not None:
-        details["paintSeed"] = paint_seed
+        body["paintSeed"] = paint_seed
     if phase and paint_index is not None:
-        details["doppler"] = {"name": phase, "paintIndex": paint_index}
+        body["doppler"] = {"name": cast(Phase, phase), "paintIndex": paint_index}
     if charm:
-        details["charm"] = charm
+        body["charm"] = _charm(charm)
     if prop_id:
-        details["propId"] = prop_id
+        body["propId"] = prop_id
     if preview_token:
-        details["previewToken"] = preview_token
-    return details
+        body["previewToken"] = preview_token
 
 
 def listing_json(
@@ -70,20 +340,31 @@ def listing_json(
     *,
     fee_rate: Decimal,
     reference: Decimal | None = None,
-) -> dict[str, Any]:
+) -> ListingOut:
     """``reference``: the quote of the listing's phase, for phased items."""
     price = fee_inclusive(listing.price, fee_rate)
     quote = reference if reference is not None else item.reference_price
-    body = {
+    body: ListingOut = {
         "id": listing.id,
-        **_catalog_fields(item),
+        "name": item.name,
+        "marketHashName": item.market_hash_name,
+        "type": item.item_type,
+        "iconUrl": item.icon_url,
+        "appid": item.game,
+        "rarity": item.rarity,
+        "color": item.rarity_color,
         "tradable": True,
         "amount": listing.amount,
         "marketPrice": quote if item.game == CS_GAME else price,
-        "offer": {"price": price, "reference": item.id, "delivery": listing.delivery},
+        "offer": {
+            "price": price,
+            "reference": item.id,
+            "delivery": cast(Delivery, listing.delivery),
+        },
     }
     if item.game == CS_GAME:
-        body |= _first_game_details(
+        _first_game_details(
+            body,
             exterior=item.exterior,
             wear=listing.wear,
             paint_seed=listing.paint_seed,
@@ -95,7 +376,7 @@ def listing_json(
             preview_token=listing.preview_token,
         )
     if listing.bot is not None:
-        body["botInfo"] = listing.bot.as_json()
+        body["botInfo"] = bot_info_json(listing.bot)
     return body
 
 
@@ -106,31 +387,45 @@ def inventory_item_json(
     offer_price: Decimal,
     accepted: bool,
     reference: Decimal | None = None,
-) -> dict[str, Any]:
+) -> InventoryItemOut:
     """``reference``: the quote the offer is priced from (a phase's own for phased items)."""
-    offer: dict[str, Any] = {"price": offer_price, "accepted": accepted}
+    offer: InventoryOfferOut = {"price": offer_price, "accepted": accepted}
     if asset.game != CS_GAME:
         # Stacks of the second game go at most one unit per deposit.
         offer["maxAmount"] = 1 if accepted else 0
-    body: dict[str, Any] = {
-        "id": f"{asset.game}_{asset.asset_id}",
-        "assetId": asset.asset_id,
-        **(
-            _catalog_fields(item)
-            if item is not None
-            else {
-                "name": asset.market_hash_name,
-                "marketHashName": asset.market_hash_name,
-                "appid": asset.game,
-            }
-        ),
-        "tradable": asset.tradable,
-        "amount": asset.amount,
-        "marketPrice": _inventory_market_price(asset, item, offer_price, reference),
-        "offer": offer,
-    }
+    market_price = _inventory_market_price(asset, item, offer_price, reference)
+    body: InventoryItemOut
+    if item is not None:
+        body = {
+            "id": f"{asset.game}_{asset.asset_id}",
+            "assetId": asset.asset_id,
+            "name": item.name,
+            "marketHashName": item.market_hash_name,
+            "type": item.item_type,
+            "iconUrl": item.icon_url,
+            "appid": item.game,
+            "rarity": item.rarity,
+            "color": item.rarity_color,
+            "tradable": asset.tradable,
+            "amount": asset.amount,
+            "marketPrice": market_price,
+            "offer": offer,
+        }
+    else:
+        body = {
+            "id": f"{asset.game}_{asset.asset_id}",
+            "assetId": asset.asset_id,
+            "name": asset.market_hash_name,
+            "marketHashName": asset.market_hash_name,
+            "appid": asset.game,
+            "tradable": asset.tradable,
+            "amount": asset.amount,
+            "marketPrice": market_price,
+            "offer": offer,
+        }
     if asset.game == CS_GAME:
-        body |= _first_game_details(
+        _first_game_details(
+            body,
             exterior=item.exterior if item else "",
             wear=asset.wear,
             paint_seed=asset.paint_seed,
@@ -156,23 +451,24 @@ def _inventory_market_price(
     return reference if reference is not None else item.reference_price
 
 
-def trade_item_json(item: TradeItem) -> dict[str, Any]:
+def trade_item_json(item: TradeItem) -> TradeItemOut:
     """Only what is known: a fresh withdrawal item shows what was submitted; catalog details
     (name, marketHashName, type, iconUrl) appear once resolved."""
-    body: dict[str, Any] = {"id": item.public_id}
-    if item.external_id:
-        body["externalId"] = item.external_id
-    body |= item.details
-    offer: dict[str, Any] = {"price": item.price}
+    offer: TradeItemOfferOut = {"price": item.price}
     if item.delivery:
-        offer["delivery"] = item.delivery
-    body |= {
+        offer["delivery"] = cast(Delivery, item.delivery)
+    details: CatalogDetails = item.details
+    body: TradeItemOut = {
+        "id": item.public_id,
+        **details,
         "appid": item.appid,
         "tradable": item.tradable,
         "amount": item.amount,
         "status": item.status,
         "offer": offer,
     }
+    if item.external_id:
+        body["externalId"] = item.external_id
     if item.phase:
         body["phase"] = item.phase
     if item.error:
@@ -184,47 +480,48 @@ def trade_item_json(item: TradeItem) -> dict[str, Any]:
     return body
 
 
-def trade_json(trade: Trade, items: list[TradeItem] | None = None) -> dict[str, Any]:
+def trade_json(trade: Trade, items: list[TradeItem] | None = None) -> TradeOut:
     items = items if items is not None else list(trade.items.all())
-    body: dict[str, Any] = {
+    body: TradeOut = {
         "id": str(trade.id),
-        "type": trade.type,
-        "source": trade.source,
+        "type": cast(TradeType, trade.type),
+        "source": cast(TradeSource, trade.source),
         "status": trade.status,
-        "game": str(trade.game),
-    }
-    if trade.external_id:
-        body["externalId"] = trade.external_id
-    body["merchantId"] = str(trade.merchant_id)
-    if trade.source == Trade.Source.CLIENT and trade.client_id is not None:
-        body["clientUserId"] = str(trade.client_id)
-    if trade.external_client_user_id:
-        body["externalClientUserId"] = trade.external_client_user_id
-    body |= {
+        "game": cast(Game, str(trade.game)),
+        "merchantId": str(trade.merchant_id),
         "clientPlatformID": trade.client_platform_id,
         "clientTradeUrl": trade.client_trade_url,
         "items": [trade_item_json(item) for item in items],
         "totalPrice": trade.total_price,
+        "createdAt": trade.created_at,
+        "updatedAt": trade.updated_at,
     }
+    if trade.external_id:
+        body["externalId"] = trade.external_id
+    if trade.source == Trade.Source.CLIENT and trade.client_id is not None:
+        body["clientUserId"] = str(trade.client_id)
+    if trade.external_client_user_id:
+        body["externalClientUserId"] = trade.external_client_user_id
     if trade.type == Trade.Type.DEPOSIT:
-        body |= {
-            "preCredit": trade.pre_credit,
-            "pendingCredit": trade.pending_credit,
-            "isInstant": trade.is_instant,
-            "collateral": {
-                "merchant": trade.collateral_merchant,
-                "provider": trade.collateral_provider,
-            },
+        body["preCredit"] = trade.pre_credit
+        body["pendingCredit"] = trade.pending_credit
+        body["isInstant"] = trade.is_instant
+        body["collateral"] = {
+            "merchant": trade.collateral_merchant,
+            "provider": trade.collateral_provider,
         }
-    optional = {
-        "holdEndDate": trade.hold_end_date,
-        "offerID": trade.offer_id,
-        "botInfo": trade.bot_info,
-        "error": trade.error,
-        "revertedBy": trade.reverted_by,
-        "activeAt": trade.active_at,
-        "autoCancelAt": trade.auto_cancel_at,
-    }
-    body |= {key: value for key, value in optional.items() if value}
-    body |= {"createdAt": trade.created_at, "updatedAt": trade.updated_at}
+    if trade.hold_end_date:
+        body["holdEndDate"] = trade.hold_end_date
+    if trade.offer_id:
+        body["offerID"] = trade.offer_id
+    if trade.bot_info:
+        body["botInfo"] = trade.bot_info
+    if trade.error:
+        body["error"] = trade.error
+    if trade.reverted_by:
+        body["revertedBy"] = trade.reverted_by
+    if trade.active_at:
+        body["activeAt"] = trade.active_at
+    if trade.auto_cancel_at:
+        body["autoCancelAt"] = trade.auto_cancel_at
     return body

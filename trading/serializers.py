@@ -27,7 +27,7 @@ def _game(required: bool = False) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=GAME_CHOICES, default="730", required=required)
 
 
-def _usd() -> serializers.DecimalField:
+def _usd(help_text: str | None = None) -> serializers.DecimalField:
     return serializers.DecimalField(
         max_digits=14,
         decimal_places=2,
@@ -35,6 +35,7 @@ def _usd() -> serializers.DecimalField:
         max_value=MAX_USD,
         required=False,
         allow_null=True,
+        help_text=help_text,
     )
 
 
@@ -47,6 +48,10 @@ class TrueFalseField(serializers.ChoiceField):
     def to_internal_value(self, data: Any) -> bool:  # type: ignore[override]
         return bool(super().to_internal_value(data) == "true")
 
+    def to_representation(self, value: Any) -> str:
+        """``true`` or ``false``, as the query string has it (the OpenAPI shows the default)."""
+        return "true" if value else "false"
+
 
 class PricesQuery(serializers.Serializer):
     game = serializers.IntegerField(min_value=1, max_value=2**31 - 1, default=730)
@@ -54,12 +59,18 @@ class PricesQuery(serializers.Serializer):
 
 class MarketQueryIn(serializers.Serializer):
     game = _game()
-    search = serializers.CharField(max_length=100, required=False, default="", allow_blank=True)
+    search = serializers.CharField(
+        max_length=100,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="case-insensitive substring",
+    )
     sort = serializers.ChoiceField(
         choices=[s.value for s in MarketSort], default=MarketSort.RELEVANCE.value
     )
-    minPrice = _usd()
-    maxPrice = _usd()
+    minPrice = _usd("fee-inclusive USD")
+    maxPrice = _usd("fee-inclusive USD")
     page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
     perPage = serializers.IntegerField(min_value=1, max_value=1000, default=50)
 
@@ -71,10 +82,15 @@ class MarketQueryIn(serializers.Serializer):
 
 
 class MarketItemQueryIn(serializers.Serializer):
-    itemId = serializers.CharField(min_length=5, max_length=256, required=False)
-    marketHashName = serializers.CharField(max_length=200, required=False)
+    itemId = serializers.CharField(
+        min_length=5,
+        max_length=256,
+        required=False,
+        help_text="catalog item id; wins over marketHashName",
+    )
+    marketHashName = serializers.CharField(max_length=200, required=False, help_text="exact name")
     delivery = serializers.ChoiceField(choices=["any", "standard", "instant"], default="any")
-    phase = serializers.ChoiceField(choices=list(PHASES), required=False, default="")
+    phase = serializers.ChoiceField(choices=list(PHASES), required=False)
     floatMin = serializers.DecimalField(
         max_digits=None,
         decimal_places=None,
@@ -109,15 +125,22 @@ class SuggestionsQueryIn(serializers.Serializer):
 class InventoryQueryIn(serializers.Serializer):
     game = _game()
     # DRF hands a default back as it is (never through to_internal_value): a bool, not "false".
-    refresh = TrueFalseField(default=False)
+    refresh = TrueFalseField(default=False, help_text="bypass the cache")
     acceptedOnly = TrueFalseField(default=False)
     search = serializers.CharField(max_length=100, required=False, default="", allow_blank=True)
     # Any value, empty or long ones too, that is not one of the five sorts is ignored (4.13).
-    sort = serializers.CharField(required=False, default="", allow_blank=True)
+    sort = serializers.CharField(
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="relevance, priceAsc, priceDesc, nameAsc or nameDesc; others are ignored",
+    )
     minPrice = _usd()
     maxPrice = _usd()
     page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
-    limit = serializers.IntegerField(min_value=-1, max_value=1000, default=50)
+    limit = serializers.IntegerField(
+        min_value=-1, max_value=1000, default=50, help_text="-1 disables pagination"
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         low, high = attrs.get("minPrice"), attrs.get("maxPrice")
@@ -136,7 +159,7 @@ class InventoryQueryIn(serializers.Serializer):
 
 
 class SecureInventoryQueryIn(InventoryQueryIn):
-    tradeUrl = serializers.CharField(max_length=200)
+    tradeUrl = serializers.CharField(max_length=200, help_text="the owner's trade URL")
 
     def validate_tradeUrl(self, value: str) -> str:
         if trade_url_platform_id(value) is None:
@@ -176,32 +199,35 @@ def _unique_item_ids(items: list[dict[str, Any]]) -> None:
         seen.add(item["itemId"])
 
 
-class ClientWithdrawIn(StrictSerializer):
+# What both withdrawal routes take; each adds its own fields. (A comment: a serializer's docstring
+# is its component's description in the OpenAPI document.)
+class WithdrawIn(StrictSerializer):
     items = WithdrawItemIn(many=True)
     game = _game_body()
-    autoCancel = StrictIntegerField(min_value=30, max_value=720, required=False)
     externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        _unique_item_ids(attrs["items"])
+        return attrs
+
+
+class ClientWithdrawIn(WithdrawIn):
+    autoCancel = StrictIntegerField(min_value=30, max_value=720, required=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "autoCancel" in attrs and attrs["game"] != CS_GAME:
             raise serializers.ValidationError({"autoCancel": "Only for game 730."})
-        _unique_item_ids(attrs["items"])
-        return attrs
+        return super().validate(attrs)
 
 
-class SecureBuyIn(StrictSerializer):
+class SecureBuyIn(WithdrawIn):
     tradeUrl = StrictCharField(max_length=300)
-    items = WithdrawItemIn(many=True)
-    game = _game_body()
-    externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        _unique_item_ids(attrs["items"])
-        return attrs
 
 
 class TradesQueryIn(serializers.Serializer):
-    cursor = serializers.CharField(max_length=200, required=False)
+    cursor = serializers.CharField(
+        max_length=200, required=False, help_text="nextCursor of the previous page"
+    )
     limit = serializers.IntegerField(min_value=1, max_value=100, default=20)
     type = serializers.ChoiceField(choices=["deposit", "withdraw"], required=False)
     game = _game()

@@ -1,10 +1,10 @@
-from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from merchants.permissions import ANY_SCOPE
 from merchants.views import MerchantApiView
+from wallet.representations import WalletBalance
 from wallet.selectors import wallet_balance_summary
 
 
@@ -14,18 +14,6 @@ class WalletBalanceApi(MerchantApiView):
     operation = "wallet.balance"
     required_scope = ANY_SCOPE
 
-    @extend_schema(
-        operation_id="getWalletBalance",
-        tags=["wallet"],
-        responses=inline_serializer(
-            "WalletBalance",
-            {
-                "balance": serializers.DecimalField(14, 2, coerce_to_string=False),
-                "pendingBalance": serializers.DecimalField(14, 2, coerce_to_string=False),
-                "escrowBalance": serializers.DecimalField(14, 2, coerce_to_string=False),
-                "currency": serializers.CharField(),
-            },
-        ),
-    )
+    @extend_schema(operation_id="getWalletBalance", tags=["wallet"], responses=WalletBalance)
     def get(self, request: Request) -> Response:
         return Response(wallet_balance_summary(merchant=self.merchant(request)))

@@ -8,6 +8,7 @@ from django.db.models.functions import Round
 
 from merchants.models import Merchant
 from wallet.models import Account, Posting
+from wallet.representations import WalletBalance
 
 
 def wallet_balances(*, merchant: Merchant) -> dict[str, Decimal]:
@@ -144,7 +145,7 @@ def wallet_invariants_check() -> InvariantReport:
     )
 
 
-def wallet_balance_summary(*, merchant: Merchant) -> dict[str, object]:
+def wallet_balance_summary(*, merchant: Merchant) -> WalletBalance:
     """``balance`` spendable now, ``pendingBalance`` locked for withdrawals and cashouts in
     flight, ``escrowBalance`` deposit value still in its hold."""
     balances = wallet_balances(merchant=merchant)

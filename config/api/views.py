@@ -1,13 +1,36 @@
-"""The base of every API view: the errors it documents beyond the generic ones."""
+"""The base of every API view: the input it parses and the errors it documents beyond the
+generic ones."""
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from rest_framework.request import Request
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from config.api.serializers import parse
 
+
+# What a view declares here is both what it does and what the OpenAPI says it does
+# (``config.api.schema.EnvelopeAutoSchema`` reads it): the serializer that parses its query string
+# or body, its operation id, its errors. (No docstring: drf-spectacular would show it as the
+# description of every operation whose view has none.)
 class ApiView(APIView):
+    #: Parses the query string (``parse_query``); its fields are the documented parameters.
+    query_serializer: ClassVar[type[Serializer] | None] = None
+    #: Parses the JSON body (``parse_body``); documented as the request body.
+    body_serializer: ClassVar[type[Serializer] | None] = None
+    #: The OpenAPI operation id, when a subclass (one route of a pair) gives it.
+    operation_id: ClassVar[str | None] = None
     #: Catalog keys this endpoint can answer with beyond the generic ones (for the OpenAPI).
     errors: ClassVar[tuple[str, ...]] = ()
+
+    def parse_query(self, request: Request) -> Any:
+        assert self.query_serializer is not None
+        return parse(self.query_serializer, request.query_params)
+
+    def parse_body(self, request: Request) -> Any:
+        assert self.body_serializer is not None
+        return parse(self.body_serializer, request.data)
 
     def declared_errors(self) -> tuple[str, ...]:
         """What the OpenAPI lists for this endpoint besides the generic errors and those of its

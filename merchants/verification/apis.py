@@ -1,47 +1,28 @@
 """End-user identity verification (decisions section 6)."""
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.serializers import parse
 from core.errors import DomainError
-from merchants.models import Client, VerificationProcess
+from merchants.models import Client
 from merchants.selectors import client_get
+from merchants.verification.representations import (
+    VerificationStartOut,
+    VerificationStatusOut,
+    verification_start_json,
+    verification_status_json,
+)
 from merchants.verification.selectors import verification_status_get
 from merchants.verification.serializers import (
     VerificationLinkIn,
     VerificationStartIn,
-    VerificationStartOut,
-    VerificationStatusOut,
 )
-from merchants.verification.services import verification_link, verification_start
+from merchants.verification.services import (
+    verification_link,
+    verification_start,
+)
 from merchants.views import ClientApiView
-
-
-def process_json(process: VerificationProcess) -> dict[str, Any]:
-    return {
-        "dossierId": process.dossier_id,
-        "status": process.status,
-        "startedAt": process.started_at,
-        "completedAt": process.completed_at,
-    }
-
-
-def status_json(client: Client) -> dict[str, Any]:
-    status = verification_status_get(client=client)
-    return {
-        "verificationLevel": status.level,
-        "email": status.email,
-        "latestProcess": process_json(status.latest_process) if status.latest_process else None,
-        "linkedIdentity": (
-            {"identityId": str(status.identity.pk), "linkedAt": status.linked_at}
-            if status.identity is not None
-            else None
-        ),
-    }
 
 
 class ClientVerificationApiView(ClientApiView):
@@ -56,6 +37,7 @@ class ClientVerificationApiView(ClientApiView):
 
 class VerificationStartApi(ClientVerificationApiView):
     operation = "client.verification"
+    body_serializer = VerificationStartIn
     errors = (
         "VERIFICATION_ALREADY_VERIFIED",
         "VERIFICATION_IN_PROGRESS",
@@ -65,14 +47,13 @@ class VerificationStartApi(ClientVerificationApiView):
     @extend_schema(
         operation_id="startClientVerification",
         tags=["verification"],
-        request=VerificationStartIn,
         responses=VerificationStartOut,
         summary="Open a document-and-selfie check; send the person to captureUrl.",
     )
     def post(self, request: Request) -> Response:
-        body = parse(VerificationStartIn, request.data)
+        body = self.parse_body(request)
         process = verification_start(client=self.client(request), email=body.get("email"))
-        return Response({"captureUrl": process.capture_url, "dossierId": process.dossier_id})
+        return Response(verification_start_json(process))
 
 
 class VerificationStatusApi(ClientVerificationApiView):
@@ -84,17 +65,18 @@ class VerificationStatusApi(ClientVerificationApiView):
         responses=VerificationStatusOut,
     )
     def get(self, request: Request) -> Response:
-        return Response(status_json(self.client(request)))
+        status = verification_status_get(client=self.client(request))
+        return Response(verification_status_json(status))
 
 
 class VerificationLinkApi(ClientVerificationApiView):
     operation = "client.verification"
+    body_serializer = VerificationLinkIn
     errors = ("VERIFICATION_ALREADY_VERIFIED", "VERIFICATION_LINK_DENIED")
 
     @extend_schema(
         operation_id="linkClientVerification",
         tags=["verification"],
-        request=VerificationLinkIn,
         responses=VerificationStatusOut,
         summary="Link this account to the merchant's verified identity with this email.",
         description=(
@@ -106,6 +88,6 @@ class VerificationLinkApi(ClientVerificationApiView):
         ),
     )
     def post(self, request: Request) -> Response:
-        body = parse(VerificationLinkIn, request.data)
+        body = self.parse_body(request)
         client = verification_link(client=self.client(request), email=body["email"])
-        return Response(status_json(client))
+        return Response(verification_status_json(verification_status_get(client=client)))

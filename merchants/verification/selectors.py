@@ -1,21 +1,12 @@
 """Reads of identity verification: a client's status, its processes, the sweep's due list."""
 
 import uuid
-from dataclasses import dataclass
 from datetime import datetime
 
-from merchants.models import Client, Merchant, VerificationProcess, VerifiedIdentity
+from merchants.models import Client, Merchant, VerificationProcess
+from merchants.verification.representations import VerificationStatus
 
 SWEEP_BATCH = 500
-
-
-@dataclass(frozen=True)
-class VerificationStatus:
-    level: int
-    email: str | None
-    latest_process: VerificationProcess | None
-    identity: VerifiedIdentity | None
-    linked_at: datetime | None
 
 
 def verification_open_process_recent(*, client: Client, since: datetime) -> bool:

@@ -1,12 +1,10 @@
-"""Bodies and answers of the verification endpoints."""
+"""Bodies of the verification endpoints."""
 
 from typing import Any
 
 from rest_framework import serializers
 
 from config.api.serializers import StrictSerializer
-
-PROCESS_STATUSES = ["PENDING", "ACCEPTED", "REJECTED", "EXPIRED"]
 
 
 class StrictEmailField(serializers.EmailField):
@@ -24,29 +22,3 @@ class VerificationStartIn(StrictSerializer):
 
 class VerificationLinkIn(StrictSerializer):
     email = StrictEmailField(max_length=254)
-
-
-class VerificationStartOut(serializers.Serializer):
-    captureUrl = serializers.URLField(help_text="Send the person here to capture document+selfie.")
-    dossierId = serializers.CharField()
-
-
-class VerificationProcessOut(serializers.Serializer):
-    dossierId = serializers.CharField()
-    status = serializers.ChoiceField(choices=PROCESS_STATUSES)
-    startedAt = serializers.DateTimeField()
-    completedAt = serializers.DateTimeField(allow_null=True)
-
-
-class LinkedIdentityOut(serializers.Serializer):
-    identityId = serializers.UUIDField()
-    linkedAt = serializers.DateTimeField()
-
-
-class VerificationStatusOut(serializers.Serializer):
-    verificationLevel = serializers.IntegerField(
-        min_value=0, max_value=3, help_text="0: not verified; 3: document and selfie accepted."
-    )
-    email = serializers.CharField(allow_null=True)
-    latestProcess = VerificationProcessOut(allow_null=True)
-    linkedIdentity = LinkedIdentityOut(allow_null=True)

@@ -1,6 +1,6 @@
 """The ``/sandbox/crypto/`` helpers: incoming transfers, confirmations, reorgs, chain switches."""
 
-from typing import Any
+from typing import cast
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -9,9 +9,9 @@ from rest_framework.response import Response
 from config.api.serializers import parse
 from core.errors import validation_error
 from crypto.networks import CHAINS
-from crypto.representations import deposit_json, withdrawal_json
+from crypto.representations import Chain, deposit_json, withdrawal_json
 from merchants.views import MerchantApiView
-from sandbox.apischema import SandboxChainOut, SandboxTransferOut
+from sandbox.representations import SandboxChainOut, SandboxTransferOut
 from sandbox.serializers import SandboxChainIn, SandboxConfirmationsIn, SandboxTransferIn
 from sandbox.services.crypto import (
     SandboxTransfer,
@@ -24,11 +24,11 @@ from sandbox.services.crypto import (
 TX_HASH = OpenApiParameter("txHash", str, OpenApiParameter.PATH)
 
 
-def _transfer_json(found: SandboxTransfer) -> dict[str, Any]:
+def _transfer_json(found: SandboxTransfer) -> SandboxTransferOut:
     transfer = found.transfer
     return {
         "txHash": transfer.tx_hash,
-        "chain": transfer.chain,
+        "chain": cast(Chain, transfer.chain),
         "confirmations": transfer.confirmations,
         "dropped": transfer.dropped,
         "deposit": deposit_json(found.deposit) if found.deposit else None,
@@ -122,10 +122,9 @@ class SandboxCryptoChainApi(MerchantApiView):
             paused=body.get("paused"),
             fail_broadcasts=body.get("failBroadcasts"),
         )
-        return Response(
-            {
-                "chain": config.chain,
-                "paused": config.paused,
-                "failBroadcasts": config.fail_broadcasts,
-            }
-        )
+        answer: SandboxChainOut = {
+            "chain": cast(Chain, config.chain),
+            "paused": config.paused,
+            "failBroadcasts": config.fail_broadcasts,
+        }
+        return Response(answer)

@@ -5,11 +5,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.serializers import parse
-from merchants.verification.apis import process_json
 from merchants.verification.base import Verdict
-from merchants.verification.serializers import VerificationProcessOut
+from merchants.verification.representations import (
+    VerificationProcessOut,
+    verification_process_json,
+)
 from merchants.views import MerchantApiView
-from sandbox.apischema import SandboxIdentityProviderOut
+from sandbox.representations import SandboxIdentityProviderOut
 from sandbox.serializers import SandboxIdentityProviderIn, SandboxVerificationDecideIn
 from sandbox.services.identity import sandbox_identity_provider_set, sandbox_verification_decide
 
@@ -30,7 +32,7 @@ class SandboxVerificationDecideApi(MerchantApiView):
         process = sandbox_verification_decide(
             merchant=self.merchant(request), dossier_id=dossierId, verdict=Verdict(body["status"])
         )
-        return Response(process_json(process))
+        return Response(verification_process_json(process))
 
 
 class SandboxIdentityProviderApi(MerchantApiView):
@@ -51,4 +53,5 @@ class SandboxIdentityProviderApi(MerchantApiView):
         sandbox_identity_provider_set(
             merchant=self.merchant(request), online=body["status"] == "online"
         )
-        return Response({"status": body["status"]})
+        answer: SandboxIdentityProviderOut = {"status": body["status"]}
+        return Response(answer)

@@ -8,8 +8,7 @@ from config.api.serializers import parse
 from merchants.views import MerchantApiView
 from sandbox.serializers import SandboxTradeEventIn
 from sandbox.services.trades import sandbox_trade_event
-from trading.apischema import TradeOut
-from trading.representations import trade_json
+from trading.representations import TradeOut, trade_json
 
 
 class SandboxTradeEventApi(MerchantApiView):

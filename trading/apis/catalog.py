@@ -3,22 +3,14 @@
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.rendering import envelope_around
-from config.api.serializers import parse
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading.apischema import (
-    MARKET_ITEM_PARAMETERS,
-    MARKET_PARAMETERS,
-    ListingOut,
-    MarketPageOut,
-    PriceEntryOut,
-    SuggestionOut,
-)
 from trading.marketplace.base import MarketSort
+from trading.representations import ListingOut, MarketPageOut, PriceEntryOut, SuggestionOut
 from trading.selectors.market import (
     market_item_listings,
     market_search,
@@ -30,21 +22,23 @@ from trading.serializers import MarketItemQueryIn, MarketQueryIn, PricesQuery, S
 
 class PricesApi(MerchantApiView):
     operation = "secure.prices"
+    query_serializer = PricesQuery
 
-    @extend_schema(
-        operation_id="getPrices",
-        tags=["prices"],
-        parameters=[OpenApiParameter("game", int, description="integer > 0, default 730")],
-        responses=PriceEntryOut(many=True),
-    )
+    @extend_schema(operation_id="getPrices", tags=["prices"], responses=list[PriceEntryOut])
     def get(self, request: Request) -> HttpResponse:
-        query = parse(PricesQuery, request.query_params)
+        query = self.parse_query(request)
         return envelope_around(price_book_get(merchant=self.merchant(request), game=query["game"]))
 
 
-class _MarketApi(CallerApiView):
-    def search(self, request: Request) -> Response:
-        query = parse(MarketQueryIn, request.query_params)
+class MarketSearchApi(CallerApiView):
+    """A page of listings with the merchant's fee: ``GET /secure/market`` and
+    ``GET /client/market``."""
+
+    query_serializer = MarketQueryIn
+
+    @extend_schema(tags=["market"], responses=MarketPageOut)
+    def get(self, request: Request) -> Response:
+        query = self.parse_query(request)
         page = market_search(
             merchant=self.merchant(request),
             game=int(query["game"]),
@@ -58,41 +52,31 @@ class _MarketApi(CallerApiView):
         return Response(page)
 
 
-class SecureMarketApi(MerchantApiView, _MarketApi):
+class SecureMarketApi(MerchantApiView, MarketSearchApi):
     operation = "secure.market"
-
-    @extend_schema(
-        operation_id="getSecureMarket",
-        tags=["market"],
-        parameters=MARKET_PARAMETERS,
-        responses=MarketPageOut,
-    )
-    def get(self, request: Request) -> Response:
-        return self.search(request)
+    operation_id = "getSecureMarket"
 
 
-class ClientMarketApi(ClientApiView, _MarketApi):
+class ClientMarketApi(ClientApiView, MarketSearchApi):
     operation = "client.market"
+    operation_id = "getClientMarket"
 
-    @extend_schema(
-        operation_id="getClientMarket",
-        tags=["market"],
-        parameters=MARKET_PARAMETERS,
-        responses=MarketPageOut,
-    )
+
+class MarketItemApi(CallerApiView):
+    """One catalog item's listings, cheapest first: ``GET /secure/market/item`` and
+    ``GET /client/market/item``."""
+
+    query_serializer = MarketItemQueryIn
+
+    @extend_schema(tags=["market"], responses=list[ListingOut])
     def get(self, request: Request) -> Response:
-        return self.search(request)
-
-
-class _MarketItemApi(CallerApiView):
-    def listings(self, request: Request) -> Response:
-        query: dict[str, Any] = parse(MarketItemQueryIn, request.query_params)
+        query: dict[str, Any] = self.parse_query(request)
         listings = market_item_listings(
             merchant=self.merchant(request),
             item_id=query.get("itemId"),
             market_hash_name=query.get("marketHashName"),
             delivery=query["delivery"],
-            phase=query["phase"],
+            phase=query.get("phase", ""),
             float_min=query.get("floatMin"),
             float_max=query.get("floatMax"),
             page=query["page"],
@@ -101,44 +85,25 @@ class _MarketItemApi(CallerApiView):
         return Response(listings)
 
 
-class SecureMarketItemApi(MerchantApiView, _MarketItemApi):
+class SecureMarketItemApi(MerchantApiView, MarketItemApi):
     operation = "secure.market.item"
-
-    @extend_schema(
-        operation_id="getSecureMarketItem",
-        tags=["market"],
-        parameters=MARKET_ITEM_PARAMETERS,
-        responses=ListingOut(many=True),
-    )
-    def get(self, request: Request) -> Response:
-        return self.listings(request)
+    operation_id = "getSecureMarketItem"
 
 
-class ClientMarketItemApi(ClientApiView, _MarketItemApi):
+class ClientMarketItemApi(ClientApiView, MarketItemApi):
     operation = "client.market.item"
-
-    @extend_schema(
-        operation_id="getClientMarketItem",
-        tags=["market"],
-        parameters=MARKET_ITEM_PARAMETERS,
-        responses=ListingOut(many=True),
-    )
-    def get(self, request: Request) -> Response:
-        return self.listings(request)
+    operation_id = "getClientMarketItem"
 
 
 class ClientSuggestionsApi(ClientApiView):
     operation = "client.market.suggestions"
+    query_serializer = SuggestionsQueryIn
 
     @extend_schema(
         operation_id="getClientMarketSuggestions",
         tags=["market"],
-        parameters=[
-            OpenApiParameter("q", str, required=True, description="1-100 chars"),
-            OpenApiParameter("game", str, enum=["730", "252490"]),
-        ],
-        responses=SuggestionOut(many=True),
+        responses=list[SuggestionOut],
     )
     def get(self, request: Request) -> Response:
-        query = parse(SuggestionsQueryIn, request.query_params)
+        query = self.parse_query(request)
         return Response(market_suggestions(game=int(query["game"]), q=query["q"]))

@@ -1,15 +1,14 @@
 """Trade history for merchants (self trades) and clients (their own trades)."""
 
-from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.serializers import parse
 from core.errors import DomainError
-from merchants.views import ClientApiView, MerchantApiView
-from trading.apischema import TRADES_PARAMETERS, TradeOut, TradePageOut
+from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading.models import Trade
-from trading.representations import trade_json
+from trading.representations import TradeOrTrades, TradeOut, TradePageOut, trade_json
 from trading.selectors.trades import (
     client_trade_scope,
     client_trades,
@@ -21,29 +20,66 @@ from trading.selectors.trades import (
 from trading.serializers import TradesQueryIn
 
 
-class SecureTradesApi(MerchantApiView):
-    operation = "secure.trades.list"
+class TradesApi(CallerApiView):
+    """A page of trades, newest first: ``GET /secure/trades`` (the merchant's self trades) and
+    ``GET /client/trades`` (the token's own)."""
 
-    @extend_schema(
-        operation_id="listSecureTrades",
-        tags=["trades"],
-        parameters=TRADES_PARAMETERS,
-        responses=TradePageOut,
-    )
+    query_serializer = TradesQueryIn
+
+    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+        raise NotImplementedError
+
+    @extend_schema(tags=["trades"], responses=TradePageOut)
     def get(self, request: Request) -> Response:
-        query = parse(TradesQueryIn, request.query_params)
-        rows = merchant_self_trades(
-            merchant=self.merchant(request), game=int(query["game"]), type=query.get("type")
-        )
+        query = self.parse_query(request)
+        rows = self.trades(request, game=int(query["game"]), type=query.get("type"))
         return Response(trades_page(rows=rows, cursor=query.get("cursor"), limit=query["limit"]))
 
 
-class SecureTradeApi(MerchantApiView):
-    operation = "secure.trades.get"
+class SecureTradesApi(MerchantApiView, TradesApi):
+    operation = "secure.trades.list"
+    operation_id = "listSecureTrades"
+
+    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+        return merchant_self_trades(merchant=self.merchant(request), game=game, type=type)
+
+
+class ClientTradesApi(ClientApiView, TradesApi):
+    operation = "client.trades.list"
+    operation_id = "listClientTrades"
+
+    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+        caller = self.caller(request)
+        return client_trades(
+            merchant=caller.merchant, platform_id=caller.platform_id, game=game, type=type
+        )
+
+
+class TradeApi(CallerApiView):
+    """One trade by its id or externalId: ``GET /secure/trades/{tradeId}`` (the merchant's self
+    trades; comma-separated refs answer the array of those found) and ``GET
+    /client/trades/{id}`` (the token's own)."""
+
     errors = ("TRADE_NOT_FOUND",)
 
+    def scope(self, request: Request) -> QuerySet[Trade]:
+        raise NotImplementedError
+
+    def trade(self, request: Request, ref: str) -> Response:
+        trade = trade_get(scope=self.scope(request), ref=ref)
+        if trade is None:
+            raise DomainError("TRADE_NOT_FOUND")
+        return Response(trade_json(trade, list(trade.items.all())))
+
+
+class SecureTradeApi(MerchantApiView, TradeApi):
+    operation = "secure.trades.get"
+    operation_id = "getSecureTrade"
+
+    def scope(self, request: Request) -> QuerySet[Trade]:
+        return Trade.objects.filter(merchant=self.merchant(request), source=Trade.Source.SELF)
+
     @extend_schema(
-        operation_id="getSecureTrade",
         tags=["trades"],
         parameters=[
             OpenApiParameter(
@@ -53,54 +89,25 @@ class SecureTradeApi(MerchantApiView):
                 description="id or externalId; up to 100 comma-separated refs give an array",
             )
         ],
-        # One ref answers a Trade; a comma-separated list answers the array of those resolved.
-        responses=PolymorphicProxySerializer(
-            component_name="TradeOrTrades",
-            serializers=[TradeOut, TradeOut(many=True)],
-            resource_type_field_name=None,
-            many=False,
-        ),
+        responses=TradeOrTrades,
     )
     def get(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
-        trade_ref = tradeId
-        scope = Trade.objects.filter(merchant=self.merchant(request), source=Trade.Source.SELF)
-        if "," in trade_ref:
-            refs = [ref.strip() for ref in trade_ref.split(",")]
-            trades = trades_by_refs(scope=scope, refs=refs)
-            return Response([trade_json(trade, list(trade.items.all())) for trade in trades])
-        trade = trade_get(scope=scope, ref=trade_ref)
-        if trade is None:
-            raise DomainError("TRADE_NOT_FOUND")
-        return Response(trade_json(trade, list(trade.items.all())))
+        if "," not in tradeId:
+            return self.trade(request, tradeId)
+        refs = [ref.strip() for ref in tradeId.split(",")]
+        trades = trades_by_refs(scope=self.scope(request), refs=refs)
+        return Response([trade_json(trade, list(trade.items.all())) for trade in trades])
 
 
-class ClientTradesApi(ClientApiView):
-    operation = "client.trades.list"
-
-    @extend_schema(
-        operation_id="listClientTrades",
-        tags=["trades"],
-        parameters=TRADES_PARAMETERS,
-        responses=TradePageOut,
-    )
-    def get(self, request: Request) -> Response:
-        caller = self.caller(request)
-        query = parse(TradesQueryIn, request.query_params)
-        rows = client_trades(
-            merchant=caller.merchant,
-            platform_id=caller.platform_id,
-            game=int(query["game"]),
-            type=query.get("type"),
-        )
-        return Response(trades_page(rows=rows, cursor=query.get("cursor"), limit=query["limit"]))
-
-
-class ClientTradeApi(ClientApiView):
+class ClientTradeApi(ClientApiView, TradeApi):
     operation = "client.trades.get"
-    errors = ("TRADE_NOT_FOUND",)
+    operation_id = "getClientTrade"
+
+    def scope(self, request: Request) -> QuerySet[Trade]:
+        caller = self.caller(request)
+        return client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
 
     @extend_schema(
-        operation_id="getClientTrade",
         tags=["trades"],
         parameters=[
             OpenApiParameter("id", str, OpenApiParameter.PATH, description="id or externalId")
@@ -108,10 +115,4 @@ class ClientTradeApi(ClientApiView):
         responses=TradeOut,
     )
     def get(self, request: Request, id: str) -> Response:
-        trade_ref = id
-        caller = self.caller(request)
-        scope = client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
-        trade = trade_get(scope=scope, ref=trade_ref)
-        if trade is None:
-            raise DomainError("TRADE_NOT_FOUND")
-        return Response(trade_json(trade, list(trade.items.all())))
+        return self.trade(request, id)

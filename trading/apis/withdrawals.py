@@ -1,18 +1,17 @@
-"""Withdrawals: ``POST /secure/buy`` and ``POST /client/trading/withdraw``."""
+"""Withdrawals: ``POST /secure/buy`` and ``POST /client/trading/withdraw``, and their quick
+variants ``POST /secure/buy/quick`` and ``POST /client/trading/withdraw/quick``."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.serializers import parse
 from merchants.authentication import ClientCaller
 from merchants.selectors import client_get
-from merchants.views import ClientApiView, MerchantApiView
-from trading.apischema import TradeOut
+from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading.models import Trade
-from trading.representations import trade_json
+from trading.representations import TradeOut, trade_json
 from trading.serializers import (
     ClientWithdrawIn,
     QuickWithdrawIn,
@@ -22,25 +21,15 @@ from trading.serializers import (
 from trading.services.quick import quick_withdrawal_create
 from trading.services.withdrawals import Recipient, WithdrawItemIn, withdrawal_create
 
-WITHDRAW_ERRORS = (
-    "EXTERNAL_ID_EXISTS",
-    "MISSING_ITEMS",
-    "TOO_MANY_ITEMS",
-    "ITEMS_UNAVAILABLE",
-    "PRICE_CHANGED",
-    "MERCHANT_BALANCE_LOW",
-    "INVALID_TRADEURL",
-    "LISTING_NOT_FOUND",
-    "LISTING_PRICE_INVALID",
-    "INVALID_LISTING_ID",
-    "INSUFFICIENT_ITEM_AMOUNT",
-    "EXCEEDS_MAX_AMOUNT",
-    "USER_NOT_FOUND",
-    "PLATFORM_UNAVAILABLE",
-    "INVALID_AMOUNT",
-    "MERCHANT_NO_CALLBACK_URL",
-    "TRANSACTION_CONFLICT",
-)
+
+class RecipientApi(CallerApiView):
+    """A purchase for a recipient: the body's ``tradeUrl`` on a merchant route (a self trade),
+    the token's own account on a client route."""
+
+    source: ClassVar[str]
+
+    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
+        raise NotImplementedError
 
 
 def client_recipient(caller: ClientCaller) -> Recipient:
@@ -52,131 +41,136 @@ def client_recipient(caller: ClientCaller) -> Recipient:
     )
 
 
-def withdraw_items(raw: list[dict[str, Any]]) -> list[WithdrawItemIn]:
-    return [
-        WithdrawItemIn(
-            item_id=entry["itemId"],
-            price=entry["price"],
-            external_id=entry.get("externalId", ""),
-            amount=entry["amount"],
-        )
-        for entry in raw
-    ]
+class WithdrawApi(RecipientApi):
+    """Listings bought for a recipient: ``POST /secure/buy`` and ``POST
+    /client/trading/withdraw``."""
 
-
-class SecureBuyApi(MerchantApiView):
-    operation = "secure.buy"
-    errors = WITHDRAW_ERRORS
-
-    @extend_schema(
-        operation_id="secureBuy", tags=["withdrawals"], request=SecureBuyIn, responses=TradeOut
+    errors: ClassVar[tuple[str, ...]] = (
+        "EXTERNAL_ID_EXISTS",
+        "MISSING_ITEMS",
+        "TOO_MANY_ITEMS",
+        "ITEMS_UNAVAILABLE",
+        "PRICE_CHANGED",
+        "MERCHANT_BALANCE_LOW",
+        "INVALID_TRADEURL",
+        "LISTING_NOT_FOUND",
+        "LISTING_PRICE_INVALID",
+        "INVALID_LISTING_ID",
+        "INSUFFICIENT_ITEM_AMOUNT",
+        "EXCEEDS_MAX_AMOUNT",
+        "USER_NOT_FOUND",
+        "PLATFORM_UNAVAILABLE",
+        "INVALID_AMOUNT",
+        "MERCHANT_NO_CALLBACK_URL",
+        "TRANSACTION_CONFLICT",
     )
+
+    def auto_cancel_minutes(self, body: dict[str, Any]) -> int | None:
+        """Minutes after which the withdrawal's items still pending are cancelled; None: never."""
+        return None
+
+    @extend_schema(tags=["withdrawals"], responses=TradeOut)
     def post(self, request: Request) -> Response:
-        body = parse(SecureBuyIn, request.data)
+        body = self.parse_body(request)
         trade = withdrawal_create(
             merchant=self.merchant(request),
-            source=Trade.Source.SELF,
-            recipient=Recipient(trade_url=body["tradeUrl"]),
-            items=withdraw_items(body["items"]),
+            source=self.source,
+            recipient=self.recipient(request, body),
+            items=[
+                WithdrawItemIn(
+                    item_id=entry["itemId"],
+                    price=entry["price"],
+                    external_id=entry.get("externalId", ""),
+                    amount=entry["amount"],
+                )
+                for entry in body["items"]
+            ],
+            game=body["game"],
+            external_id=body.get("externalId", ""),
+            auto_cancel_minutes=self.auto_cancel_minutes(body),
+        )
+        return Response(trade_json(trade))
+
+
+class SecureBuyApi(MerchantApiView, WithdrawApi):
+    operation = "secure.buy"
+    operation_id = "secureBuy"
+    body_serializer = SecureBuyIn
+    source = Trade.Source.SELF
+
+    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
+        return Recipient(trade_url=body["tradeUrl"])
+
+
+class ClientWithdrawApi(ClientApiView, WithdrawApi):
+    operation = "client.trading.withdraw"
+    operation_id = "clientWithdraw"
+    body_serializer = ClientWithdrawIn
+    source = Trade.Source.CLIENT
+    # One withdrawal per user at a time.
+    errors = (*WithdrawApi.errors, "WITHDRAW_IN_PROGRESS")
+
+    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
+        return client_recipient(self.caller(request))
+
+    def auto_cancel_minutes(self, body: dict[str, Any]) -> int | None:
+        """Game 730 only: the client's ``autoCancel``, 30 minutes when not given."""
+        return body.get("autoCancel", 30) if body["game"] == 730 else None
+
+
+class QuickWithdrawApi(RecipientApi):
+    """The cheapest listings of one item up to a price, bought for a recipient: ``POST
+    /secure/buy/quick`` and ``POST /client/trading/withdraw/quick``."""
+
+    errors: ClassVar[tuple[str, ...]] = (
+        "EXTERNAL_ID_EXISTS",
+        "MERCHANT_BALANCE_LOW",
+        "INVALID_TRADEURL",
+        "LISTING_NOT_FOUND",
+        "INSUFFICIENT_ITEM_AMOUNT",
+        "USER_NOT_FOUND",
+        "PLATFORM_UNAVAILABLE",
+        "INVALID_AMOUNT",
+        "QUICK_BUY_UNSUPPORTED_GAME",
+        "MERCHANT_NO_CALLBACK_URL",
+        "TRANSACTION_CONFLICT",
+    )
+
+    @extend_schema(tags=["withdrawals"], responses=TradeOut)
+    def post(self, request: Request) -> Response:
+        body = self.parse_body(request)
+        trade = quick_withdrawal_create(
+            merchant=self.merchant(request),
+            source=self.source,
+            recipient=self.recipient(request, body),
+            item_id=body.get("itemId"),
+            market_hash_name=body.get("marketHashName"),
+            max_price=body["maxPrice"],
+            amount=body["amount"],
+            delivery=body["delivery"],
+            phase=body["phase"],
             game=body["game"],
             external_id=body.get("externalId", ""),
         )
         return Response(trade_json(trade))
 
 
-class ClientWithdrawApi(ClientApiView):
-    operation = "client.trading.withdraw"
-    errors = (*WITHDRAW_ERRORS, "WITHDRAW_IN_PROGRESS")
-
-    @extend_schema(
-        operation_id="clientWithdraw",
-        tags=["withdrawals"],
-        request=ClientWithdrawIn,
-        responses=TradeOut,
-    )
-    def post(self, request: Request) -> Response:
-        caller = self.caller(request)
-        body = parse(ClientWithdrawIn, request.data)
-        game = body["game"]
-        trade = withdrawal_create(
-            merchant=caller.merchant,
-            source=Trade.Source.CLIENT,
-            recipient=client_recipient(caller),
-            items=withdraw_items(body["items"]),
-            game=game,
-            external_id=body.get("externalId", ""),
-            auto_cancel_minutes=body.get("autoCancel", 30) if game == 730 else None,
-        )
-        return Response(trade_json(trade))
-
-
-QUICK_ERRORS = (
-    "EXTERNAL_ID_EXISTS",
-    "MERCHANT_BALANCE_LOW",
-    "INVALID_TRADEURL",
-    "LISTING_NOT_FOUND",
-    "INSUFFICIENT_ITEM_AMOUNT",
-    "USER_NOT_FOUND",
-    "PLATFORM_UNAVAILABLE",
-    "INVALID_AMOUNT",
-    "QUICK_BUY_UNSUPPORTED_GAME",
-    "MERCHANT_NO_CALLBACK_URL",
-    "TRANSACTION_CONFLICT",
-)
-
-
-def _quick_order(body: dict[str, Any]) -> dict[str, Any]:
-    """What to buy, from either quick route's body."""
-    return {
-        "item_id": body.get("itemId"),
-        "market_hash_name": body.get("marketHashName"),
-        "max_price": body["maxPrice"],
-        "amount": body["amount"],
-        "delivery": body["delivery"],
-        "phase": body["phase"],
-        "game": body["game"],
-        "external_id": body.get("externalId", ""),
-    }
-
-
-class SecureQuickBuyApi(MerchantApiView):
+class SecureQuickBuyApi(MerchantApiView, QuickWithdrawApi):
     operation = "secure.buy.quick"
-    errors = QUICK_ERRORS
+    operation_id = "secureQuickBuy"
+    body_serializer = SecureQuickBuyIn
+    source = Trade.Source.SELF
 
-    @extend_schema(
-        operation_id="secureQuickBuy",
-        tags=["withdrawals"],
-        request=SecureQuickBuyIn,
-        responses=TradeOut,
-    )
-    def post(self, request: Request) -> Response:
-        body = parse(SecureQuickBuyIn, request.data)
-        trade = quick_withdrawal_create(
-            merchant=self.merchant(request),
-            source=Trade.Source.SELF,
-            recipient=Recipient(trade_url=body["tradeUrl"]),
-            **_quick_order(body),
-        )
-        return Response(trade_json(trade))
+    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
+        return Recipient(trade_url=body["tradeUrl"])
 
 
-class ClientQuickWithdrawApi(ClientApiView):
+class ClientQuickWithdrawApi(ClientApiView, QuickWithdrawApi):
     operation = "client.trading.withdraw.quick"
-    errors = (*QUICK_ERRORS, "WITHDRAW_IN_PROGRESS")
+    operation_id = "clientQuickWithdraw"
+    body_serializer = QuickWithdrawIn
+    source = Trade.Source.CLIENT
+    errors = (*QuickWithdrawApi.errors, "WITHDRAW_IN_PROGRESS")
 
-    @extend_schema(
-        operation_id="clientQuickWithdraw",
-        tags=["withdrawals"],
-        request=QuickWithdrawIn,
-        responses=TradeOut,
-    )
-    def post(self, request: Request) -> Response:
-        caller = self.caller(request)
-        body = parse(QuickWithdrawIn, request.data)
-        trade = quick_withdrawal_create(
-            merchant=caller.merchant,
-            source=Trade.Source.CLIENT,
-            recipient=client_recipient(caller),
-            **_quick_order(body),
-        )
-        return Response(trade_json(trade))
+    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
+        return client_recipient(self.caller(request))

@@ -75,13 +75,6 @@ class PlatformUser:
     def can_trade(self) -> bool:
         return self.state in TRADEABLE_STATES
 
-    def bans(self) -> dict[str, Any]:
-        return {
-            "antiCheatBanned": self.anti_cheat_banned,
-            "gameBans": self.game_bans,
-            "economyBan": self.economy_ban,
-        }
-
 
 @dataclass(frozen=True)
 class InventoryAsset:
@@ -105,9 +98,6 @@ class BotInfo:
     name: str
     avatar: str
     platform_id: str
-
-    def as_json(self) -> dict[str, str]:
-        return {"name": self.name, "avatar": self.avatar, "platformId": self.platform_id}
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from trading.models import CatalogItem, CatalogPhase
 from trading.platform import get_platform
 from trading.platform.base import FleetStatus, InventoryAsset, PlatformError, TradeUrlState
 from trading.pricing import ZERO, deposit_price
-from trading.representations import inventory_item_json
+from trading.representations import InventoryItemOut, InventoryOut, inventory_item_json
 from trading.selectors.deposits import client_collateral_available
 from trading.selectors.market import market_version
 from trading.selectors.switches import game_settings_get
@@ -175,7 +175,7 @@ def inventory_assets(*, merchant: Merchant, platform_id: str, game: int) -> list
     return _snapshot(merchant, platform_id, game, refresh=False).assets
 
 
-def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list[dict[str, Any]]:
+def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list[InventoryItemOut]:
     return [
         inventory_item_json(
             quote.asset,
@@ -190,21 +190,21 @@ def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list
 
 def _priced_cached(
     snapshot: _Snapshot, platform_id: str, merchant: Merchant, game: int
-) -> list[dict[str, Any]]:
+) -> list[InventoryItemOut]:
     """Offers depend on the merchant's snapshot, its margin and the market (reference prices,
     own stock): the same three give the same rows, so they are computed once."""
     key = (
         f"inventory-priced:{merchant.pk}:{platform_id}:{game}:{snapshot.fetched_at.timestamp()}:"
         f"{merchant.deposit_margin_rate}:{market_version()}"
     )
-    rows = cache.get(key)
+    rows: list[InventoryItemOut] | None = cache.get(key)
     if rows is None:
         rows = _priced(snapshot.assets, merchant, game)
         cache.set(key, rows, timeout=settings.INVENTORY_CACHE_SECONDS)
-    return [dict(row) for row in rows]
+    return [row.copy() for row in rows]
 
 
-_SORTS: dict[MarketSort, tuple[Callable[[dict[str, Any]], Any], bool]] = {
+_SORTS: dict[MarketSort, tuple[Callable[[InventoryItemOut], Any], bool]] = {
     MarketSort.RELEVANCE: (lambda r: (r["offer"]["accepted"], r["offer"]["price"]), True),
     MarketSort.PRICE_ASC: (lambda r: r["offer"]["price"], False),
     MarketSort.PRICE_DESC: (lambda r: r["offer"]["price"], True),
@@ -215,7 +215,7 @@ _SORTS: dict[MarketSort, tuple[Callable[[dict[str, Any]], Any], bool]] = {
 
 def inventory_get(
     *, merchant: Merchant, platform_id: str, query: InventoryQuery, client: Client | None
-) -> dict[str, Any]:
+) -> InventoryOut:
     deposits_open_check(game=query.game)
     fleet_check(merchant=merchant)
     snapshot = _snapshot(merchant, platform_id, query.game, query.refresh)

@@ -17,7 +17,7 @@ from trading.marketplace import get_marketplace
 from trading.marketplace.base import ItemListingsQuery, Listing, MarketQuery, MarketSort
 from trading.models import CatalogItem, CatalogPhase
 from trading.pricing import sourcing_ceiling, sourcing_floor
-from trading.representations import listing_json
+from trading.representations import ListingOut, MarketPageOut, SuggestionOut, listing_json
 
 SUGGESTIONS_LIMIT = 20
 PAGE_TTL_SECONDS = 30
@@ -36,7 +36,7 @@ def market_version_bump() -> None:
     cache.set(MARKET_VERSION_KEY, uuid.uuid4().hex, timeout=None)
 
 
-def _render(listings: list[Listing], merchant: Merchant) -> list[dict[str, Any]]:
+def _render(listings: list[Listing], merchant: Merchant) -> list[ListingOut]:
     catalog = CatalogItem.objects.in_bulk({listing.catalog_id for listing in listings})
     phased = {listing.catalog_id for listing in listings if listing.phase}
     # A phased listing's market quote is its phase's own reference price.
@@ -79,7 +79,7 @@ def market_search(
     fee = merchant.withdraw_fee_rate
     market = get_marketplace()
 
-    def page_json() -> dict[str, Any]:
+    def page_json() -> MarketPageOut:
         query = MarketQuery(
             game=game,
             search=search,
@@ -123,7 +123,7 @@ def market_item_listings(
     after it is fetched, so a page may hold fewer than ``perPage`` listings. Cached like market
     pages: per market version, fee and query."""
 
-    def listings_json() -> list[dict[str, Any]]:
+    def listings_json() -> list[ListingOut]:
         item = catalog_item_resolve(item_id=item_id, market_hash_name=market_hash_name)
         if item is None:
             return []
@@ -161,7 +161,7 @@ def _cached_page(kind: str, shape: str, render: Callable[[], Any]) -> orjson.Fra
     return orjson.Fragment(rendered)
 
 
-def market_suggestions(*, game: int, q: str) -> list[dict[str, Any]]:
+def market_suggestions(*, game: int, q: str) -> list[SuggestionOut]:
     rank = Case(
         When(market_hash_name__iexact=q, then=Value(0)),
         When(market_hash_name__istartswith=q, then=Value(1)),

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from threading import Lock
-from typing import Any
+from typing import cast
 
 from django.core.cache import cache
 
@@ -31,6 +31,7 @@ from trading.marketplace import get_marketplace
 from trading.marketplace.base import Delivery, PriceFloors
 from trading.models import CatalogItem, CatalogPhase
 from trading.pricing import deposit_price, fee_inclusive
+from trading.representations import Phase, PriceEntryOut, WithdrawPricesOut
 from trading.selectors.market import market_version
 
 MAX_AGE = timedelta(seconds=30)
@@ -151,7 +152,7 @@ def _render(game: int, *, fee: Decimal, margin: Decimal) -> bytes:
 
 def _entries(
     game: int, items: list[CatalogItem], *, fee: Decimal, margin: Decimal
-) -> list[dict[str, Any]]:
+) -> list[PriceEntryOut]:
     market = get_marketplace()
     ids = [item.id for item in items]
     floors = market.price_floors(ids)
@@ -171,27 +172,29 @@ def _entries(
         all_phases = ["", *PHASES]
         standard = _floor(floors, item.id, all_phases, Delivery.STANDARD)
         instant = _floor(floors, item.id, all_phases, Delivery.INSTANT)
-        entry: dict[str, Any] = {
-            "itemId": item.id if standard is not None or instant is not None else None,
-            "marketHashName": item.market_hash_name,
-        }
         phases = phase_prices.get(item.id, {}) if item.is_phased else {}
         if phases:
             # The floor: the cheapest phase the service accepts.
             deposit = min((d for d in map(pay, phases.values()) if d > 0), default=Decimal("0.00"))
         else:
             deposit = pay(item.reference_price)
-        entry["accepted"] = deposit > 0
-        entry["deposit"] = deposit
+        withdraw: WithdrawPricesOut | Decimal | None
         if game == CS_GAME:
-            entry["withdraw"] = {"standard": _gross(standard, fee), "instant": _gross(instant, fee)}
+            withdraw = {"standard": _gross(standard, fee), "instant": _gross(instant, fee)}
         else:
             cheapest = min((p for p in (standard, instant) if p is not None), default=None)
-            entry["withdraw"] = _gross(cheapest, fee)
+            withdraw = _gross(cheapest, fee)
+        entry: PriceEntryOut = {
+            "itemId": item.id if standard is not None or instant is not None else None,
+            "marketHashName": item.market_hash_name,
+            "accepted": deposit > 0,
+            "deposit": deposit,
+            "withdraw": withdraw,
+        }
         if phases:
             entry["phases"] = [
                 {
-                    "phase": phase,
+                    "phase": cast(Phase, phase),
                     "accepted": pay(reference) > 0,
                     "deposit": pay(reference),
                     "withdraw": {

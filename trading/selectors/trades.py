@@ -3,14 +3,13 @@
 import base64
 import uuid
 from datetime import datetime
-from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet, Sum
 
 from core.errors import validation_error
 from merchants.models import Merchant
 from trading.models import Status, Trade, TradeItem
-from trading.representations import trade_json
+from trading.representations import TradePageOut, trade_json
 from wallet.selectors import LockHolding
 
 MAX_REFS = 100
@@ -45,7 +44,7 @@ def _items_of(trades: list[Trade]) -> dict[uuid.UUID, list[TradeItem]]:
     return items
 
 
-def trades_page(*, rows: QuerySet[Trade], cursor: str | None, limit: int) -> dict[str, Any]:
+def trades_page(*, rows: QuerySet[Trade], cursor: str | None, limit: int) -> TradePageOut:
     if cursor:
         created_at, trade_id = _decode_cursor(cursor)
         # A row comparison is one index range; the equivalent OR would filter every row above.

@@ -3,7 +3,6 @@
 
 import hashlib
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -13,7 +12,6 @@ from merchants.models import Merchant
 from merchants.tradeurls import trade_url_platform_id
 from trading.platform import get_platform
 from trading.platform.base import (
-    STATE_MESSAGES,
     TRANSIENT_STATES,
     PlatformError,
     PlatformRateLimitedError,
@@ -21,6 +19,7 @@ from trading.platform.base import (
     PlatformUser,
     TradeUrlState,
 )
+from trading.representations import TradeUrlCheckOut, trade_url_check_json
 
 
 def _key(merchant: Merchant, url: str, platform_id: str) -> str:
@@ -39,24 +38,13 @@ def trade_url_cache_forget(*, merchant: Merchant, platform_id: str) -> None:
     cache.incr(key)
 
 
-def _result(user: PlatformUser) -> dict[str, Any]:
-    return {
-        "state": int(user.state),
-        "platformid": user.platform_id,
-        "message": STATE_MESSAGES[user.state],
-        "canTrade": user.can_trade,
-        "reason": {"escrowDays": user.escrow_days, "probation": user.economy_ban == "probation"},
-        "bans": user.bans(),
-    }
-
-
-def trade_url_check(*, merchant: Merchant, url: str, force_refresh: bool) -> dict[str, Any]:
+def trade_url_check(*, merchant: Merchant, url: str, force_refresh: bool) -> TradeUrlCheckOut:
     """The URL must already match the trade URL pattern."""
     now = clock.now()
     platform_id = trade_url_platform_id(url)
     assert platform_id is not None
     key = _key(merchant, url, platform_id)
-    cached: tuple[datetime, dict[str, Any]] | None = None if force_refresh else cache.get(key)
+    cached: tuple[datetime, TradeUrlCheckOut] | None = None if force_refresh else cache.get(key)
     max_age = timedelta(seconds=settings.TRADE_URL_CHECK_CACHE_SECONDS)
     if cached is not None and now - cached[0] < max_age:
         return cached[1]
@@ -66,7 +54,7 @@ def trade_url_check(*, merchant: Merchant, url: str, force_refresh: bool) -> dic
         user = PlatformUser(platform_id=platform_id, state=TradeUrlState.PLATFORM_UNAVAILABLE)
     except PlatformError:
         user = PlatformUser(platform_id=platform_id, state=TradeUrlState.UNKNOWN_ERROR)
-    result = _result(user)
+    result = trade_url_check_json(user)
     if user.state not in TRANSIENT_STATES:
         cache.set(key, (now, result), timeout=settings.TRADE_URL_CHECK_CACHE_SECONDS)
     return result

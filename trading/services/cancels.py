@@ -3,7 +3,6 @@ worker moments later (refund and webhook), never inline."""
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -15,6 +14,7 @@ from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
 from trading.models import IN_FLIGHT, Status, Trade, TradeItem
+from trading.representations import CancelResult, CancelResultRow, ItemCancelResult
 from trading.selectors.trades import trade_get
 from trading.services.trades import trade_lock
 from trading.services.withdrawals import withdrawal_items_ended
@@ -29,11 +29,13 @@ class CancelRow:
     accepted: bool
     reason: str = ""
 
-    def as_json(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"itemId": self.item.public_id}
+    def as_json(self) -> CancelResultRow:
+        body: CancelResultRow = {
+            "itemId": self.item.public_id,
+            "status": "cancelled" if self.accepted else "failed",
+        }
         if self.item.external_id:
             body["externalId"] = self.item.external_id
-        body["status"] = "cancelled" if self.accepted else "failed"
         if self.reason:
             body["reason"] = self.reason
         return body
@@ -87,7 +89,7 @@ def _request(trade: Trade, items: list[TradeItem], actor: str, *, min_age: bool)
 
 def withdrawal_cancel(
     *, scope: QuerySet[Trade], trade_ref: str, self_only: bool, actor: str
-) -> dict[str, Any]:
+) -> CancelResult:
     """Every still-cancellable item of a withdrawal; a partial result is still a result."""
     found = _find(scope, trade_ref, self_only=self_only)
     with transaction.atomic():
@@ -110,7 +112,7 @@ def withdrawal_cancel(
 
 def withdrawal_item_cancel(
     *, scope: QuerySet[Trade], trade_ref: str, item_ref: str, self_only: bool, actor: str
-) -> dict[str, Any]:
+) -> ItemCancelResult:
     """One item, by its id or externalId; every refusal is an error."""
     found = _find(scope, trade_ref, self_only=self_only)
     with transaction.atomic():
@@ -127,7 +129,14 @@ def withdrawal_item_cancel(
         (row,) = _request(trade, [item], actor, min_age=True)
     if not row.accepted:
         raise DomainError(row.reason)
-    return {"tradeId": str(trade.id), **row.as_json()}
+    result: ItemCancelResult = {
+        "tradeId": str(trade.id),
+        "itemId": item.public_id,
+        "status": "cancelled",
+    }
+    if item.external_id:
+        result["externalId"] = item.external_id
+    return result
 
 
 def withdrawal_cancels_complete(*, trade_id: str) -> int:

@@ -28,7 +28,7 @@ from trading.platform.base import (
     TradeOffer,
     TradeUrlState,
 )
-from trading.representations import catalog_details
+from trading.representations import bans_json, bot_info_json, catalog_details
 from trading.selectors.deposits import (
     ASSET_UNIT_LIVE,
     MAX_ACTIVE_DEPOSITS,
@@ -102,7 +102,7 @@ def deposit_owner_check(*, merchant: Merchant, platform_id: str, game: int) -> N
         raise DomainError("INVALID_TRADEURL", STATE_MESSAGES[user.state])
     not_tradeable = user.state in (TradeUrlState.BANNED, TradeUrlState.USER_NOT_TRADEABLE)
     if not_tradeable or (game == CS_GAME and user.anti_cheat_banned):
-        raise DomainError("USER_NOT_TRADEABLE", details=user.bans())
+        raise DomainError("USER_NOT_TRADEABLE", details=bans_json(user))
     if user.state in USER_STATE_ERRORS:
         raise DomainError(USER_STATE_ERRORS[user.state])
     if user.escrow_days > 0:
@@ -422,7 +422,7 @@ def deposit_offer_created(
         actor=actor,
         kind="offer_created",
         moves=[Move(item, Status.PENDING) for item in items],
-        trade_fields={"offer_ref": offer.offer_id, "bot_info": offer.bot.as_json()},
+        trade_fields={"offer_ref": offer.offer_id, "bot_info": bot_info_json(offer.bot)},
     )
 
 
@@ -441,7 +441,7 @@ def deposit_offer_sent(
         moves=[Move(item, Status.ACTIVE, {"offer_id": offer.offer_id}) for item in items],
         trade_fields={
             "offer_id": offer.offer_id,
-            "bot_info": offer.bot.as_json(),
+            "bot_info": bot_info_json(offer.bot),
             "active_at": now,
             "offer_expires_at": now + timedelta(minutes=settings.DEPOSIT_OFFER_MINUTES),
         },
