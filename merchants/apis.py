@@ -19,7 +19,7 @@ from merchants.webhooks.outbox import merchant_webhook_event_resend
 class AuthenticateClientApi(MerchantApiView):
     operation = "auth.authenticate_client"
     body_serializer = AuthenticateClientIn
-    errors = ("NO_API_SECRET_CONFIGURED",)
+    errors = ("INVALID_TRADEURL", "NO_API_SECRET_CONFIGURED")
 
     @extend_schema(
         operation_id="authenticateClient",

@@ -1,8 +1,11 @@
 """Bodies of the ``/sandbox/`` helpers."""
 
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.serializers import (
@@ -36,7 +39,9 @@ class SandboxInventoryItemIn(StrictSerializer):
 
 
 class SandboxPlatformUserIn(StrictSerializer):
-    platformId = StrictCharField(max_length=17)
+    platformId = StrictCharField(
+        validators=[RegexValidator(PLATFORM_ID_PATTERN, "Must be 76561 followed by 12 digits.")]
+    )
     tradeUrlState = StrictChoiceField(
         choices=[int(s) for s in TradeUrlState], required=False, allow_null=True
     )
@@ -47,15 +52,13 @@ class SandboxPlatformUserIn(StrictSerializer):
     )
     escrowDays = StrictIntegerField(min_value=0, max_value=30, required=False, default=0)
     inventoryPrivate = StrictBooleanField(required=False, default=False)
-    inventory = SandboxInventoryItemIn(many=True, required=False, allow_null=True, default=None)
+    # The list may be null, its entries not (``many=True`` would let both be).
+    inventory = serializers.ListSerializer(
+        child=SandboxInventoryItemIn(), required=False, allow_null=True, default=None
+    )
     fault = StrictChoiceField(
         choices=["none", "unavailable", "rate_limited", "error"], required=False, default="none"
     )
-
-    def validate_platformId(self, value: str) -> str:
-        if not PLATFORM_ID_PATTERN.match(value):
-            raise serializers.ValidationError("Must be 76561 followed by 12 digits.")
-        return value
 
 
 class SandboxBotsIn(StrictSerializer):
@@ -85,16 +88,34 @@ class ClockAdvanceIn(StrictSerializer):
     minutes = StrictIntegerField(min_value=1, max_value=60 * 24 * 366)
 
 
+_DECIMAL_TEXT = r"\A[0-9]{1,30}(\.[0-9]{1,30})?\Z"
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "pattern": _DECIMAL_TEXT.replace("\\A", "^").replace("\\Z", "$")},
+            {"type": "number"},
+        ],
+        "description": (
+            "a decimal string (exact) or a JSON number; above 0 and with at most the token's "
+            "decimals on that chain, else INVALID_AMOUNT"
+        ),
+    }
+)
 class TokenAmountField(serializers.Field):
-    """A token amount as a decimal string (``"12.5"``) or a JSON number, kept exact."""
+    """A token amount as a decimal string (``"12.5"``) or a JSON number, kept exact. Whether it
+    is positive and fits the token's decimals is the service's rule (1601 INVALID_AMOUNT)."""
 
     default_error_messages = {"invalid": "A decimal amount, as a string or a number."}
 
     def to_internal_value(self, data: Any) -> Decimal:
         if isinstance(data, bool) or not isinstance(data, (str, int, Decimal)):
             self.fail("invalid")
+        if isinstance(data, str) and not re.fullmatch(_DECIMAL_TEXT, data):
+            self.fail("invalid")
         try:
-            value = Decimal(data.strip() if isinstance(data, str) else data)
+            value = Decimal(data)
         except InvalidOperation:
             self.fail("invalid")
         if not value.is_finite():

@@ -36,7 +36,7 @@ class RequestIdMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        request_id = start_request()
+        request_id = start_request(request.META.get("HTTP_X_REQUEST_ID"))
         try:
             response = self.get_response(request)
         finally:

@@ -16,6 +16,7 @@ from typing import (
     is_typeddict,
 )
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
     ComponentRegistry,
@@ -27,6 +28,7 @@ from drf_spectacular.plumbing import (
 )
 from typing_extensions import TypeAliasType
 
+from config.api.serializers import StrictSerializer, UniqueListField
 from config.api.views import ApiView
 from core.errors import CATALOG, ErrorSpec
 from core.shapes import Doc
@@ -41,13 +43,31 @@ GENERIC_ERRORS = (
 )
 BODY_ERRORS = ("UNSUPPORTED_MEDIA_TYPE",)
 
+REQUEST_ID = {
+    "type": "string",
+    "pattern": "^[A-Za-z0-9._-]{1,128}$",
+    "description": (
+        "The request's id, also in the X-Request-Id response header and every log line: the "
+        "X-Request-Id the client sent when it is 1-128 of A-Z a-z 0-9 . _ -, else a fresh uuid."
+    ),
+}
+REQUEST_ID_HEADER = {
+    "X-Request-Id": {
+        "schema": REQUEST_ID,
+        "required": True,
+        "description": REQUEST_ID["description"],
+    }
+}
+# A path segment: no NUL (refused before routing), and short enough for the URL limit.
+PATH_SEGMENT = {"pattern": r"^[^\u0000]*$", "minLength": 1, "maxLength": 256}
+
 
 def _error_schema(specs: list[ErrorSpec]) -> dict[str, Any]:
     return {
         "type": "object",
         "required": ["requestId", "success", "error"],
         "properties": {
-            "requestId": {"type": "string", "format": "uuid"},
+            "requestId": REQUEST_ID,
             "success": {"type": "boolean", "enum": [False]},
             "error": {
                 "type": "object",
@@ -78,7 +98,7 @@ def _success_schema(data: dict[str, Any]) -> dict[str, Any]:
         "type": "object",
         "required": ["requestId", "success", "data"],
         "properties": {
-            "requestId": {"type": "string", "format": "uuid"},
+            "requestId": REQUEST_ID,
             "success": {"type": "boolean", "enum": [True]},
             "data": data,
         },
@@ -156,6 +176,21 @@ def is_shape(response: Any) -> bool:
     )
 
 
+class GameFieldExtension(OpenApiSerializerFieldExtension):
+    """``"730"`` or ``730``: the game as a string or as the number, as merchants send both."""
+
+    target_class = "config.api.serializers.GameField"
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: Any) -> Any:
+        games = list(self.target.games)
+        return {
+            "oneOf": [
+                {"type": "string", "enum": [str(game) for game in games]},
+                {"type": "integer", "enum": games},
+            ]
+        }
+
+
 class EnvelopeAutoSchema(AutoSchema):
     def get_description(self) -> str:  # type: ignore[override]
         """The handler's docstring, or the view class's own: never one inherited from a base
@@ -175,6 +210,37 @@ class EnvelopeAutoSchema(AutoSchema):
         if isinstance(self.view, ApiView) and self.view.query_serializer is not None:
             parameters.append(self.view.query_serializer)
         return parameters
+
+    def _get_parameters(self) -> list[dict[str, Any]]:
+        """An optional query parameter may be sent empty, meaning "not given"; a path parameter
+        is one segment of text without NUL."""
+        parameters: list[dict[str, Any]] = super()._get_parameters()
+        for parameter in parameters:
+            schema = parameter.get("schema", {})
+            if parameter["in"] == "query" and not parameter.get("required"):
+                parameter["allowEmptyValue"] = True
+            elif parameter["in"] == "path" and not {"enum", "pattern"} & set(schema):
+                parameter["schema"] = {**PATH_SEGMENT, **schema}
+        return parameters
+
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        """A request body takes no property it does not declare, and matches the schema of
+        each rule across its fields (``StrictSerializer.rules``)."""
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and isinstance(serializer, StrictSerializer):
+            schema["additionalProperties"] = False
+            rules = [rule.schema() for rule in serializer.rules]
+            if rules:
+                schema["allOf"] = rules
+        return schema
+
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        schema: dict[str, Any] = super()._map_serializer_field(field, direction, bypass_extensions)
+        if isinstance(field, UniqueListField):
+            schema["uniqueItems"] = True
+        return schema
 
     def get_request_serializer(self) -> Any:
         if isinstance(self.view, ApiView):
@@ -231,4 +297,6 @@ class EnvelopeAutoSchema(AutoSchema):
                 "description": "; ".join(f"{s.code} {s.key}: {s.message}" for s in specs),
                 "content": {"application/json": {"schema": _error_schema(specs)}},
             }
+        for response in responses.values():
+            response["headers"] = {**response.get("headers", {}), **REQUEST_ID_HEADER}
         return responses

@@ -38,7 +38,7 @@ def _transfer_json(found: SandboxTransfer) -> SandboxTransferOut:
 
 class SandboxCryptoTransfersApi(MerchantApiView):
     operation = "sandbox"
-    errors = ("INVALID_TRANSITION",)
+    errors = ("INVALID_AMOUNT", "ONCHAIN_WITHDRAW_INVALID_ADDRESS", "INVALID_TRANSITION")
 
     @extend_schema(
         operation_id="sandboxCryptoTransfer",
