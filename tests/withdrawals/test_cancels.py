@@ -523,6 +523,20 @@ def test_auto_cancel_720_and_self_buys_are_never_auto_cancelled(
         assert statuses(trade["id"]) == ["pending"]
 
 
+def test_a_self_buy_with_auto_cancel_is_cancelled_when_due(desk, alice_funded, bob_funded, pair):
+    """Only the trade that asked for it: bob's self buy without autoCancel stays."""
+    mine = self_buy(desk, alice_funded, [pair[0]], autoCancel=45)
+    bobs = self_buy(desk, bob_funded, [pair[1]], fee="1.10")
+    advance_minutes(desk, alice_funded, 44)
+    assert desk.run(withdrawal_auto_cancels_due) == 0
+    advance_minutes(desk, alice_funded, 2)
+
+    assert desk.run(withdrawal_auto_cancels_due) == 1
+    assert statuses(mine["id"]) == ["canceled"]
+    assert statuses(bobs["id"]) == ["pending"]
+    assert money(alice_funded)["locked"] == Decimal("0.00")
+
+
 def test_auto_cancel_skips_own_stock_items(desk, alice_funded, catalog_item):
     stock = make_listing(catalog_item, "5.00", delivery="instant")
     supplier = make_listing(catalog_item, "6.00")
