@@ -53,7 +53,7 @@ class SandboxPlatformUserIn(StrictSerializer):
     escrowDays = StrictIntegerField(min_value=0, max_value=30, required=False, default=0)
     inventoryPrivate = StrictBooleanField(required=False, default=False)
     # The list may be null, its entries not (``many=True`` would let both be).
-    inventory = serializers.ListSerializer(
+    inventory: serializers.ListSerializer[Any] = serializers.ListSerializer(
         child=SandboxInventoryItemIn(), required=False, allow_null=True, default=None
     )
     fault = StrictChoiceField(

@@ -29,9 +29,10 @@ class ApiView(APIView):
         """A parameter the serializer reads may be given once (the document has no arrays in
         query strings); others are ignored."""
         assert self.query_serializer is not None
+        names = [str(name) for name in self.query_serializer().fields]
         repeated = {
             name: "Give this parameter once."
-            for name in self.query_serializer().fields
+            for name in names
             if len(request.query_params.getlist(name)) > 1
         }
         if repeated:
