@@ -60,6 +60,7 @@ class TestRows:
                 "crypto": "124.250000",
                 "token": "USDT",
                 "chain": "ETH",
+                "exchangeRate": "1.00",
             },
             "fee": Decimal("1.25"),
             "address": "0x52908400098527886E0F7030069857D2E4169EE7",
@@ -100,7 +101,13 @@ class TestRows:
             "id": str(debit.id),
             "type": "ADMIN_DEBIT",
             "status": "POSTED",
-            "amount": {"usd": Decimal("20.00"), "crypto": "0", "token": None, "chain": None},
+            "amount": {
+                "usd": Decimal("20.00"),
+                "crypto": "0",
+                "token": None,
+                "chain": None,
+                "exchangeRate": None,
+            },
             "fee": Decimal("0.00"),
             "address": None,
             "txnHash": None,
@@ -128,6 +135,7 @@ class TestRows:
             "crypto": "0.000000",
             "token": None,
             "chain": None,
+            "exchangeRate": None,
         }
         assert row["address"] is None
         assert row["txnHash"] is None
