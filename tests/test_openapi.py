@@ -178,6 +178,86 @@ def test_every_operation_documents_its_generic_errors(openapi):
                 assert 1005 in _error_codes(operation, "429"), name
 
 
+def _resolve(openapi: dict, schema: dict) -> dict:
+    while "$ref" in schema:
+        schema = openapi["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    return schema
+
+
+def _objects_of(openapi: dict, schema: dict) -> Iterator[dict]:
+    """Every object schema of a request body, nested ones included."""
+    schema = _resolve(openapi, schema)
+    if schema.get("type") == "object":
+        yield schema
+        for prop in schema.get("properties", {}).values():
+            yield from _objects_of(openapi, prop)
+    for key in ("items",):
+        if key in schema:
+            yield from _objects_of(openapi, schema[key])
+    for key in ("allOf", "oneOf", "anyOf"):
+        for member in schema.get(key, []):
+            yield from _objects_of(openapi, member)
+
+
+def test_every_request_body_refuses_properties_it_does_not_declare(openapi):
+    bodies = 0
+    for path, operations in openapi["paths"].items():
+        for method, operation in operations.items():
+            content = operation.get("requestBody", {}).get("content", {})
+            for media in content.values():
+                for obj in _objects_of(openapi, media["schema"]):
+                    assert obj.get("additionalProperties") is False, (method, path, obj)
+                bodies += 1
+    assert bodies >= 20
+
+
+def test_every_create_answers_200(openapi):
+    """One status for every success: the document lists no 201 (a cashout used to answer it)."""
+    posts = [op for ops in openapi["paths"].values() for m, op in ops.items() if m == "post"]
+    assert len(posts) >= 20
+    for operation in posts:
+        successes = {status for status in operation["responses"] if status.startswith("2")}
+        assert successes == {"200"}, operation["operationId"]
+
+
+def test_request_ids_are_documented_as_the_server_gives_them(openapi):
+    operation = openapi["paths"]["/health"]["get"]
+    for response in operation["responses"].values():
+        header = response["headers"]["X-Request-Id"]
+        envelope_id = response["content"]["application/json"]["schema"]["properties"]["requestId"]
+        assert header["schema"]["pattern"] == envelope_id["pattern"] == "^[A-Za-z0-9._-]{1,128}$"
+        assert "format" not in envelope_id  # a client's own id is not a uuid
+
+
+def _parameter(openapi: dict, path: str, name: str) -> dict:
+    (operation,) = openapi["paths"][path].values()
+    return next(p for p in operation["parameters"] if p["name"] == name)
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "value", "keyword"),
+    [
+        ("/secure/prices", "game", "0", "minimum"),
+        ("/secure/trades", "limit", "0", "minimum"),
+        ("/secure/trades", "cursor", "abc", "pattern"),
+        ("/secure/crypto/deposits", "before", "2026-05-02 12:00:00Z", "format"),
+        ("/secure/crypto/withdrawals", "before", "yesterday", "format"),
+        ("/secure/market", "sort", "cheapest", "enum"),
+    ],
+)
+def test_what_the_document_forbids_the_server_refuses(
+    api, openapi, verified_api_key, path, name, value, keyword
+):
+    parameter = _parameter(openapi, path, name)
+    query = {name: value, "platformId": platform_id(1)} if "crypto" in path else {name: value}
+
+    response = api.get(path, query, headers={"api-key": verified_api_key})
+
+    assert keyword in parameter["schema"]
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"].keys() == {name}
+
+
 def test_docs_serve_swagger_ui_from_the_sidecar(api):
     response = api.get("/docs/")
 
