@@ -18,6 +18,7 @@ from config.api.serializers import (
 )
 from crypto.networks import CHAINS, TOKENS
 from merchants.tradeurls import PLATFORM_ID_PATTERN
+from sandbox.services.crypto import MAX_AMOUNT
 from trading.games import GAMES, PHASES
 from trading.platform.base import TradeUrlState
 
@@ -88,14 +89,15 @@ class ClockAdvanceIn(StrictSerializer):
     minutes = StrictIntegerField(min_value=1, max_value=60 * 24 * 366)
 
 
-_DECIMAL_TEXT = r"\A[0-9]{1,30}(\.[0-9]{1,30})?\Z"
+# At most MAX_AMOUNT (1e9) as a number; as text, at most 9 digits before the point.
+_DECIMAL_TEXT = r"\A[0-9]{1,9}(\.[0-9]{1,30})?\Z"
 
 
 @extend_schema_field(
     {
         "oneOf": [
             {"type": "string", "pattern": _DECIMAL_TEXT.replace("\\A", "^").replace("\\Z", "$")},
-            {"type": "number"},
+            {"type": "number", "minimum": 0, "maximum": int(MAX_AMOUNT)},
         ],
         "description": (
             "a decimal string (exact) or a JSON number; above 0 and with at most the token's "
@@ -105,9 +107,11 @@ _DECIMAL_TEXT = r"\A[0-9]{1,30}(\.[0-9]{1,30})?\Z"
 )
 class TokenAmountField(serializers.Field):
     """A token amount as a decimal string (``"12.5"``) or a JSON number, kept exact. Whether it
-    is positive and fits the token's decimals is the service's rule (1601 INVALID_AMOUNT)."""
+    is above 0 and fits the token's decimals is the service's rule (1601 INVALID_AMOUNT)."""
 
-    default_error_messages = {"invalid": "A decimal amount, as a string or a number."}
+    default_error_messages = {
+        "invalid": f"A decimal amount from 0 to {MAX_AMOUNT}, as a string or a number."
+    }
 
     def to_internal_value(self, data: Any) -> Decimal:
         if isinstance(data, bool) or not isinstance(data, (str, int, Decimal)):
@@ -118,7 +122,7 @@ class TokenAmountField(serializers.Field):
             value = Decimal(data)
         except InvalidOperation:
             self.fail("invalid")
-        if not value.is_finite():
+        if not value.is_finite() or not 0 <= value <= MAX_AMOUNT:
             self.fail("invalid")
         return value
 
