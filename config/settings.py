@@ -256,7 +256,13 @@ SPECTACULAR_SETTINGS = {
     # Our choices are their own labels: "* `730` - 730" would only repeat the enum.
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     "APPEND_COMPONENTS": {},
-    "POSTPROCESSING_HOOKS": ["merchants.schema.add_security_schemes"],
+    # Descriptions come from each view's ``doc`` (config/api/docs.py); docstrings speak to
+    # developers and never reach the document.
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
+    "POSTPROCESSING_HOOKS": [
+        "merchants.schema.add_security_schemes",
+        "config.api.schema.rate_limit_descriptions",
+    ],
 }
 
 # Where trade URLs point; the platform id is PLATFORM_ID_BASE + partner.
