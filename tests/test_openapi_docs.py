@@ -199,9 +199,12 @@ def test_a_shared_budget_names_the_operations_that_share_it(document):
     assert "`POST /client/trading/withdraw/quick`" in withdraw
     assert "`POST /client/trading/withdraw`" in line("/client/trading/withdraw/quick", "post")
     crypto = line("/secure/crypto/deposits", "get")
-    assert "`GET /client/crypto/deposit-address`" in crypto
-    assert "`GET /secure/crypto/deposits`" not in crypto  # not itself
-    assert "same budget" not in line("/secure/prices", "get")
+    assert "This budget (`crypto.read`) is also spent by 5 other operations." in crypto
+    trades = line("/secure/trades", "get")
+    assert trades.endswith(
+        "This budget (`secure.trades`) is also spent by `GET /secure/trades/{tradeId}`."
+    )
+    assert "also spent" not in line("/secure/prices", "get")
 
 
 # -- Errors.

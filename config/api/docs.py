@@ -76,6 +76,10 @@ def _per(seconds: int) -> str:
     return f"{seconds} seconds"
 
 
+# Beyond this many, operations sharing a budget are counted, not named (each names its budget).
+MAX_NAMED_PEERS = 4
+
+
 def rate_limit_markdown(extension: Mapping[str, Any] | None, shared_with: list[str]) -> str:
     """The rate-limit paragraph of a description, from the operation's ``x-rateLimit``."""
     if extension is None:
@@ -88,6 +92,9 @@ def rate_limit_markdown(extension: Mapping[str, Any] | None, shared_with: list[s
         "whichever of its keys or clients calls. Beyond it: 429 `RATE_LIMITED` with "
         "`Retry-After`; counted answers carry `X-RateLimit-Limit` and `X-RateLimit-Remaining`."
     )
-    if shared_with:
-        text += " The same budget is spent by " + ", ".join(f"`{op}`" for op in shared_with) + "."
+    budget = f"This budget (`{extension['budget']}`) is also spent by"
+    if len(shared_with) > MAX_NAMED_PEERS:
+        text += f" {budget} {len(shared_with)} other operations."
+    elif shared_with:
+        text += f" {budget} " + ", ".join(f"`{op}`" for op in shared_with) + "."
     return text
