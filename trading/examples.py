@@ -65,7 +65,14 @@ LISTING_STANDARD = {
     "paintSeed": 112,
 }
 
-MARKET_PAGE = {"items": [LISTING_INSTANT, LISTING_STANDARD], "count": 210}
+# The first page of ``search=AK-47 | Redline (Factory New)&sort=priceAsc&perPage=2``.
+MARKET_PAGE = {"items": [LISTING_INSTANT, LISTING_STANDARD], "count": 6}
+MARKET_QUERY = {
+    "game": "730",
+    "search": "AK-47 | Redline (Factory New)",
+    "sort": "priceAsc",
+    "perPage": 2,
+}
 
 KARAMBIT_LISTING = {
     "id": "b31d685f-8367-4f65-acd8-efdf9b40c03d",

@@ -98,7 +98,7 @@ class SecureMarketApi(MerchantApiView, MarketSearchApi):
     doc = OperationDoc(
         summary="Search the market's listings",
         description=MARKET_SEARCH.format(route="/secure", buy="POST /secure/buy"),
-        parameters={"game": "730", "search": "Redline", "sort": "priceAsc", "perPage": 2},
+        parameters=examples.MARKET_QUERY,
         response=examples.MARKET_PAGE,
     )
 
@@ -109,7 +109,7 @@ class ClientMarketApi(ClientApiView, MarketSearchApi):
     doc = OperationDoc(
         summary="Search the market's listings for a client",
         description=MARKET_SEARCH.format(route="/client", buy="POST /client/trading/withdraw"),
-        parameters={"game": "730", "search": "Redline", "sort": "priceAsc", "perPage": 2},
+        parameters=examples.MARKET_QUERY,
         response=examples.MARKET_PAGE,
     )
 

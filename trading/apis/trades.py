@@ -71,7 +71,7 @@ class ClientTradesApi(ClientApiView, TradesApi):
         description=TRADE_PAGE.format(
             whose="The client's own trades (its deposits and withdrawals at this merchant),"
         ),
-        parameters={"type": "withdraw", "limit": 20},
+        parameters={"limit": 20, "game": "730"},
         response=examples.CLIENT_TRADE_PAGE,
     )
 
