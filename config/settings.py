@@ -12,6 +12,8 @@ from typing import Any
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from config.api.docs import API_DESCRIPTION
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 
@@ -242,10 +244,7 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Trading Service API",
-    "DESCRIPTION": (
-        "Merchant-facing API for trading game items. Every response is an envelope "
-        "`{requestId, success, data}` or `{requestId, success: false, error}`."
-    ),
+    "DESCRIPTION": API_DESCRIPTION,
     "VERSION": "0.8.3",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -13,6 +13,37 @@ from typing import Any
 # An example as it travels: JSON objects, arrays, strings, numbers, booleans and null.
 Json = Any
 
+# The document's own description (``SPECTACULAR_SETTINGS["DESCRIPTION"]``): what holds for every
+# operation, so that each operation's description speaks only of itself.
+API_DESCRIPTION = """
+Merchant-facing API for trading game items: deposits (items sold to the service, credited to your
+USD wallet), withdrawals (market listings bought and delivered by trade offer), prices and market
+browsing, crypto deposits and cashouts, and your wallet's ledger.
+
+**Callers.** Your backend calls with its API key in the `api-key` header (`/auth`, `/secure`,
+`/v1`, `/sandbox`). Your end users' apps call `/client/*` with a client token that your backend
+gets from `POST /auth/authenticate-client`, in `Authorization: Bearer <token>`.
+
+**Envelope.** Every answer is `{requestId, success: true, data}` or
+`{requestId, success: false, error: {code, key, message, fields?, details?}}`; the `requestId` is
+also the `X-Request-Id` header. Branch on `error.key` or `error.code`, never on `message`.
+`VALIDATION_FAILED` names each refused input in `fields` (dotted paths such as `items.0.price`).
+Each operation lists the errors it can answer with, with an example body each.
+
+**Values.** USD amounts are JSON numbers with two decimals (fields ending in `Cents` are integer
+cents); token amounts are decimal strings; times are UTC ISO 8601 with milliseconds and `Z`.
+Request bodies are checked strictly: unknown properties are refused and types are not coerced.
+
+**Limits.** Each operation gives its rate limit, per merchant, by merchant tier (verified or
+not). A refused request is 429 `RATE_LIMITED` with `Retry-After`.
+
+**Events.** Trade and crypto changes are sent to your callback URL as signed webhooks (Standard
+Webhooks); withdrawals and client cashouts wait for your approval there first.
+
+**Sandbox.** With the sandbox on, the `/sandbox/*` helpers move the simulated outside world
+(platform users, bots, trades, chains, the identity provider, the clock) for your account.
+"""
+
 
 @dataclass(frozen=True)
 class OperationDoc:
