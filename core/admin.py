@@ -8,6 +8,7 @@ from core.services import service_settings_cache_clear
 
 @admin.register(ServiceSettings)
 class ServiceSettingsAdmin(admin.ModelAdmin):
+    ordering = ("-updated_at", "-id")
     list_display = ["__str__", "maintenance", "updated_at"]
     readonly_fields = ["clock_offset_seconds", "updated_at"]
 

@@ -86,6 +86,7 @@ def _apply(
 
 @admin.register(CryptoDeposit)
 class CryptoDepositAdmin(ReadOnlyAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
         "merchant",
@@ -126,6 +127,7 @@ class CryptoDepositAdmin(ReadOnlyAdmin):
 
 @admin.register(CryptoWithdrawal)
 class CryptoWithdrawalAdmin(ReadOnlyAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
         "merchant",
@@ -188,6 +190,7 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
 
 @admin.register(AddressAllocation)
 class AddressAllocationAdmin(ReadOnlyAdmin):
+    ordering = ("-created_at", "-id")
     list_display = ["id", "merchant", "platform_id", "evm_address", "solana_owner", "created_at"]
     search_fields = ["platform_id", "evm_address", "solana_owner", "merchant__name"]
     list_select_related = ["merchant"]
@@ -210,6 +213,8 @@ class AddressAllocationAdmin(ReadOnlyAdmin):
 
 @admin.register(SolanaTokenAccount)
 class SolanaTokenAccountAdmin(ReadOnlyAdmin):
+    # No creation time of their own: the accounts that changed last come first.
+    ordering = ("-updated_at", "-id")
     list_display = ["address", "allocation", "token", "status", "close_pending", "updated_at"]
     list_filter = ["status", "token", "close_pending"]
     search_fields = ["address", "allocation__solana_owner", "allocation__platform_id"]
@@ -221,10 +226,13 @@ class AuditedAdmin(admin.ModelAdmin):
 
 @admin.register(MerchantCryptoPolicy)
 class MerchantCryptoPolicyAdmin(AuditedAdmin):
+    # One per merchant, keyed by it: the newest merchants' policies first.
+    ordering = ("-merchant__created_at", "-merchant")
     list_display = ["merchant", "deposit_review_above_cents", "withdraw_review_above_cents"]
 
 
 @admin.register(FlaggedAddress)
 class FlaggedAddressAdmin(AuditedAdmin):
+    ordering = ("-created_at", "-id")
     list_display = ["address", "reason", "created_at"]
     search_fields = ["address", "reason"]

@@ -32,6 +32,7 @@ def _short_by(merchant: Merchant) -> str:
 
 @admin.register(Funding)
 class FundingAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
         "merchant",
@@ -180,6 +181,7 @@ class AuditLogAdmin(admin.ModelAdmin):
     search_fields = ["object_repr", "object_id", "change_message", "user__username"]
     date_hierarchy = "action_time"
     list_select_related = ["user", "content_type"]
+    ordering = ("-action_time", "-id")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

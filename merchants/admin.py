@@ -27,6 +27,7 @@ from merchants.webhooks.outbox import webhook_event_resend
 
 @admin.register(Merchant)
 class MerchantAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = ["name", "id", "status", "is_verified", "instant_deposits_enabled", "created_at"]
     list_filter = ["status", "is_verified", "instant_deposits_enabled"]
     search_fields = ["name", "id"]
@@ -102,6 +103,7 @@ class ApiKeyForm(forms.ModelForm):
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
     form = ApiKeyForm
+    ordering = ("-created_at", "-id")
     list_display = [
         "prefix",
         "merchant",
@@ -175,6 +177,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
 @admin.register(ApiSecret)
 class ApiSecretAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = ["id", "merchant", "created_at", "expires_at"]
     readonly_fields = ["merchant", "created_at"]
     exclude = ["secret"]
@@ -185,6 +188,7 @@ class ApiSecretAdmin(admin.ModelAdmin):
 
 @admin.register(Client)
 class ClientAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = ["platform_id", "merchant", "client_id", "kyc_level", "updated_at"]
     search_fields = ["platform_id", "client_id", "kyc_hash"]
     list_filter = ["kyc_level"]
@@ -218,6 +222,7 @@ class WebhookDeliveryInline(admin.TabularInline):
 
 @admin.register(WebhookEvent)
 class WebhookEventAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
         "merchant",

@@ -7,4 +7,6 @@ from sandbox.models import SandboxChain
 
 @admin.register(SandboxChain)
 class SandboxChainAdmin(admin.ModelAdmin):
+    # The switches of the newest merchants' worlds first.
+    ordering = ("-merchant__created_at", "-id")
     list_display = ["chain", "merchant", "paused", "fail_broadcasts"]

@@ -63,6 +63,7 @@ class TradeEventInline(ReadOnlyInline):
 
 @admin.register(Trade)
 class TradeAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
         "merchant",
@@ -124,6 +125,8 @@ class TradeAdmin(admin.ModelAdmin):
 
 @admin.register(CatalogItem)
 class CatalogItemAdmin(admin.ModelAdmin):
+    # Reference data without a time: by game, then by name.
+    ordering = ("game", "market_hash_name", "id")
     list_display = ["id", "market_hash_name", "game", "reference_price", "stock_limit"]
     list_filter = ["game", "is_phased"]
     search_fields = ["id", "market_hash_name"]
@@ -138,4 +141,5 @@ class CatalogItemAdmin(admin.ModelAdmin):
 
 @admin.register(GameSettings)
 class GameSettingsAdmin(admin.ModelAdmin):
+    ordering = ("game",)
     list_display = ["game", "deposits_paused", "hold_days"]

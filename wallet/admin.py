@@ -22,6 +22,7 @@ class PostingInline(admin.TabularInline):
 
 @admin.register(Transfer)
 class TransferAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = ["id", "kind", "cause_type", "cause_id", "memo", "created_at"]
     list_filter = ["kind", "cause_type"]
     search_fields = ["id", "cause_id", "memo"]
@@ -48,6 +49,8 @@ class AccountAdmin(admin.ModelAdmin):
     search_fields = ["merchant__name", "merchant__id"]
     readonly_fields = ["merchant", "kind", "currency", "balance", "updated_at"]
     change_list_template = "admin/wallet/account/change_list.html"
+    # Accounts have no creation time: the ones money moved through last come first.
+    ordering = ("-updated_at", "-id")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
