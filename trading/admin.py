@@ -76,7 +76,24 @@ class TradeAdmin(admin.ModelAdmin):
         "created_at",
     ]
     list_filter = ["type", "source", "status", "game", "is_quick"]
-    search_fields = ["id", "external_id", "client_platform_id", "merchant__name"]
+    # Whatever a merchant or the platform quotes: a deposited item's id is <game>_<asset id>,
+    # so an asset id finds its deposit; offers are the trade's (sent, and a deposit's own from
+    # its creation on) and each item's.
+    search_fields = [
+        "id",
+        "external_id",
+        "offer_id",
+        "offer_ref",
+        "client_platform_id",
+        "merchant__name",
+        "items__public_id",
+        "items__external_id",
+        "items__offer_id",
+    ]
+    search_help_text = (
+        "Trade id or external id, asset or item id, item external id, offer id, "
+        "the client's platform id or the merchant's name."
+    )
     date_hierarchy = "created_at"
     inlines = [TradeItemInline, TradeEventInline]
     readonly_fields = [f.name for f in Trade._meta.fields] + ["webhooks", "transfers"]
