@@ -3,9 +3,11 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from core.admin_display import IndentedJSONField, json_readonly, readable_fields
 from core.errors import DomainError
 from merchants.models import (
     ApiKey,
@@ -36,6 +38,7 @@ class MerchantAdmin(admin.ModelAdmin):
     # admin's transaction, so it is done with `manage.py set_callback_url`.
     readonly_fields = ["callback_url", "callback_disabled_at", "previous_webhook_secret_expires_at"]
     actions = ["rotate_api_secret"]
+    formfield_overrides = {models.JSONField: {"form_class": IndentedJSONField}}
 
     # Wallets, trades and fundings keep the merchant; staff disable it (status) instead.
     def has_delete_permission(self, request: HttpRequest, obj: Merchant | None = None) -> bool:
@@ -235,8 +238,9 @@ class WebhookEventAdmin(admin.ModelAdmin):
     list_filter = ["status", "is_approval", "subject_type"]
     search_fields = ["id", "subject_id", "merchant__name"]
     inlines = [WebhookDeliveryInline]
-    readonly_fields = [f.name for f in WebhookEvent._meta.fields]
+    fields = readonly_fields = readable_fields(WebhookEvent)
     actions = ["resend"]
+    payload_json = json_readonly("payload")
     list_select_related = ["merchant"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

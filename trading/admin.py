@@ -6,6 +6,7 @@ from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
 
+from core.admin_display import json_readonly, readable_fields
 from core.errors import DomainError
 from merchants.models import WebhookEvent
 from trading.models import (
@@ -46,7 +47,7 @@ ITEM_FIELDS = (
     "hold_end_date",
     "cancel_requested_at",
 )
-EVENT_FIELDS = ("created_at", "kind", "item", "from_status", "to_status", "actor", "detail")
+EVENT_FIELDS = ("created_at", "kind", "item", "from_status", "to_status", "actor", "detail_json")
 
 
 class TradeItemInline(ReadOnlyInline):
@@ -59,6 +60,7 @@ class TradeEventInline(ReadOnlyInline):
     model = TradeEvent
     fields = EVENT_FIELDS
     readonly_fields = EVENT_FIELDS
+    detail_json = json_readonly("detail")
 
 
 @admin.register(Trade)
@@ -96,7 +98,8 @@ class TradeAdmin(admin.ModelAdmin):
     )
     date_hierarchy = "created_at"
     inlines = [TradeItemInline, TradeEventInline]
-    readonly_fields = [f.name for f in Trade._meta.fields] + ["webhooks", "transfers"]
+    fields = readonly_fields = (*readable_fields(Trade), "webhooks", "transfers")
+    bot_info_json = json_readonly("bot_info")
     actions = ["force_cancel"]
     list_select_related = ["merchant"]
 
