@@ -5,10 +5,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import models
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 from core.admin_display import IndentedJSONField, json_readonly, readable_fields
 from core.errors import DomainError
+from merchants.console import MERCHANT_PANELS
 from merchants.models import (
     ApiKey,
     ApiSecret,
@@ -39,6 +40,22 @@ class MerchantAdmin(admin.ModelAdmin):
     readonly_fields = ["callback_url", "callback_disabled_at", "previous_webhook_secret_expires_at"]
     actions = ["rotate_api_secret"]
     formfield_overrides = {models.JSONField: {"form_class": IndentedJSONField}}
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Merchant | None = None,
+    ) -> HttpResponse:
+        if obj is not None:
+            context["merchant_panels"] = [
+                {"slug": panel.slug, "title": panel.title, "html": panel.render(obj)}
+                for panel in MERCHANT_PANELS
+            ]
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     # Wallets, trades and fundings keep the merchant; staff disable it (status) instead.
     def has_delete_permission(self, request: HttpRequest, obj: Merchant | None = None) -> bool:

@@ -5,10 +5,13 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 
 from core.admin_display import json_readonly, readable_fields
 from core.errors import DomainError
-from merchants.models import WebhookEvent
+from merchants.console import changelist_of, merchant_panel
+from merchants.models import Merchant, WebhookEvent
 from trading.models import (
     CatalogItem,
     GameSettings,
@@ -19,6 +22,8 @@ from trading.models import (
 from trading.selectors.market import market_version_bump
 from trading.services.withdrawals import trade_force_cancel
 from wallet.models import Transfer
+
+RECENT_TRADES = 10
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -163,3 +168,15 @@ class CatalogItemAdmin(admin.ModelAdmin):
 class GameSettingsAdmin(admin.ModelAdmin):
     ordering = ("game",)
     list_display = ["game", "deposits_paused", "hold_days"]
+
+
+@merchant_panel(slug="trades", title=f"Latest {RECENT_TRADES} trades", position=30)
+def recent_trades_panel(merchant: Merchant) -> SafeString:
+    trades = Trade.objects.filter(merchant=merchant).order_by("-created_at", "-id")
+    return render_to_string(
+        "admin/trading/merchant_trades.html",
+        {
+            "trades": trades[:RECENT_TRADES],
+            "all_trades": changelist_of("trading.trade", merchant),
+        },
+    )

@@ -2,9 +2,13 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 
+from merchants.console import changelist_of, merchant_panel
+from merchants.models import Merchant
 from wallet.models import Account, Posting, Transfer
-from wallet.selectors import wallet_invariants_check
+from wallet.selectors import wallet_balances, wallet_invariants_check
 
 POSTING_FIELDS = ("account", "amount")
 
@@ -66,3 +70,17 @@ class AccountAdmin(admin.ModelAdmin):
     ) -> Any:
         report = wallet_invariants_check()
         return super().changelist_view(request, {**(extra_context or {}), "invariants": report})
+
+
+@merchant_panel(slug="balances", title="Balances", position=10)
+def balances_panel(merchant: Merchant) -> SafeString:
+    amounts = wallet_balances(merchant=merchant)
+    return render_to_string(
+        "admin/wallet/merchant_balances.html",
+        {
+            "balances": [
+                (kind, Account.Kind(kind).label, amounts[kind]) for kind in Account.MERCHANT_KINDS
+            ],
+            "accounts": changelist_of("wallet.account", merchant),
+        },
+    )
