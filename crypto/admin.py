@@ -27,6 +27,7 @@ from crypto.services.withdrawals import (
     crypto_withdrawal_review,
 )
 from crypto.tasks import enqueue_address_sweep
+from merchants.console import merchant_column
 from merchants.models import WebhookEvent
 from wallet.models import Transfer
 
@@ -89,12 +90,12 @@ class CryptoDepositAdmin(ReadOnlyAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
-        "platform_id",
+        "status",
+        "amount_usd",
         "chain",
         "token",
-        "amount_usd",
-        "status",
+        merchant_column,
+        "platform_id",
         "review_reason",
         "confirmations",
         "created_at",
@@ -130,13 +131,13 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
-        "platform_id",
-        "source",
+        "status",
+        "amount",
         "chain",
         "token",
-        "amount_cents",
-        "status",
+        merchant_column,
+        "platform_id",
+        "source",
         "reason",
         "created_at",
     ]
@@ -146,6 +147,10 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
     list_select_related = ["merchant"]
     readonly_fields = ["webhooks", "transfers"]
     actions = ["approve", "reject", "cancel"]
+
+    @admin.display(description="amount (USD)", ordering="amount_cents")
+    def amount(self, withdrawal: CryptoWithdrawal) -> str:
+        return f"{withdrawal.amount:.2f}"
 
     @admin.display(description="webhook events")
     def webhooks(self, withdrawal: CryptoWithdrawal) -> str:
@@ -191,7 +196,14 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
 @admin.register(AddressAllocation)
 class AddressAllocationAdmin(ReadOnlyAdmin):
     ordering = ("-created_at", "-id")
-    list_display = ["id", "merchant", "platform_id", "evm_address", "solana_owner", "created_at"]
+    list_display = [
+        "id",
+        merchant_column,
+        "platform_id",
+        "evm_address",
+        "solana_owner",
+        "created_at",
+    ]
     search_fields = ["platform_id", "evm_address", "solana_owner", "merchant__name"]
     list_select_related = ["merchant"]
     actions = ["sweep"]
@@ -228,7 +240,12 @@ class AuditedAdmin(admin.ModelAdmin):
 class MerchantCryptoPolicyAdmin(AuditedAdmin):
     # One per merchant, keyed by it: the newest merchants' policies first.
     ordering = ("-merchant__created_at", "-merchant")
-    list_display = ["merchant", "deposit_review_above_cents", "withdraw_review_above_cents"]
+    list_display = [
+        "__str__",
+        merchant_column,
+        "deposit_review_above_cents",
+        "withdraw_review_above_cents",
+    ]
 
 
 @admin.register(FlaggedAddress)

@@ -15,6 +15,7 @@ from django.urls import URLPattern, path
 from ledger.forms import InternalTransferForm, WalletAdjustmentForm
 from ledger.models import Funding
 from ledger.services import funding_internal_transfer
+from merchants.console import merchant_column
 from merchants.models import Merchant
 from wallet.selectors import wallet_balances
 from wallet.services import InsufficientFundsError, wallet_admin_credit, wallet_admin_debit
@@ -35,10 +36,10 @@ class FundingAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
-        "type",
         "status",
         "amount_usd",
+        "type",
+        merchant_column,
         "fee",
         "chain",
         "token",

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 
 from core.admin_display import IndentedJSONField, json_readonly, readable_fields
 from core.errors import DomainError
-from merchants.console import MERCHANT_PANELS
+from merchants.console import MERCHANT_PANELS, merchant_column
 from merchants.models import (
     ApiKey,
     ApiSecret,
@@ -126,7 +126,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "prefix",
-        "merchant",
+        merchant_column,
         "name",
         "is_admin",
         "scopes",
@@ -198,7 +198,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
 @admin.register(ApiSecret)
 class ApiSecretAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
-    list_display = ["id", "merchant", "created_at", "expires_at"]
+    list_display = ["id", merchant_column, "created_at", "expires_at"]
     readonly_fields = ["merchant", "created_at"]
     exclude = ["secret"]
 
@@ -209,7 +209,7 @@ class ApiSecretAdmin(admin.ModelAdmin):
 @admin.register(Client)
 class ClientAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
-    list_display = ["platform_id", "merchant", "client_id", "kyc_level", "updated_at"]
+    list_display = ["platform_id", merchant_column, "client_id", "kyc_level", "updated_at"]
     search_fields = ["platform_id", "client_id", "kyc_hash"]
     list_filter = ["kyc_level"]
     readonly_fields = [f.name for f in Client._meta.fields]
@@ -245,12 +245,12 @@ class WebhookEventAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
-        "type",
         "status",
+        "type",
         "attempts",
-        "next_attempt_at",
+        merchant_column,
         "created_at",
+        "next_attempt_at",
     ]
     list_filter = ["status", "is_approval", "subject_type"]
     search_fields = ["id", "subject_id", "merchant__name"]

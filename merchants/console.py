@@ -48,9 +48,10 @@ def merchant_link(merchant: Merchant) -> SafeString:
 
 
 @admin.display(description="merchant", ordering="merchant__name")
-def merchant_column(row: Any) -> SafeString:
-    """A list column: the row's merchant by name (its id is on the merchant's page), linked."""
-    return merchant_link(row.merchant)
+def merchant_column(row: Any) -> str:
+    """A list column: the row's merchant by name (its id is on the merchant's page), linked.
+    Rows without one (the service's own accounts) say so."""
+    return "the service" if row.merchant is None else merchant_link(row.merchant)
 
 
 def changelist_of(model: str, merchant: Merchant, **filters: str) -> str:

@@ -10,7 +10,7 @@ from django.utils.safestring import SafeString
 
 from core.admin_display import json_readonly, readable_fields
 from core.errors import DomainError
-from merchants.console import changelist_of, merchant_panel
+from merchants.console import changelist_of, merchant_column, merchant_panel
 from merchants.models import Merchant, WebhookEvent
 from trading.models import (
     CatalogItem,
@@ -73,14 +73,14 @@ class TradeAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
+        "status",
+        "total_price",
         "type",
         "source",
-        "status",
-        "game",
-        "total_price",
-        "external_id",
+        merchant_column,
         "created_at",
+        "game",
+        "external_id",
     ]
     list_filter = ["type", "source", "status", "game", "is_quick"]
     # Whatever a merchant or the platform quotes: a deposited item's id is <game>_<asset id>,

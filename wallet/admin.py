@@ -5,7 +5,7 @@ from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
-from merchants.console import changelist_of, merchant_panel
+from merchants.console import changelist_of, merchant_column, merchant_panel
 from merchants.models import Merchant
 from wallet.models import Account, Posting, Transfer
 from wallet.selectors import wallet_balances, wallet_invariants_check
@@ -48,7 +48,7 @@ class TransferAdmin(admin.ModelAdmin):
 class AccountAdmin(admin.ModelAdmin):
     """Balances, with the invariant check on top of the list."""
 
-    list_display = ["__str__", "merchant", "kind", "balance", "updated_at"]
+    list_display = ["__str__", "kind", "balance", merchant_column, "updated_at"]
     list_filter = ["kind"]
     search_fields = ["merchant__name", "merchant__id"]
     readonly_fields = ["merchant", "kind", "currency", "balance", "updated_at"]

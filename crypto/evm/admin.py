@@ -23,11 +23,11 @@ class EvmSweepAdmin(ReadOnly):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
+        "status",
+        "amount",
         "chain",
         "token",
         "address",
-        "amount",
-        "status",
         "trigger",
         "tx_hash",
         "created_at",
