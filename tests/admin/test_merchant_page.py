@@ -132,3 +132,37 @@ def test_a_new_merchant_page_has_no_sections(admin_client):
 
     assert response.status_code == 200
     assertNotContains(response, "merchant-panel")
+
+
+def test_the_risk_policy_shows_each_number_in_force_and_what_is_ignored(admin_client, alice):
+    Merchant.objects.filter(pk=alice.merchant.pk).update(
+        risk_policy={"cap_kyc3": 8000, "base": "20", "cap_kyc_3": 9000, "<b>typo</b>": 1}
+    )
+
+    response = page_of(admin_client, alice.merchant)
+    shown = panel(response, "risk-policy")
+
+    for name, value, source in [
+        ("cap_kyc3", "8000", "this merchant"),
+        ("base", "20", "this merchant"),
+        ("cap_kyc0", "50", "default"),
+        ("wager_rate", "0.05", "default"),
+    ]:
+        row = (
+            f'<tr class="risk-{name}"><td><code>{name}</code></td>'
+            f'<td class="amount">{value}</td><td>{source}</td></tr>'
+        )
+        assertContains(response, row, html=True)
+    ignored = re.search(r'class="errornote risk-ignored">(.*?)</p>', shown, re.S).group(1)
+    assert "<code>cap_kyc_3</code>" in ignored
+    assert "&lt;b&gt;typo&lt;/b&gt;" in ignored
+    assert "<b>typo</b>" not in response.content.decode()
+    assert '<pre class="json">{\n  &quot;base&quot;: &quot;20&quot;' in shown
+
+
+def test_a_risk_number_that_is_not_a_number_is_flagged(admin_client, alice):
+    Merchant.objects.filter(pk=alice.merchant.pk).update(risk_policy={"base": "lots"})
+
+    shown = panel(page_of(admin_client, alice.merchant), "risk-policy")
+
+    assert "not a number: lots" in shown

@@ -18,7 +18,7 @@ pytestmark = [
 ]
 
 WIDTH, HEIGHT = 1400, 900
-PANELS = ("balances", "api-keys", "trades", "webhooks")
+PANELS = ("balances", "api-keys", "trades", "webhooks", "risk-policy")
 # Each list and the columns that must be on screen in every row.
 LISTS = {
     "/admin/trading/trade/": ("status", "total_price"),
@@ -94,7 +94,7 @@ def test_the_merchant_page_shows_the_merchant_at_a_glance(
     panels = [wait_for(browser, f"#panel-{slug}") for slug in PANELS]
     assert all(panel.is_displayed() for panel in panels)
     tops = [panel.rect["y"] for panel in panels]
-    assert tops == sorted(tops)  # balances first, then keys, trades, webhooks
+    assert tops == sorted(tops)  # balances first, then keys, trades, webhooks, risk
     available = browser.find_element(By.CSS_SELECTOR, "#panel-balances .balance-available .amount")
     assert available.text == "89.50"
     assert "active" in browser.find_element(By.CSS_SELECTOR, "#panel-api-keys .key-status").text
