@@ -246,6 +246,7 @@ class MerchantCryptoPolicyAdmin(AuditedAdmin):
         "deposit_review_above_cents",
         "withdraw_review_above_cents",
     ]
+    list_select_related = ["merchant"]
 
 
 @admin.register(FlaggedAddress)

@@ -136,6 +136,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     ]
     list_filter = ["is_admin", "revoked_at"]
     search_fields = ["prefix", "merchant__name", "name"]
+    list_select_related = ["merchant"]
     actions = ["revoke"]
 
     # Keys are revoked, not deleted, so their history (created, last used, revoked) stays.
@@ -199,6 +200,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
 class ApiSecretAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     list_display = ["id", merchant_column, "created_at", "expires_at"]
+    list_select_related = ["merchant"]
     readonly_fields = ["merchant", "created_at"]
     exclude = ["secret"]
 
@@ -210,6 +212,7 @@ class ApiSecretAdmin(admin.ModelAdmin):
 class ClientAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     list_display = ["platform_id", merchant_column, "client_id", "kyc_level", "updated_at"]
+    list_select_related = ["merchant"]
     search_fields = ["platform_id", "client_id", "kyc_hash"]
     list_filter = ["kyc_level"]
     readonly_fields = [f.name for f in Client._meta.fields]

@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 
+from merchants.console import merchant_column
 from sandbox.models import SandboxChain
 
 
@@ -9,4 +10,5 @@ from sandbox.models import SandboxChain
 class SandboxChainAdmin(admin.ModelAdmin):
     # The switches of the newest merchants' worlds first.
     ordering = ("-merchant__created_at", "-id")
-    list_display = ["chain", "merchant", "paused", "fail_broadcasts"]
+    list_display = ["chain", merchant_column, "paused", "fail_broadcasts"]
+    list_select_related = ["merchant"]

@@ -49,6 +49,7 @@ class AccountAdmin(admin.ModelAdmin):
     """Balances, with the invariant check on top of the list."""
 
     list_display = ["__str__", "kind", "balance", merchant_column, "updated_at"]
+    list_select_related = ["merchant"]
     list_filter = ["kind"]
     search_fields = ["merchant__name", "merchant__id"]
     readonly_fields = ["merchant", "kind", "currency", "balance", "updated_at"]
