@@ -2,6 +2,7 @@
 secret), its latest trades with links, and how its webhooks are doing; another merchant's data
 never shows."""
 
+import html
 import re
 from datetime import timedelta
 
@@ -166,3 +167,22 @@ def test_a_risk_number_that_is_not_a_number_is_flagged(admin_client, alice):
     shown = panel(page_of(admin_client, alice.merchant), "risk-policy")
 
     assert "not a number: lots" in shown
+
+
+def test_every_link_of_the_sections_opens_a_page_of_this_merchant_only(
+    admin_client, alice, bob, trades
+):
+    page = page_of(admin_client, alice.merchant).content.decode()
+    sections = "".join(page.split('id="panel-')[1:])
+    links = sorted({html.unescape(href) for href in re.findall(r'href="(/admin/[^"]+)"', sections)})
+    lists = [link for link in links if "merchant__id__exact" in link]
+    assert len(lists) == 5  # keys, accounts, trades, pending and failed webhook events
+
+    for link in links:
+        response = admin_client.get(link)
+        assert response.status_code == 200, link  # a refused filter redirects to ?e=1
+    for link in lists:
+        rows = admin_client.get(link).context["cl"].result_list
+        assert {row.merchant_id for row in rows} <= {alice.merchant.pk}, link
+    add_key = admin_client.get(f"/admin/merchants/apikey/add/?merchant={alice.merchant.pk}")
+    assert add_key.context["adminform"].form.initial["merchant"] == str(alice.merchant.pk)
