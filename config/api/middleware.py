@@ -18,6 +18,7 @@ from config.api.exceptions import (
     error_response,
     redis_unavailable,
 )
+from config.api.views import ApiView
 from core.context import end_request, start_request
 from core.errors import DomainError, validation_error
 from core.selectors import maintenance_is_on
@@ -124,19 +125,41 @@ def _is_text(raw: bytes) -> bool:
 
 
 class MaintenanceMiddleware:
-    """Staff switch maintenance mode in the admin; API calls then get 1007 with HTTP 503."""
+    """Staff switch maintenance mode in the admin; API calls then get 1007 with HTTP 503. Views
+    that read the switch themselves (``ApiView.checks_maintenance``: the merchant and client
+    endpoints, in their one round trip to Redis) are left to do so; an API path no route takes
+    is checked by ``not_found``."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path.startswith(API_PREFIXES) and maintenance_is_on():
-            return error_response(DomainError("SYSTEM_MAINTENANCE", retry_after=60))
         return self.get_response(request)
+
+    def process_view(
+        self,
+        request: HttpRequest,
+        view: Callable[..., HttpResponse],
+        args: Any,
+        kwargs: Any,
+    ) -> HttpResponse | None:
+        view_class = getattr(view, "view_class", None)
+        checked = (
+            isinstance(view_class, type)
+            and issubclass(view_class, ApiView)
+            and view_class.checks_maintenance
+        )
+        return None if checked else _maintenance_answer(request)
+
+
+def _maintenance_answer(request: HttpRequest) -> HttpResponse | None:
+    if request.path.startswith(API_PREFIXES) and maintenance_is_on():
+        return error_response(DomainError("SYSTEM_MAINTENANCE", retry_after=60))
+    return None
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return error_response(DomainError("NOT_FOUND"))
+    return _maintenance_answer(request) or error_response(DomainError("NOT_FOUND"))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -23,6 +23,8 @@ class ApiView(APIView):
     operation_id: ClassVar[str | None] = None
     #: Catalog keys this endpoint can answer with beyond the generic ones (for the OpenAPI).
     errors: ClassVar[tuple[str, ...]] = ()
+    #: The view reads the maintenance switch itself; ``MaintenanceMiddleware`` then does not.
+    checks_maintenance: ClassVar[bool] = False
 
     def parse_query(self, request: Request) -> Any:
         assert self.query_serializer is not None
