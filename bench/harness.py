@@ -183,8 +183,19 @@ def web_argv(
 
 
 SERVICE_APP = "config.wsgi:application"
-# granian's WSGI interface over HTTP/1.1 only (no websockets, no HTTP/2 upgrade), as bin/start.
-GRANIAN_OPTIONS = ("--interface", "wsgi", "--http", "1", "--no-ws")
+# granian's WSGI interface over HTTP/1.1 only (no websockets, no HTTP/2 upgrade); a worker that
+# dies is replaced, and one that will not stop within 30 s of a reload or shutdown is killed
+# (without it granian waits for ever), as gunicorn's graceful timeout does.
+GRANIAN_OPTIONS = (
+    "--interface",
+    "wsgi",
+    "--http",
+    "1",
+    "--no-ws",
+    "--respawn-failed-workers",
+    "--workers-kill-timeout",
+    "30",
+)
 
 
 @contextmanager
