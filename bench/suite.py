@@ -45,10 +45,11 @@ from tradedata import RECEIVER_PORT, drain
 WARMUP_SECONDS = 3
 WEB_WORKERS = 2  # one per core; threads overlap a request's waits on PostgreSQL and Redis
 WEB_THREADS = 4
-# A worker takes no more connections than it has threads: wrk's 8 long-lived connections then
-# split 4 and 4 (with gunicorn's default of 1,000 one worker could take all 8 and leave the
-# other idle: seen as 0.00 and 0.92 cores).
-WORKER_CONNECTIONS = WEB_THREADS
+# gunicorn as config/gunicorn.py runs it: keep-alive (1,000 connections a worker). Taking no more
+# connections than threads (as this suite did before) turns keep-alive off in gthread workers,
+# and a new connection per request cost gunicorn half its throughput (bench/README.md, "Web
+# server"); wrk's 8 connections can then land unevenly on the two workers (see "Noise").
+WORKER_CONNECTIONS = 1000
 CONNECTIONS = 8
 
 

@@ -66,6 +66,10 @@ class ModelRows:
         self._attnames = [field.attname for field in self.fields]
         self._converters: dict[str, list[tuple[Col, list[Callable[..., Any]]]]] = {}
 
+    def index(self, attname: str) -> int:
+        """Where a field's value is in a row of ``columns``."""
+        return self._attnames.index(attname)
+
     def columns(self, alias: str) -> str:
         quote = connection.ops.quote_name
         return ", ".join(f"{alias}.{quote(field.column)}" for field in self.fields)

@@ -59,7 +59,9 @@ def client_get(*, merchant: Merchant, platform_id: str) -> Client | None:
 
 
 _KEY, _SECRETS_OF = "key", "secrets"
-_LAST_USED = [f.attname for f in ApiKey._meta.concrete_fields].index("last_used_at")
+_LAST_USED = _KEYS.index("last_used_at")
+_KEY_HASH = _KEYS.index("key_hash")
+_MERCHANT_ID, _MERCHANT_VERIFIED = _MERCHANTS.index("id"), _MERCHANTS.index("is_verified")
 
 
 def _key_rows(prefix: str) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
@@ -96,12 +98,14 @@ def api_key_find(*, raw_key: str) -> ApiKey | None:
     return _key_instance(rows, raw_key)
 
 
-def api_key_peek(*, raw_key: str) -> Merchant | None:
-    """The merchant of a key this process keeps, without any I/O and whatever the epoch: only
-    a guess of who calls, for counting the request in the same round trip (``merchants.gate``)."""
+def api_key_peek(*, raw_key: str) -> tuple[str, bool] | None:
+    """The merchant (id, verified) of a key this process keeps, without any I/O and whatever the
+    epoch: only a guess of who calls, for counting the request in the same round trip
+    (``merchants.gate``)."""
     rows = CALLERS.get(_KEY, raw_key[: ApiKey.PREFIX_LENGTH])
-    key = None if rows is None else _key_instance(rows, raw_key)
-    return None if key is None else key.merchant
+    if rows is None or not hmac.compare_digest(rows[0][_KEY_HASH], api_key_hash(raw_key)):
+        return None
+    return str(rows[1][_MERCHANT_ID]), rows[1][_MERCHANT_VERIFIED]
 
 
 def api_key_used(*, api_key: ApiKey) -> None:
@@ -144,14 +148,14 @@ def _live_secret_rows(
     return [r for r in rows if r[0][_EXPIRES_AT] is None or r[0][_EXPIRES_AT] > now]
 
 
-_EXPIRES_AT = [f.attname for f in ApiSecret._meta.concrete_fields].index("expires_at")
+_EXPIRES_AT = _SECRETS.index("expires_at")
 
 
-def merchant_peek(*, merchant_id: str) -> Merchant | None:
-    """The merchant whose secrets this process keeps, without any I/O and whatever the epoch
-    (see ``api_key_peek``)."""
+def merchant_peek(*, merchant_id: str) -> tuple[str, bool] | None:
+    """The merchant (id, verified) whose secrets this process keeps, without any I/O and
+    whatever the epoch (see ``api_key_peek``)."""
     rows = CALLERS.get(_SECRETS_OF, merchant_id)
-    return _MERCHANTS.instance(rows[0][1]) if rows else None
+    return (str(rows[0][1][_MERCHANT_ID]), rows[0][1][_MERCHANT_VERIFIED]) if rows else None
 
 
 def api_secret_for_signing(*, merchant: Merchant) -> ApiSecret | None:

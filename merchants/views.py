@@ -47,8 +47,9 @@ class CallerApiView(ApiView):
 
     checks_maintenance = True  # in ``initial``, with the request's other shared reads
 
-    def caller_peek(self, request: Request) -> Merchant | None:
-        """Who calls, as far as this process can tell without I/O (None: it cannot)."""
+    def caller_peek(self, request: Request) -> tuple[str, bool] | None:
+        """Who calls (merchant id, verified), as far as this process can tell without I/O
+        (None: it cannot)."""
         return None
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
@@ -60,7 +61,7 @@ class CallerApiView(ApiView):
         window = None
         if guess is not None and self.operation is not None:
             window = rate_limit_window(
-                merchant_id=str(guess.pk), verified=guess.is_verified, operation=self.operation
+                merchant_id=guess[0], verified=guess[1], operation=self.operation
             )
         gate = request_gate(window=window)
         counted = window if gate.hits is not None else None
@@ -98,12 +99,9 @@ class CallerApiView(ApiView):
         return response
 
 
-def _same(guess: Merchant | None, merchant: Merchant) -> bool:
+def _same(guess: tuple[str, bool] | None, merchant: Merchant) -> bool:
     """The request was counted in the window of the merchant it turned out to be."""
-    return guess is not None and (guess.pk, guess.is_verified) == (
-        merchant.pk,
-        merchant.is_verified,
-    )
+    return guess == (str(merchant.pk), merchant.is_verified)
 
 
 class MerchantApiView(CallerApiView):
@@ -117,7 +115,7 @@ class MerchantApiView(CallerApiView):
         assert isinstance(request.user, MerchantCaller)
         return request.user
 
-    def caller_peek(self, request: Request) -> Merchant | None:
+    def caller_peek(self, request: Request) -> tuple[str, bool] | None:
         raw_key = request.headers.get("api-key")
         return api_key_peek(raw_key=raw_key) if raw_key else None
 
@@ -134,7 +132,7 @@ class ClientApiView(CallerApiView):
         assert isinstance(request.user, ClientCaller)
         return request.user
 
-    def caller_peek(self, request: Request) -> Merchant | None:
+    def caller_peek(self, request: Request) -> tuple[str, bool] | None:
         token = bearer_token(request.headers.get("Authorization", ""))
         merchant_id = client_token_claimed_merchant(token)
         return merchant_peek(merchant_id=merchant_id) if merchant_id else None

@@ -3,7 +3,7 @@ DRF views."""
 
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
@@ -11,6 +11,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
+from django.utils.module_loading import import_string
 
 from config.api.exceptions import (
     REDIS_UNAVAILABLE,
@@ -122,6 +123,49 @@ def _is_text(raw: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return b"\x00" not in raw
+
+
+class OutsideApi:
+    """Runs the middleware ``wrapped`` names for every request but the API's: sessions, CSRF,
+    the admin's user and messages serve the admin and the docs, and cost an API request their
+    setup for nothing (API views take no cookie and are CSRF-exempt)."""
+
+    wrapped: ClassVar[str]
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+        self.inner = import_string(self.wrapped)(get_response)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info.startswith(API_PREFIXES):
+            return self.get_response(request)
+        response: HttpResponse = self.inner(request)
+        return response
+
+    def process_view(
+        self, request: HttpRequest, view: Callable[..., HttpResponse], args: Any, kwargs: Any
+    ) -> HttpResponse | None:
+        process = getattr(self.inner, "process_view", None)
+        if process is None or request.path_info.startswith(API_PREFIXES):
+            return None
+        answer: HttpResponse | None = process(request, view, args, kwargs)
+        return answer
+
+
+class SessionsOutsideApi(OutsideApi):
+    wrapped = "django.contrib.sessions.middleware.SessionMiddleware"
+
+
+class CsrfOutsideApi(OutsideApi):
+    wrapped = "django.middleware.csrf.CsrfViewMiddleware"
+
+
+class AuthenticationOutsideApi(OutsideApi):
+    wrapped = "django.contrib.auth.middleware.AuthenticationMiddleware"
+
+
+class MessagesOutsideApi(OutsideApi):
+    wrapped = "django.contrib.messages.middleware.MessageMiddleware"
 
 
 class MaintenanceMiddleware:
