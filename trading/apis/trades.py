@@ -10,6 +10,7 @@ from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading.models import Trade
 from trading.representations import TradeOrTrades, TradeOut, TradePageOut, trade_json
 from trading.selectors.trades import (
+    TradeFilter,
     client_trade_scope,
     client_trades,
     merchant_self_trades,
@@ -26,21 +27,21 @@ class TradesApi(CallerApiView):
 
     query_serializer = TradesQueryIn
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
         raise NotImplementedError
 
     @extend_schema(tags=["trades"], responses=TradePageOut)
     def get(self, request: Request) -> Response:
         query = self.parse_query(request)
-        rows = self.trades(request, game=int(query["game"]), type=query.get("type"))
-        return Response(trades_page(rows=rows, cursor=query.get("cursor"), limit=query["limit"]))
+        where = self.trades(request, game=int(query["game"]), type=query.get("type"))
+        return Response(trades_page(where=where, cursor=query.get("cursor"), limit=query["limit"]))
 
 
 class SecureTradesApi(MerchantApiView, TradesApi):
     operation = "secure.trades.list"
     operation_id = "listSecureTrades"
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
         return merchant_self_trades(merchant=self.merchant(request), game=game, type=type)
 
 
@@ -48,7 +49,7 @@ class ClientTradesApi(ClientApiView, TradesApi):
     operation = "client.trades.list"
     operation_id = "listClientTrades"
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
         caller = self.caller(request)
         return client_trades(
             merchant=caller.merchant, platform_id=caller.platform_id, game=game, type=type
