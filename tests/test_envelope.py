@@ -294,3 +294,11 @@ class TestNumbers:
         assert response.status_code == 200
         client = Client.objects.get(merchant=alice.merchant)
         assert client.total_wager == Decimal("0.30")  # not 0.29999999999999998...
+
+
+def test_the_system_checks_pass_with_the_admin_middleware_outside_the_api():
+    """The admin's middleware is mixed into subclasses that skip API paths; the admin's own
+    checks (admin.E408-E410) still find it."""
+    from django.core.management import call_command
+
+    call_command("check", fail_level="ERROR")

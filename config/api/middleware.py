@@ -3,15 +3,18 @@ DRF views."""
 
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.exceptions import RequestDataTooBig
 from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
-from django.utils.module_loading import import_string
+from django.middleware.csrf import CsrfViewMiddleware
 
 from config.api.exceptions import (
     REDIS_UNAVAILABLE,
@@ -126,46 +129,42 @@ def _is_text(raw: bytes) -> bool:
 
 
 class OutsideApi:
-    """Runs the middleware ``wrapped`` names for every request but the API's: sessions, CSRF,
-    the admin's user and messages serve the admin and the docs, and cost an API request their
-    setup for nothing (API views take no cookie and are CSRF-exempt)."""
-
-    wrapped: ClassVar[str]
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-        self.inner = import_string(self.wrapped)(get_response)
+    """Mixed into a middleware that serves the admin and the docs (sessions, CSRF, the admin's
+    user, messages): it runs for every request but the API's, which take no cookie and whose
+    views are CSRF-exempt, and would only pay for its setup. (Subclasses of Django's own, so the
+    admin's checks still find them.)"""
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path_info.startswith(API_PREFIXES):
-            return self.get_response(request)
-        response: HttpResponse = self.inner(request)
+            response: HttpResponse = self.get_response(request)  # type: ignore[attr-defined]
+        else:
+            response = super().__call__(request)  # type: ignore[misc]
         return response
 
     def process_view(
         self, request: HttpRequest, view: Callable[..., HttpResponse], args: Any, kwargs: Any
     ) -> HttpResponse | None:
-        process = getattr(self.inner, "process_view", None)
+        process = getattr(super(), "process_view", None)
         if process is None or request.path_info.startswith(API_PREFIXES):
             return None
         answer: HttpResponse | None = process(request, view, args, kwargs)
         return answer
 
 
-class SessionsOutsideApi(OutsideApi):
-    wrapped = "django.contrib.sessions.middleware.SessionMiddleware"
+class SessionsOutsideApi(OutsideApi, SessionMiddleware):
+    pass
 
 
-class CsrfOutsideApi(OutsideApi):
-    wrapped = "django.middleware.csrf.CsrfViewMiddleware"
+class CsrfOutsideApi(OutsideApi, CsrfViewMiddleware):  # type: ignore[misc]
+    pass
 
 
-class AuthenticationOutsideApi(OutsideApi):
-    wrapped = "django.contrib.auth.middleware.AuthenticationMiddleware"
+class AuthenticationOutsideApi(OutsideApi, AuthenticationMiddleware):
+    pass
 
 
-class MessagesOutsideApi(OutsideApi):
-    wrapped = "django.contrib.messages.middleware.MessageMiddleware"
+class MessagesOutsideApi(OutsideApi, MessageMiddleware):
+    pass
 
 
 class MaintenanceMiddleware:
