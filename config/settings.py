@@ -98,11 +98,12 @@ MIDDLEWARE = [
     "config.api.middleware.RequestLimitsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # The admin's and the docs' middleware, skipped for API paths (config.api.middleware).
+    "config.api.middleware.SessionsOutsideApi",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "config.api.middleware.CsrfOutsideApi",
+    "config.api.middleware.AuthenticationOutsideApi",
+    "config.api.middleware.MessagesOutsideApi",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.api.middleware.MaintenanceMiddleware",
 ]

@@ -23,6 +23,7 @@ from merchants.services import (
     api_key_create,
     api_key_revoke,
     api_secret_rotate,
+    callers_changed,
     merchant_create,
 )
 from merchants.webhooks.outbox import webhook_event_resend
@@ -66,6 +67,7 @@ class MerchantAdmin(admin.ModelAdmin):
     ) -> None:
         if change:
             super().save_model(request, obj, form, change)
+            callers_changed()
             return
         # A new merchant gets its webhook secret and first API secret as create_merchant's do;
         # the form's other fields (fees, margin, status, ...) are then saved onto that row.
@@ -206,6 +208,12 @@ class ApiSecretAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def save_model(
+        self, request: HttpRequest, obj: ApiSecret, form: forms.ModelForm, change: bool
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        callers_changed()
 
 
 @admin.register(Client)

@@ -78,6 +78,13 @@ class ApiKeyAuthentication(BaseAuthentication):
         return "api-key"
 
 
+def bearer_token(header: str) -> str:
+    """The client token of an ``Authorization`` header, ``Bearer `` optional."""
+    header = header.strip()
+    scheme, _, rest = header.partition(" ")
+    return rest.strip() if scheme.lower() == "bearer" else header
+
+
 class ClientTokenAuthentication(BaseAuthentication):
     #: What ``authenticate`` can refuse (for the OpenAPI).
     errors = ("MISSING_BEARER", "INVALID_TOKEN")
@@ -86,8 +93,7 @@ class ClientTokenAuthentication(BaseAuthentication):
         header = request.headers.get("Authorization", "").strip()
         if not header:
             raise DomainError("MISSING_BEARER")
-        scheme, _, rest = header.partition(" ")
-        token = rest.strip() if scheme.lower() == "bearer" else header
+        token = bearer_token(header)
         try:
             claims, merchant = _verify(token)
         except InvalidClientTokenError as exc:

@@ -15,8 +15,9 @@ from core import clock
 from core.db import ModelRows
 from core.errors import DomainError
 from core.json import iso_ms
+from merchants.callers import callers_changed
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
-from merchants.selectors import api_key_hash, api_secret_for_signing
+from merchants.selectors import api_key_hash, api_key_used, api_secret_for_signing
 from merchants.tokens import client_token_encode
 from merchants.webhooks.callbacks import callback_url_test
 
@@ -88,6 +89,7 @@ def api_key_create(
 
 def api_key_revoke(*, api_key: ApiKey) -> None:
     ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=clock.now())
+    callers_changed()
 
 
 def api_key_touch(*, api_key: ApiKey) -> None:
@@ -98,6 +100,8 @@ def api_key_touch(*, api_key: ApiKey) -> None:
     ApiKey.objects.filter(pk=api_key.pk).filter(
         Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
     ).update(last_used_at=now)
+    api_key.last_used_at = now
+    api_key_used(api_key=api_key)
 
 
 def api_secret_rotate(*, merchant: Merchant, grace: timedelta = SECRET_ROTATION_GRACE) -> ApiSecret:
@@ -107,17 +111,20 @@ def api_secret_rotate(*, merchant: Merchant, grace: timedelta = SECRET_ROTATION_
         ApiSecret.objects.filter(merchant=merchant, expires_at__isnull=True).update(
             expires_at=clock.now() + grace
         )
+        callers_changed()
         return ApiSecret.objects.create(merchant=merchant, secret=secrets.token_urlsafe(48))
 
 
 def api_secrets_revoke(*, merchant: Merchant) -> int:
     """Stop every secret of a merchant at once; issuing then fails with 1915."""
     now = clock.now()
-    return (
+    stopped = (
         ApiSecret.objects.filter(merchant=merchant)
         .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
         .update(expires_at=now)
     )
+    callers_changed()
+    return stopped
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -26,6 +26,8 @@ class ApiView(APIView):
     errors: ClassVar[tuple[str, ...]] = ()
     #: The operation's summary, description and examples in the OpenAPI document.
     doc: ClassVar[OperationDoc | None] = None
+    #: The view reads the maintenance switch itself; ``MaintenanceMiddleware`` then does not.
+    checks_maintenance: ClassVar[bool] = False
 
     def parse_query(self, request: Request) -> Any:
         assert self.query_serializer is not None

@@ -12,6 +12,7 @@ from trading import examples
 from trading.models import Trade
 from trading.representations import TradeOrTrades, TradeOut, TradePageOut, trade_json
 from trading.selectors.trades import (
+    TradeFilter,
     client_trade_scope,
     client_trades,
     merchant_self_trades,
@@ -36,14 +37,14 @@ class TradesApi(CallerApiView):
 
     query_serializer = TradesQueryIn
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
         raise NotImplementedError
 
     @extend_schema(tags=["trades"], responses=TradePageOut)
     def get(self, request: Request) -> Response:
         query = self.parse_query(request)
-        rows = self.trades(request, game=int(query["game"]), type=query.get("type"))
-        return Response(trades_page(rows=rows, cursor=query.get("cursor"), limit=query["limit"]))
+        where = self.trades(request, game=int(query["game"]), type=query.get("type"))
+        return Response(trades_page(where=where, cursor=query.get("cursor"), limit=query["limit"]))
 
 
 class SecureTradesApi(MerchantApiView, TradesApi):
@@ -59,7 +60,7 @@ class SecureTradesApi(MerchantApiView, TradesApi):
         response=examples.SECURE_TRADE_PAGE,
     )
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
         return merchant_self_trades(merchant=self.merchant(request), game=game, type=type)
 
 
@@ -75,7 +76,7 @@ class ClientTradesApi(ClientApiView, TradesApi):
         response=examples.CLIENT_TRADE_PAGE,
     )
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
         caller = self.caller(request)
         return client_trades(
             merchant=caller.merchant, platform_id=caller.platform_id, game=game, type=type
