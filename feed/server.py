@@ -1,11 +1,12 @@
 """The feed process (docs/feed.md): a python-socketio ``AsyncServer`` (Engine.IO 4, path
 ``/socket.io/``) served as an ASGI app by ``manage.py feed``.
 
-A socket is accepted at once (``always_connect``), then its API key decides: refused, it is
-disconnected without any event, as the original service does; admitted, it joins its merchant's
-sockets and may ``subscribe`` to a game's market. The bus delivers what web and worker processes
-published after their commits; a re-check every ``FEED_RECHECK_SECONDS`` (and at once when a
-key is revoked) closes sockets whose key no longer passes."""
+A socket's API key is checked before the client is told it is connected: admitted, it is in its
+merchant's room from its first moment and may ``subscribe`` to a game's market; refused, it is
+accepted all the same and disconnected without any event, as the original service does. The bus
+delivers what web and worker processes published after their commits; a re-check every
+``FEED_RECHECK_SECONDS`` (and at once when a key is revoked) closes sockets whose key no longer
+passes."""
 
 import asyncio
 import logging
@@ -34,7 +35,7 @@ logger = logging.getLogger(__name__)
 NAMESPACE = "/"
 # Owed market syncs go out this often once their socket has caught up.
 SYNC_SECONDS = 0.5
-SOCKET_LIMIT_ERROR = "FEED_SOCKET_LIMIT"
+SOCKET_LIMIT_CODE = "FEED_SOCKET_LIMIT"
 # A refused socket is disconnected this long after it was accepted (see ``_refuse``).
 REFUSAL_DELAY_SECONDS = 0.2
 
@@ -95,7 +96,6 @@ class FeedServer:
     def __init__(self) -> None:
         self.sio = socketio.AsyncServer(
             async_mode="asgi",
-            always_connect=True,
             cors_allowed_origins=settings.FEED_CORS_ALLOWED_ORIGINS or None,
             logger=False,
             engineio_logger=False,
@@ -164,6 +164,10 @@ class FeedServer:
     # Socket events.
 
     async def on_connect(self, sid: str, environ: dict[str, Any], auth: object = None) -> bool:
+        """Decided before the client hears it is connected, so a client that is told
+        ``connect`` is already in its merchant's room. A refused socket is accepted all the
+        same, and disconnected a moment later without any event."""
+        eio_sid = self.sio.manager.eio_sid_from_sid(sid, NAMESPACE)
         address = socket_address(environ)
         try:
             grant = await in_database(
@@ -171,32 +175,31 @@ class FeedServer:
             )
         except DatabaseError:
             logger.warning("feed: database unavailable; closing the socket", exc_info=True)
-            await self.sink.close(self.sio.manager.eio_sid_from_sid(sid, NAMESPACE))
+            self._refuse(sid, cut=eio_sid)  # the client reconnects by itself
             return True
         if grant is None:
             self.stats["refused"] += 1
-            self._refuse(sid)  # accepted, then disconnected without an event
+            self._refuse(sid)
             return True
         if not await self.limit.admit(grant.merchant_id, sid):
             self.stats["over_cap"] += 1
-            await self.sio.emit(
-                "error",
-                {
-                    "code": SOCKET_LIMIT_ERROR,
-                    "message": "This merchant has the most sockets open it may have.",
-                    "limit": settings.FEED_MAX_SOCKETS_PER_MERCHANT,
+            cap = settings.FEED_MAX_SOCKETS_PER_MERCHANT
+            self._refuse(
+                sid,
+                error={
+                    "code": SOCKET_LIMIT_CODE,
+                    "message": f"This merchant already has {cap} sockets open.",
+                    "limit": cap,
                 },
-                to=sid,
             )
-            self._refuse(sid)
             return True
-        if not self.sio.manager.is_connected(sid, NAMESPACE):
+        if self.sink.backlog(eio_sid) is None:
             await self.limit.release(grant.merchant_id, sid)  # gone while we looked it up
             return False
         self.registry.add(
             FeedSocket(
                 sid=sid,
-                eio_sid=self.sio.manager.eio_sid_from_sid(sid, NAMESPACE),
+                eio_sid=eio_sid,
                 merchant_id=grant.merchant_id,
                 key_id=grant.key_id,
                 address=address,
@@ -206,14 +209,20 @@ class FeedServer:
         self.stats["connected"] += 1
         return True
 
-    def _refuse(self, sid: str) -> None:
-        """Disconnect a socket that was accepted but may not stay. Not at once: python-socketio's
+    def _refuse(self, sid: str, *, error: dict[str, Any] | None = None, cut: str = "") -> None:
+        """Disconnect a socket that was accepted but may not stay (after ``error``, if given;
+        ``cut``: by closing its transport, which clients retry). Not at once: python-socketio's
         client ignores a disconnect that arrives before its ``connect()`` has returned, and
         would then believe itself connected."""
 
         async def refuse() -> None:
             await asyncio.sleep(REFUSAL_DELAY_SECONDS)
-            await self.sio.disconnect(sid)
+            if error is not None:
+                await self.sio.emit("error", error, to=sid)
+            if cut:
+                await self.sio.eio.disconnect(cut)
+            else:
+                await self.sio.disconnect(sid)
 
         task = asyncio.create_task(refuse())
         self.refusals.add(task)
@@ -251,6 +260,9 @@ class FeedServer:
     # Access re-checks.
 
     async def _recheck_all(self) -> None:
+        for socket in list(self.registry.sockets.values()):
+            if self.sink.backlog(socket.eio_sid) is None:  # gone without a disconnect event
+                await self.on_disconnect(socket.sid)
         await self.recheck(self.registry.sockets.values())
         await self.limit.renew(self.registry.merchants())
 
