@@ -105,14 +105,9 @@ class Dispatcher:
             return
         packet = event_packet(str(header["event"]), data)
         for socket in self.registry.of_merchant(str(header["merchantId"])):
-            backlog = self.sink.backlog(socket.eio_sid)
-            if backlog is None:
-                continue
-            if backlog >= self.backlog_hard:
-                await self._too_slow(socket)
-                continue
-            await self.sink.send(socket.eio_sid, packet)
-            self.stats["sent"] += 1
+            if await self._backlog(socket) is not None:
+                await self.sink.send(socket.eio_sid, packet)
+                self.stats["sent"] += 1
 
     async def _to_market(self, header: dict[str, Any], data: bytes) -> None:
         game = int(header["game"])
@@ -126,11 +121,8 @@ class Dispatcher:
         for socket in watchers:
             if (game, source) in socket.missed:
                 continue  # it will refetch anyway
-            backlog = self.sink.backlog(socket.eio_sid)
+            backlog = await self._backlog(socket)
             if backlog is None:
-                continue
-            if backlog >= self.backlog_hard:
-                await self._too_slow(socket)
                 continue
             if backlog >= self.backlog_soft:
                 socket.missed.add((game, source))
@@ -158,10 +150,16 @@ class Dispatcher:
         }
         return event_packet("market", dumps(priced))
 
-    async def _too_slow(self, socket: FeedSocket) -> None:
-        self.stats["closed_slow"] += 1
-        logger.info("feed: closing socket %s (%s packets behind)", socket.sid, self.backlog_hard)
-        await self.sink.close(socket.eio_sid)
+    async def _backlog(self, socket: FeedSocket) -> int | None:
+        """The packets waiting for the socket; None when it is gone, or too far behind (it is
+        then closed)."""
+        backlog = self.sink.backlog(socket.eio_sid)
+        if backlog is not None and backlog >= self.backlog_hard:
+            self.stats["closed_slow"] += 1
+            logger.info("feed: closing socket %s (%s packets behind)", socket.sid, backlog)
+            await self.sink.close(socket.eio_sid)
+            return None
+        return backlog
 
     async def resumed(self) -> None:
         """The bus is read again after a gap: every market subscriber may have missed events."""

@@ -234,12 +234,9 @@ class FeedServer:
             await self.limit.release(socket.merchant_id, sid)
 
     async def on_subscribe(self, sid: str, data: object = None) -> dict[str, Any] | None:
-        socket = self.registry.get(sid)
-        if socket is None:
-            return None
-        game = _market_game(data)
-        if game is None:
-            return MARKET_INPUT_ERROR
+        socket, game = self._market_request(sid, data)
+        if socket is None or game is None:
+            return None if socket is None else MARKET_INPUT_ERROR
         self.registry.subscribe(socket, game)
         # The answer tells it to fetch the market now, which covers anything it missed before.
         socket.missed = {(g, source) for g, source in socket.missed if g != game}
@@ -248,14 +245,16 @@ class FeedServer:
         return dict(sync)
 
     async def on_unsubscribe(self, sid: str, data: object = None) -> dict[str, Any] | None:
-        socket = self.registry.get(sid)
-        if socket is None:
-            return None
-        game = _market_game(data)
-        if game is None:
-            return MARKET_INPUT_ERROR
+        socket, game = self._market_request(sid, data)
+        if socket is None or game is None:
+            return None if socket is None else MARKET_INPUT_ERROR
         self.registry.unsubscribe(socket, game)
         return {"market": {"game": str(game)}, "subscribed": False}
+
+    def _market_request(self, sid: str, data: object) -> tuple[FeedSocket | None, int | None]:
+        """The admitted socket asking (None for one being refused: it gets no answer) and the
+        game of its ``{ market: { game } }`` (None when there is none it can have)."""
+        return self.registry.get(sid), _market_game(data)
 
     # Access re-checks.
 

@@ -14,11 +14,13 @@ from config.celery import app as celery_app
 from sandbox.models import SandboxListing
 from tests.factories import Actor, make_actor, trade_url
 from tests.feed.harness import FeedClient, FeedProcess
-from tests.withdrawals.conftest import funded, make_listing
+from tests.withdrawals.conftest import catalog_item, funded, make_listing
 from tests.withdrawals.receiver import Receiver, receiver
 from trading.models import CatalogItem
 
 FEE = Decimal("1.05")  # a new merchant's 5 % withdraw fee
+
+__all__ = ["catalog_item"]  # a fixture shared with the withdrawal tests
 
 
 @pytest.fixture(scope="session")
@@ -96,22 +98,6 @@ def alice(transactional_db: None, hooks: Receiver) -> Actor:
 @pytest.fixture
 def bob(transactional_db: None, hooks: Receiver) -> Actor:
     return funded(make_actor(name="Bob"), "1000.00", hooks.url)
-
-
-@pytest.fixture
-def catalog_item(transactional_db: None) -> CatalogItem:
-    return CatalogItem.objects.create(
-        id="730-000001",
-        game=730,
-        market_hash_name="AK-47 | Redline (Field-Tested)",
-        name="AK-47 | Redline",
-        item_type="Rifle",
-        rarity="Classified",
-        rarity_color="d32ce6",
-        exterior="Field-Tested",
-        icon_url="https://cdn.sandbox.invalid/a.png",
-        reference_price=Decimal("40.00"),
-    )
 
 
 @pytest.fixture

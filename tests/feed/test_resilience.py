@@ -16,7 +16,7 @@ from merchants.models import WebhookEvent
 from sandbox.models import SandboxListing
 from tests.factories import Actor
 from tests.faults.processes import free_port
-from tests.faults.test_redis_restarted import OwnRedis
+from tests.faults.test_redis_restarted import OwnRedis, own_redis
 from tests.feed.conftest import buy
 from tests.feed.harness import FeedClient, FeedProcess
 from tests.withdrawals.receiver import Receiver
@@ -27,13 +27,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 Connect = Callable[..., FeedClient]
 CS = {"market": {"game": "730"}}
 
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
-    server = OwnRedis(tmp_path)
-    server.start()
-    yield server
-    server.process.stop()
+__all__ = ["own_redis"]  # a fixture shared with the fault tests
 
 
 @pytest.fixture
