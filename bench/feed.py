@@ -3,15 +3,16 @@ from a change's commit to its receipt on every socket of its merchant, and the f
 per socket.
 
     .venv/bin/python bench/feed.py [--sockets 1000] [--merchants 100] [--rate 100] [--seconds 30]
+                                   [--drivers 4]
 
 One ``manage.py feed`` process (Redis bus) on the bench database and Redis; the sockets live in
 a second process (this script with ``--clients``): minimal Engine.IO 4 websocket clients on
-aiohttp, so the measuring side costs little CPU. This process is the publisher: it moves
-withdrawal trades (initiated -> pending -> active -> hold -> completed) through the trade state
-machine (``trade_apply``, one transaction per change, so each change also writes its webhook
-to the outbox) at ``--rate`` per second, spread over the merchants, and notes when each commit
-returned. Every socket notes when each ``trade`` event arrived. Each change reaches every socket
-of its merchant (``--sockets`` / ``--merchants`` of them).
+aiohttp, so the measuring side costs little CPU. This process is the publisher: from ``--drivers``
+threads it moves withdrawal trades (initiated -> pending -> active -> hold -> completed) through
+the trade state machine (``trade_apply``, one transaction per change, so each change also writes
+its webhook to the outbox) at ``--rate`` per second, spread over the merchants, and notes when
+each commit returned. Every socket notes when each ``trade`` event arrived. Each change reaches
+every socket of its merchant (``--sockets`` / ``--merchants`` of them).
 """
 
 import argparse
@@ -21,6 +22,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from decimal import Decimal
@@ -147,29 +149,47 @@ def _trades(merchants: list[Any], count: int) -> list[str]:
     return [str(trade.id) for trade in trades]
 
 
-def _drive(trade_ids: list[str], rate: float, changes: int) -> tuple[dict, float]:
+def _drive(trade_ids: list[str], rate: float, changes: int, drivers: int) -> tuple[dict, float]:
     """``changes`` trade changes at ``rate`` per second, each trade's next move a full round of
-    the trades later; returns when each commit returned, and the rate achieved."""
-    from django.db import transaction
+    the trades later, from ``drivers`` threads (each its own database connection; a trade's
+    moves stay in one thread, in order). Returns when each commit returned, and the rate
+    achieved."""
+    from django.db import connection, transaction
 
     from trading.services.trades import Move, trade_apply, trade_lock
 
     committed: dict[tuple[str, str], float] = {}
     started = time.monotonic()
-    for n in range(changes):
-        trade_id, to = trade_ids[n % len(trade_ids)], MOVES[n // len(trade_ids)]
-        pause = started + n / rate - time.monotonic()
-        if pause > 0:
-            time.sleep(pause)
-        moment: list[float] = []
-        with transaction.atomic():
-            # Registered first, so it runs first after the commit (before the publish).
-            transaction.on_commit(lambda moment=moment: moment.append(time.time()))
-            trade, items = trade_lock(trade_id=trade_id)
-            trade_apply(
-                trade=trade, items=items, moves=[Move(items[0], to)], actor="bench", kind="bench"
-            )
-        committed[(trade_id, to)] = moment[0]
+
+    def drive(part: int) -> None:
+        for n in range(changes):
+            trade_index = n % len(trade_ids)
+            if trade_index % drivers != part:
+                continue
+            trade_id, to = trade_ids[trade_index], MOVES[n // len(trade_ids)]
+            pause = started + n / rate - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+            moment: list[float] = []
+            with transaction.atomic():
+                # Registered first, so it runs first after the commit (before the publish).
+                transaction.on_commit(lambda moment=moment: moment.append(time.time()))
+                trade, items = trade_lock(trade_id=trade_id)
+                trade_apply(
+                    trade=trade,
+                    items=items,
+                    moves=[Move(items[0], to)],
+                    actor="bench",
+                    kind="bench",
+                )
+            committed[(trade_id, to)] = moment[0]
+        connection.close()
+
+    threads = [threading.Thread(target=drive, args=(part,)) for part in range(drivers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     return committed, changes / (time.monotonic() - started)
 
 
@@ -195,6 +215,7 @@ def main() -> None:
     parser.add_argument("--merchants", type=int, default=100)
     parser.add_argument("--rate", type=float, default=100.0, help="trade changes per second")
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--drivers", type=int, default=4, help="threads making the changes")
     parser.add_argument("--port", type=int, default=8096)
     parser.add_argument("--clients", help=argparse.SUPPRESS)  # internal: the sockets' process
     args = parser.parse_args()
@@ -262,7 +283,7 @@ def main() -> None:
             raise SystemExit(f"the clients did not connect: {ready!r}")
         rss_open = _rss_kb(feed.pid)
         cpu_before = _cpu_seconds(feed.pid)
-        committed, achieved = _drive(trade_ids, args.rate, changes)
+        committed, achieved = _drive(trade_ids, args.rate, changes, args.drivers)
         time.sleep(2)  # the last events' way to the sockets
         cpu = _cpu_seconds(feed.pid) - cpu_before
         os.kill(clients.pid, signal.SIGTERM)
