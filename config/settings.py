@@ -13,6 +13,8 @@ from urllib.parse import urlparse
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from config.api.docs import API_DESCRIPTION
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
 
@@ -276,10 +278,7 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Trading Service API",
-    "DESCRIPTION": (
-        "Merchant-facing API for trading game items. Every response is an envelope "
-        "`{requestId, success, data}` or `{requestId, success: false, error}`."
-    ),
+    "DESCRIPTION": API_DESCRIPTION,
     "VERSION": "0.8.3",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -290,7 +289,13 @@ SPECTACULAR_SETTINGS = {
     # Our choices are their own labels: "* `730` - 730" would only repeat the enum.
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     "APPEND_COMPONENTS": {},
-    "POSTPROCESSING_HOOKS": ["merchants.schema.add_security_schemes"],
+    # Descriptions come from each view's ``doc`` (config/api/docs.py); docstrings speak to
+    # developers and never reach the document.
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
+    "POSTPROCESSING_HOOKS": [
+        "merchants.schema.add_security_schemes",
+        "config.api.schema.rate_limit_descriptions",
+    ],
 }
 
 # Where trade URLs point; the platform id is PLATFORM_ID_BASE + partner.

@@ -3,12 +3,14 @@ import hmac
 import ipaddress
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
+from django.db.models import Count, Q
 
 from core.db import ModelRows
-from merchants.models import ApiKey, ApiSecret, Client, Merchant, WebhookEvent
+from merchants.models import ApiKey, ApiSecret, Client, Merchant, WebhookDelivery, WebhookEvent
 
 
 def api_key_hash(raw_key: str) -> str:
@@ -138,3 +140,37 @@ def webhook_event_get(*, merchant: Merchant, event_id: str) -> WebhookEvent | No
         return WebhookEvent.objects.filter(merchant=merchant, pk=uuid.UUID(event_id)).first()
     except ValueError:
         return None
+
+
+@dataclass(frozen=True)
+class WebhookHealth:
+    """How a merchant's webhooks are doing, for staff: what waits, what was given up, the newest
+    delivered event and the newest attempt that did not get a 2xx answer."""
+
+    pending: int
+    failed: int
+    oldest_pending_at: datetime | None
+    last_delivered_at: datetime | None
+    last_failure: WebhookDelivery | None
+
+
+def webhook_health_get(*, merchant: Merchant) -> WebhookHealth:
+    events = WebhookEvent.objects.filter(merchant=merchant)
+    counts = dict(
+        events.filter(status__in=[WebhookEvent.Status.PENDING, WebhookEvent.Status.FAILED])
+        .values_list("status")
+        .annotate(rows=Count("id"))
+        .order_by()
+    )
+    pending = events.filter(status=WebhookEvent.Status.PENDING).order_by("created_at")
+    # The newest delivered event (the (merchant, status, created) index finds it at once).
+    delivered = events.filter(status=WebhookEvent.Status.DELIVERED).order_by("-created_at")
+    answered = Q(status_code__gte=200, status_code__lt=300)
+    failures = WebhookDelivery.objects.filter(event__merchant=merchant).exclude(answered)
+    return WebhookHealth(
+        pending=counts.get(WebhookEvent.Status.PENDING, 0),
+        failed=counts.get(WebhookEvent.Status.FAILED, 0),
+        oldest_pending_at=pending.values_list("created_at", flat=True).first(),
+        last_delivered_at=delivered.values_list("delivered_at", flat=True).first(),
+        last_failure=failures.select_related("event").order_by("-created_at", "-id").first(),
+    )

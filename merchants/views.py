@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import RateLimitDoc, Window
 from config.api.views import ApiView
 from core.errors import DomainError
 from merchants.authentication import (
@@ -15,8 +16,8 @@ from merchants.authentication import (
     MerchantCaller,
 )
 from merchants.models import Merchant, Scope
-from merchants.permissions import SCOPE_ERRORS, KeyScopePermission
-from merchants.ratelimits import RateLimitState, rate_limit_hit
+from merchants.permissions import ANY_SCOPE, SCOPE_ERRORS, KeyScopePermission
+from merchants.ratelimits import REGISTRY, Rate, RateLimitState, rate_limit_hit
 
 
 class CallerApiView(ApiView):
@@ -35,6 +36,16 @@ class CallerApiView(ApiView):
     def declared_errors(self) -> tuple[str, ...]:
         limited = ("RATE_LIMITED",) if self.operation is not None else ()
         return (*limited, *self.errors)
+
+    def documented_rate_limit(self) -> RateLimitDoc | None:
+        if self.operation is None:
+            return None
+        budget = REGISTRY[self.operation]
+        return RateLimitDoc(
+            budget=budget.bucket,
+            verified=_window(budget.verified),
+            unverified=_window(budget.unverified),
+        )
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
@@ -58,6 +69,10 @@ class CallerApiView(ApiView):
         return response
 
 
+def _window(rate: Rate) -> Window:
+    return Window(limit=rate.limit, seconds=rate.window_seconds)
+
+
 class MerchantApiView(CallerApiView):
     """``api-key`` header; ``required_scope`` names the scope the key must carry."""
 
@@ -72,11 +87,26 @@ class MerchantApiView(CallerApiView):
     def declared_errors(self) -> tuple[str, ...]:
         return (*SCOPE_ERRORS[self.required_scope], *super().declared_errors())
 
+    def documented_access(self) -> str:
+        scope = (
+            "either scope (`CORE_ACCESS` or `LEDGER_READ`)"
+            if self.required_scope == ANY_SCOPE
+            else f"the `{self.required_scope}` scope"
+        )
+        return f"the merchant's API key in the `api-key` header, with {scope}."
+
 
 class ClientApiView(CallerApiView):
     """Client token in ``Authorization`` (``Bearer `` optional)."""
 
     authentication_classes = [ClientTokenAuthentication]
+
+    def documented_access(self) -> str:
+        return (
+            "a client token from `POST /auth/authenticate-client` in the `Authorization` header "
+            "(`Bearer <token>`; the `Bearer ` prefix is optional). The operation acts for the "
+            "platform account the token names, and spends its merchant's rate limit."
+        )
 
     def caller(self, request: Request) -> ClientCaller:
         assert isinstance(request.user, ClientCaller)
