@@ -8,6 +8,7 @@ import os
 import secrets
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -90,6 +91,7 @@ INSTALLED_APPS = [
     "wallet",
     "crypto",
     "ledger",
+    "feed",
     *(["sandbox"] if SANDBOX else []),
 ]
 
@@ -185,6 +187,38 @@ def _caches() -> dict[str, Any]:
 
 
 CACHES = _caches()
+
+# The real-time feed (docs/feed.md): web and worker processes publish committed changes on the
+# feed bus, every feed process (``manage.py feed``) reads it. Redis pub/sub when Redis is
+# configured, else the quick start's spool folder. Redis pub/sub channels ignore the database
+# number, so the default channel carries it: deployments sharing a Redis by database stay apart.
+FEED_BUS = os.environ.get("FEED_BUS") or ("redis" if REDIS_URL else "spool")
+if FEED_BUS not in ("redis", "spool"):
+    raise ImproperlyConfigured("FEED_BUS must be redis or spool.")
+FEED_REDIS_URL = os.environ.get("FEED_REDIS_URL") or REDIS_URL
+if FEED_BUS == "redis" and not FEED_REDIS_URL:
+    raise ImproperlyConfigured("FEED_BUS=redis needs REDIS_URL (or FEED_REDIS_URL).")
+FEED_CHANNEL = os.environ.get("FEED_CHANNEL") or (
+    "trading-feed:db" + (urlparse(FEED_REDIS_URL).path.strip("/") or "0")
+)
+FEED_SPOOL_DIR = Path(os.environ.get("FEED_SPOOL_DIR") or VAR_DIR / "feed")
+# A publish waits at most this long for the bus; after a failure publishing pauses this long
+# (the events meanwhile are counted as lost), so a bus that is down never slows a request.
+FEED_PUBLISH_TIMEOUT_SECONDS = env_float("FEED_PUBLISH_TIMEOUT_SECONDS", 0.25)
+FEED_PUBLISH_PAUSE_SECONDS = env_float("FEED_PUBLISH_PAUSE_SECONDS", 5.0)
+# Open sockets per merchant, service-wide (counted in Redis; per feed process on the spool).
+FEED_MAX_SOCKETS_PER_MERCHANT = env_int("FEED_MAX_SOCKETS_PER_MERCHANT", 100)
+# How often a feed process re-checks its sockets' keys (revoked, merchant disabled, scope, IP).
+FEED_RECHECK_SECONDS = env_float("FEED_RECHECK_SECONDS", 2.0)
+# Packets waiting for one socket: above the first, its market events are dropped (it gets a
+# ``sync`` once it has caught up); above the second, the socket is disconnected.
+FEED_SOCKET_BACKLOG = env_int("FEED_SOCKET_BACKLOG", 100)
+FEED_SOCKET_BACKLOG_MAX = env_int("FEED_SOCKET_BACKLOG_MAX", 1000)
+# Browser origins allowed to open sockets (comma-separated); none: only non-browser clients and
+# same-origin pages.
+FEED_CORS_ALLOWED_ORIGINS = [
+    o.strip() for o in os.environ.get("FEED_CORS_ALLOWED_ORIGINS", "").split(",") if o.strip()
+]
 
 # Celery: the broker is Redis when configured, else a folder shared by every local process.
 CELERY_BROKER_URL = REDIS_URL or "atomicfs://"  # config/broker.py

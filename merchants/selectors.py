@@ -1,6 +1,8 @@
 import hashlib
 import hmac
+import ipaddress
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -158,6 +160,32 @@ def merchant_peek(*, merchant_id: str) -> tuple[str, bool] | None:
     whatever the epoch (see ``api_key_peek``)."""
     rows = CALLERS.get(_SECRETS_OF, merchant_id)
     return (str(rows[0][1][_MERCHANT_ID]), rows[0][1][_MERCHANT_VERIFIED]) if rows else None
+
+
+def ip_allowed(address: str, whitelist: list[str]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in ipaddress.ip_network(cidr, strict=False) for cidr in whitelist)
+
+
+def api_key_refusal(*, key: ApiKey | None, ip: str) -> str | None:
+    """Why a key may not be used from this address now (its error code), or None: unknown or
+    revoked, its merchant disabled, the address outside the key's allow-list. Scopes are the
+    caller's to check. The HTTP API and the feed both decide with this."""
+    if key is None or key.is_revoked:
+        return "INVALID_API_KEY"
+    if not key.merchant.is_active:
+        return "ACCOUNT_DISABLED"
+    if key.ip_whitelist and not ip_allowed(ip, key.ip_whitelist):
+        return "API_KEY_IP_DENIED"
+    return None
+
+
+def api_keys_get(*, ids: Iterable[int]) -> dict[int, ApiKey]:
+    """Keys by id with their merchants, revoked ones included (the feed re-checks them)."""
+    return ApiKey.objects.select_related("merchant").in_bulk(list(ids))
 
 
 def api_secret_for_signing(*, merchant: Merchant) -> ApiSecret | None:

@@ -14,6 +14,7 @@ from django.utils import timezone
 from core import clock
 from core.db import ModelRows
 from core.errors import DomainError
+from core.feed import feed_publish_on_commit
 from core.json import iso_ms
 from merchants.callers import callers_changed
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
@@ -88,8 +89,10 @@ def api_key_create(
 
 
 def api_key_revoke(*, api_key: ApiKey) -> None:
+    """Effective at once: the API refuses the key, and the feed closes its sockets."""
     ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=clock.now())
     callers_changed()
+    feed_publish_on_commit({"kind": "access", "merchantId": str(api_key.merchant_id)})
 
 
 def api_key_touch(*, api_key: ApiKey) -> None:
