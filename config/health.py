@@ -24,6 +24,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import OperationDoc
 from config.api.views import ApiView
 from config.celery import app as celery_app
 from core.db import pooled_connections_recheck
@@ -110,6 +111,31 @@ class HealthApi(ApiView):
     authentication_classes = []
     permission_classes = []
     errors = ("SERVICE_UNAVAILABLE",)
+    doc = OperationDoc(
+        summary="Check that the service can serve",
+        description="""
+            For load balancers and monitoring: 200 when the database, the cache and the broker
+            all answer, else 503 `SERVICE_UNAVAILABLE` with `details.checks` naming each one's
+            state (`ok`, `unavailable`, or `timeout` when it did not answer within 2 seconds).
+            It needs no credentials, answers within about 2 seconds whatever hangs, and stays up
+            during maintenance mode, when the API routes answer `SYSTEM_MAINTENANCE`:
+            `maintenance.mode` says whether it is on. `timestamp` is the server's time (real
+            time, whatever the sandbox clock says) and `uptime` the seconds since the answering
+            process started.
+        """,
+        response={
+            "status": "ok",
+            "checks": {"database": "ok", "cache": "ok", "broker": "ok"},
+            "timestamp": "2026-05-02T12:00:00.000Z",
+            "uptime": 86400,
+            "maintenance": {"mode": False},
+        },
+        error_details={
+            "SERVICE_UNAVAILABLE": {
+                "checks": {"database": "ok", "cache": "timeout", "broker": "unavailable"}
+            }
+        },
+    )
 
     @extend_schema(
         operation_id="health",

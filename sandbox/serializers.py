@@ -53,8 +53,9 @@ class SandboxPlatformUserIn(StrictSerializer):
     )
     escrowDays = StrictIntegerField(min_value=0, max_value=30, required=False, default=0)
     inventoryPrivate = StrictBooleanField(required=False, default=False)
-    # The list may be null, its entries not (``many=True`` would let both be).
-    inventory: serializers.ListSerializer[Any] = serializers.ListSerializer(
+    # The list may be null ("not given"), its items may not: ``many=True`` would hand allow_null
+    # down to the items as well.
+    inventory = serializers.ListField(
         child=SandboxInventoryItemIn(), required=False, allow_null=True, default=None
     )
     fault = StrictChoiceField(
