@@ -145,10 +145,16 @@ def _page_ids(sides: list[QuerySet[Any]], *, offset: int, limit: int) -> list[uu
     """The ids of the page, newest first, from the narrow (id, created) rows: each side is an
     index-only range. Each side of a union is cut to its own first ``offset + limit`` rows, so
     PostgreSQL merges the index ranges instead of sorting the whole history (it does not push
-    an outer ORDER BY into the branches of a UNION ALL)."""
+    an outer ORDER BY into the branches of a UNION ALL). SQLite (the quick start) allows no
+    LIMIT inside a compound statement: there the union is sorted and cut as a whole."""
     end = offset + limit
     narrow = [side.values("id", "created_at").order_by(*NEWEST_FIRST) for side in sides]
-    rows = narrow[0] if len(narrow) == 1 else _union_all([side[:end] for side in narrow])
+    if len(narrow) == 1:
+        rows = narrow[0]
+    elif connection.features.supports_slicing_ordering_in_compound:
+        rows = _union_all([side[:end] for side in narrow])
+    else:
+        rows = _union_all([side.order_by() for side in narrow])
     return [row["id"] for row in rows.order_by(*NEWEST_FIRST)[offset:end]]
 
 

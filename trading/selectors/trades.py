@@ -4,6 +4,7 @@ import base64
 import uuid
 from datetime import datetime
 
+from django.db import connection, models
 from django.db.models import Prefetch, Q, QuerySet, Sum
 
 from core.errors import validation_error
@@ -29,6 +30,12 @@ def _decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
         raise validation_error({"cursor": "Not a cursor this service gave."}) from exc
 
 
+def _column_value(name: str, value: object) -> object:
+    field = Trade._meta.get_field(name)
+    assert isinstance(field, models.Field)
+    return field.get_db_prep_value(value, connection)
+
+
 def _with_items(rows: QuerySet[Trade]) -> QuerySet[Trade]:
     return rows.select_related("merchant").prefetch_related(
         Prefetch("items", queryset=TradeItem.objects.order_by("position"))
@@ -48,9 +55,10 @@ def trades_page(*, rows: QuerySet[Trade], cursor: str | None, limit: int) -> Tra
     if cursor:
         created_at, trade_id = _decode_cursor(cursor)
         # A row comparison is one index range; the equivalent OR would filter every row above.
+        # Its values go in as the columns store them (SQLite keeps a uuid as 32 hex digits).
         rows = rows.extra(
             where=['("trading_trade"."created_at", "trading_trade"."id") < (%s, %s)'],
-            params=[created_at, trade_id],
+            params=[_column_value("created_at", created_at), _column_value("id", trade_id)],
         )
     page = list(rows.order_by("-created_at", "-id")[: limit + 1])
     more = len(page) > limit
