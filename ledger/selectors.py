@@ -30,7 +30,8 @@ logger = logging.getLogger(__name__)
 # A history read that takes longer is cut off and answered with SERVER_ERROR (retry).
 STATEMENT_TIMEOUT_MS = 5000
 
-# Filtering by these types leaves staff credits and debits out (contract 4.12).
+# Filtering by these types leaves staff credits and debits out (contract 4.12); filtering by an
+# admin kind (ADMIN_CREDIT, ADMIN_DEBIT) leaves every funding out.
 TYPES_WITHOUT_ADMIN_ROWS = (Funding.Type.DEPOSIT, Funding.Type.WITHDRAWAL)
 
 # The columns of a ledger row, in the same order on both sides of the union.
@@ -91,9 +92,8 @@ def _admin_rows(*, merchant: Merchant, query: LedgerQuery) -> QuerySet[Any]:
     """Staff credits and debits of the merchant (their cause names it), shaped as ledger rows
     (always POSTED); the amount is the size of the transfer's postings. The constants are cast
     to the funding columns' types so both sides of the union line up exactly."""
-    rows = Transfer.objects.filter(
-        cause_type="admin", cause_id=str(merchant.pk), kind__in=ADMIN_KINDS
-    )
+    kinds = [query.type] if query.type in ADMIN_KINDS else ADMIN_KINDS
+    rows = Transfer.objects.filter(cause_type="admin", cause_id=str(merchant.pk), kind__in=kinds)
     posted = Posting.objects.filter(transfer=OuterRef("pk")).values("amount")[:1]
     text = {name: Cast(Value(""), _column(Funding, name)) for name in ("token", "chain")}
     rows = _created_between(rows, query).annotate(
@@ -162,7 +162,9 @@ def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPageOut:
     """One page of the merchant's ledger, newest first (created, then id), and the number of
     rows matching the query. Three statements: the page's ids, their rows, the count (the
     first and the last read only narrow, index-covered columns)."""
-    sides = [_funding_rows(merchant=merchant, query=query, now=clock.now())]
+    sides: list[QuerySet[Any]] = []
+    if query.type not in ADMIN_KINDS:
+        sides.append(_funding_rows(merchant=merchant, query=query, now=clock.now()))
     if query.type not in TYPES_WITHOUT_ADMIN_ROWS:
         sides.append(_admin_rows(merchant=merchant, query=query))
     with _history_read():
