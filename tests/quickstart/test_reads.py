@@ -5,6 +5,7 @@ pages, followed to their end."""
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cache
 from typing import Any
 
@@ -13,6 +14,7 @@ from rest_framework.test import APIClient
 
 from tests.factories import trade_url
 from tests.quickstart.conftest import OWNER, Http, World, ok
+from wallet.services import wallet_admin_credit
 
 pytestmark = pytest.mark.django_db
 
@@ -229,14 +231,19 @@ def test_ledger_pages_by_offset_add_up_to_the_whole_ledger(http: Http, world: Wo
     assert pages[-1]["items"] == []
 
 
-def test_ledger_lists_staff_credits_by_their_type(http: Http, world: World):
-    credits = ok(
-        http.get("/v1/ledger/transactions", {"type": "ADMIN_CREDIT"}, headers=world.shop.headers)
+def test_ledger_lists_staff_credits_by_their_type_in_cents(http: Http, world: World):
+    wallet_admin_credit(merchant=world.shop.merchant, amount=Decimal(7), reason="a whole number")
+
+    response = http.get(
+        "/v1/ledger/transactions", {"type": "ADMIN_CREDIT"}, headers=world.shop.headers
     )
 
-    assert [(row["type"], row["amount"]["usd"]) for row in credits["items"]] == [
-        ("ADMIN_CREDIT", 5000)
+    assert [(row["type"], row["amount"]["usd"]) for row in ok(response)["items"]] == [
+        ("ADMIN_CREDIT", Decimal("7.00")),
+        ("ADMIN_CREDIT", Decimal("5000.00")),
     ]
+    assert b'"usd":7.00,' in response.content
+    assert b'"fee":0.00,' in response.content
 
 
 @pytest.mark.parametrize(("kind", "rows"), [("deposits", 3), ("withdrawals", 3)])
