@@ -32,8 +32,8 @@ from tests.withdrawals.receiver import Receiver, receiver
 from trading.models import CatalogItem
 from wallet.services import wallet_admin_credit
 
-USER = 11  # the partner behind the shop's client token
-OWNER = 12  # a platform user whose items the shop sells itself
+USER = 21  # the partner behind the shop's client token (tests/test_openapi_bodies.py has 11 and 12)
+OWNER = 22  # a platform user whose items the shop sells itself
 ETH_RECIPIENT = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc"
 RUN_AS_BIN_TEST = (
     "env -u DATABASE_URL -u REDIS_URL SANDBOX=true VAR_DIR=$(mktemp -d) "
