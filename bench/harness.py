@@ -90,12 +90,19 @@ def flush_rate_limits() -> None:
     subprocess.run(["redis-cli", "-n", db, "flushdb"], check=True, capture_output=True)
 
 
+# The web servers the bench can run an application under (bench/README.md, "Web server").
+SERVERS = ("granian", "gunicorn")
+DEFAULT_SERVER = "gunicorn"
+
+
 @dataclass
-class Stack:
+class Web:
+    """One web server (its master process and workers) serving one application."""
+
     base_url: str
     web: subprocess.Popen[bytes]
-    worker: subprocess.Popen[bytes] | None
     workers: int
+    server: str
 
     def web_pids(self) -> list[int]:
         out = subprocess.run(
@@ -104,7 +111,7 @@ class Stack:
         return [int(pid) for pid in out.split()]
 
     def workers_renew(self, timeout_seconds: float = 60) -> None:
-        """Fresh web workers (on SIGHUP gunicorn starts new ones and stops the old), so that
+        """Fresh web workers (on SIGHUP both servers start new ones and stop the old), so that
         a scenario's peak memory is its own, not what earlier scenarios left allocated."""
         old = set(self.web_pids())
         os.kill(self.web.pid, signal.SIGHUP)
@@ -115,7 +122,7 @@ class Stack:
                 _wait_for(f"{self.base_url}/health", 30)
                 return
             time.sleep(0.2)
-        raise RuntimeError("gunicorn did not renew its workers")
+        raise RuntimeError(f"{self.server} did not renew its workers")
 
     def peak_rss_mb(self) -> float:
         """The largest peak resident set (VmHWM) among the web workers, in MB (2^20 bytes)."""
@@ -124,6 +131,107 @@ class Stack:
             with suppress(OSError), open(f"/proc/{pid}/status") as handle:
                 peaks += [int(line.split()[1]) / 1024 for line in handle if line[:6] == "VmHWM:"]
         return max(peaks)
+
+
+@dataclass
+class Stack(Web):
+    worker: subprocess.Popen[bytes] | None = None
+
+
+def web_argv(
+    server: str, app: str, port: int, *, workers: int, threads: int, worker_connections: int
+) -> list[str]:
+    """The command that serves ``app`` as production does (bin/start), with this many processes
+    and threads: gunicorn with config/gunicorn.py (gthread), or granian's WSGI interface."""
+    if server == "gunicorn":
+        return [
+            str(VENV / "gunicorn"),
+            "-c",
+            str(ROOT / "config" / "gunicorn.py"),
+            app,
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--threads",
+            str(threads),
+            "--worker-connections",
+            str(worker_connections),
+            "--log-level",
+            "warning",
+            # The envelope worker (config/gunicorn_worker.py) needs the service's settings; for
+            # another application its parent class, which differs only in refused requests.
+            *([] if app == SERVICE_APP else ["--worker-class", "gthread"]),
+        ]
+    if server == "granian":
+        return [
+            str(VENV / "granian"),
+            *GRANIAN_OPTIONS,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--blocking-threads",
+            str(threads),
+            "--log-level",
+            "warning",
+            app,
+        ]
+    raise ValueError(f"unknown web server {server}")
+
+
+SERVICE_APP = "config.wsgi:application"
+# granian's WSGI interface over HTTP/1.1 only (no websockets, no HTTP/2 upgrade); a worker that
+# dies is replaced, and one that will not stop within 30 s of a reload or shutdown is killed
+# (without it granian waits for ever), as gunicorn's graceful timeout does.
+GRANIAN_OPTIONS = (
+    "--interface",
+    "wsgi",
+    "--http",
+    "1",
+    "--no-ws",
+    "--respawn-failed-workers",
+    "--workers-kill-timeout",
+    "30",
+)
+
+
+@contextmanager
+def web(
+    *,
+    app: str = SERVICE_APP,
+    server: str = DEFAULT_SERVER,
+    workers: int = 2,
+    threads: int = 4,
+    port: int = 8098,
+    env: dict[str, str] | None = None,
+    worker_connections: int = 1000,
+    health: str = "/health",
+) -> Iterator[Web]:
+    """``app`` under ``server`` until the block ends."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    log = open(RESULTS / "stack.log", "ab")  # noqa: SIM115 (open for the server's lifetime)
+    argv = web_argv(
+        server, app, port, workers=workers, threads=threads, worker_connections=worker_connections
+    )
+    process = subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env={**os.environ, **BENCH_ENV, **(env or {})},
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
+    )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for(f"{base_url}{health}", 60)
+        yield Web(base_url=base_url, web=process, workers=workers, server=server)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+        log.close()
 
 
 def load_average() -> tuple[float, float, float]:
@@ -172,6 +280,7 @@ def _wait_for(url: str, deadline_seconds: float) -> None:
 @contextmanager
 def stack(
     *,
+    server: str = DEFAULT_SERVER,
     workers: int = 2,
     threads: int = 4,
     celery: bool = False,
@@ -179,64 +288,51 @@ def stack(
     extra_env: dict[str, str] | None = None,
     worker_connections: int = 1000,
 ) -> Iterator[Stack]:
-    env = {**os.environ, **BENCH_ENV, **(extra_env or {})}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    log = open(RESULTS / "stack.log", "ab")  # noqa: SIM115 (open for the stack's lifetime)
-    web = subprocess.Popen(
-        [
-            str(VENV / "gunicorn"),
-            "config.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--threads",
-            str(threads),
-            "--worker-class",
-            "gthread",
-            "--worker-connections",
-            str(worker_connections),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=log,
-        start_new_session=True,
-    )
-    worker = None
-    if celery:
-        worker = subprocess.Popen(
-            [
-                str(VENV / "celery"),
-                "-A",
-                "config",
-                "worker",
-                "--beat",
-                "--loglevel",
-                "WARNING",
-                "--concurrency",
-                "2",
-                "--schedule",
-                str(RESULTS / "celerybeat-schedule"),
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_for(f"{base_url}/health", 60)
-        yield Stack(base_url=base_url, web=web, worker=worker, workers=workers)
-    finally:
-        for process in (web, worker):
-            if process is not None:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=30)
-        log.close()
+    """The service: its web server and, with ``celery``, a worker with beat."""
+    with web(
+        server=server,
+        workers=workers,
+        threads=threads,
+        port=port,
+        env=extra_env,
+        worker_connections=worker_connections,
+    ) as served:
+        worker = None
+        if celery:
+            log = open(RESULTS / "stack.log", "ab")  # noqa: SIM115 (open for the worker's lifetime)
+            worker = subprocess.Popen(
+                [
+                    str(VENV / "celery"),
+                    "-A",
+                    "config",
+                    "worker",
+                    "--beat",
+                    "--loglevel",
+                    "WARNING",
+                    "--concurrency",
+                    "2",
+                    "--schedule",
+                    str(RESULTS / "celerybeat-schedule"),
+                ],
+                cwd=ROOT,
+                env={**os.environ, **BENCH_ENV, **(extra_env or {})},
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
+        try:
+            yield Stack(
+                base_url=served.base_url,
+                web=served.web,
+                workers=served.workers,
+                server=served.server,
+                worker=worker,
+            )
+        finally:
+            if worker is not None:
+                os.killpg(worker.pid, signal.SIGTERM)
+                worker.wait(timeout=30)
+                log.close()
 
 
 @dataclass(frozen=True)

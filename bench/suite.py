@@ -22,11 +22,15 @@ import suite_data as data
 from cpu_share import cpu_used, snapshot
 from harness import (
     BENCH_ENV,
+    DEFAULT_SERVER,
     RESULTS,
     ROOT,
+    SERVERS,
     VENV,
     Request,
+    Result,
     Stack,
+    Web,
     drive,
     ensure_database,
     load_average,
@@ -34,16 +38,18 @@ from harness import (
     setup_django,
     stack,
 )
+from limits import NO_IO, READ, WRITE, limit_lines, limit_server, limit_tables_ensure
 from report import Measured, report_write
 from tradedata import RECEIVER_PORT, drain
 
 WARMUP_SECONDS = 3
 WEB_WORKERS = 2  # one per core; threads overlap a request's waits on PostgreSQL and Redis
 WEB_THREADS = 4
-# A worker takes no more connections than it has threads: wrk's 8 long-lived connections then
-# split 4 and 4 (with gunicorn's default of 1,000 one worker could take all 8 and leave the
-# other idle: seen as 0.00 and 0.92 cores).
-WORKER_CONNECTIONS = WEB_THREADS
+# gunicorn as config/gunicorn.py runs it: keep-alive (1,000 connections a worker). Taking no more
+# connections than threads (as this suite did before) turns keep-alive off in gthread workers,
+# and a new connection per request cost gunicorn half its throughput (bench/README.md, "Web
+# server"); wrk's 8 connections can then land unevenly on the two workers (see "Noise").
+WORKER_CONNECTIONS = 1000
 CONNECTIONS = 8
 
 
@@ -52,6 +58,7 @@ class Scenario:
     key: str
     label: str
     lines: Callable[[], list[Request]]
+    limit: str = READ  # the limit it is a share of: NO_IO, READ or WRITE
     write: bool = False  # each line is sent once; the worker drains the backlog afterwards
     needs: str = ""  # a path that must resolve on this commit, else "not available"
 
@@ -59,17 +66,29 @@ class Scenario:
 def scenarios(cast: data.Cast, scale: data.Scale, seconds: int) -> list[Scenario]:
     buys, withdrawals = data.listings_for_writes(seconds * 400, seconds * 300)
     return [
-        Scenario("baseline", "GET /sandbox/clock (baseline)", lambda: data.baseline_lines(cast)),
+        Scenario(
+            "baseline",
+            "GET /sandbox/clock (the service's no-op)",
+            lambda: data.baseline_lines(cast),
+            limit=NO_IO,
+        ),
         Scenario(
             "authenticate",
             "POST /auth/authenticate-client",
             lambda: data.authenticate_lines(cast),
+            limit=WRITE,
         ),
+        Scenario("balance", "GET /v1/wallets/me/balance", lambda: data.balance_lines(cast)),
         Scenario("prices", "GET /secure/prices (game 730)", lambda: data.prices_lines(cast)),
         Scenario(
             "market_search",
             "GET /client/market search + sort, 1M listings",
             lambda: data.market_search_lines(cast),
+        ),
+        Scenario(
+            "secure_market",
+            "GET /secure/market search",
+            lambda: data.secure_market_lines(cast),
         ),
         Scenario("market_item", "GET /secure/market/item", lambda: data.market_item_lines(cast)),
         Scenario("inventory", "GET /client/inventory", lambda: data.inventory_lines(cast)),
@@ -100,22 +119,27 @@ def scenarios(cast: data.Cast, scale: data.Scale, seconds: int) -> list[Scenario
         ),
         Scenario(
             "baseline_again",
-            "GET /sandbox/clock (baseline, after the reads)",
+            "GET /sandbox/clock (the no-op, after the reads)",
             lambda: data.baseline_lines(cast),
+            limit=NO_IO,
         ),
         Scenario(
             "deposit",
             "POST /client/trading/deposit",
             lambda: data.deposit_lines(cast),
+            limit=WRITE,
             write=True,
         ),
         Scenario(
             "withdraw",
             "POST /client/trading/withdraw",
             lambda: data.withdraw_lines(cast, withdrawals),
+            limit=WRITE,
             write=True,
         ),
-        Scenario("buy", "POST /secure/buy", lambda: data.buy_lines(cast, buys), write=True),
+        Scenario(
+            "buy", "POST /secure/buy", lambda: data.buy_lines(cast, buys), limit=WRITE, write=True
+        ),
     ]
 
 
@@ -168,10 +192,32 @@ def worker_idle_wait(service: Stack, max_seconds: int = 300) -> float | None:
     return None
 
 
+def limit_measure(limits: Web, kind: str, seconds: int) -> Result:
+    """The limit of this kind, warmed up, just before the endpoint compared with it."""
+    lines = limit_lines(kind)
+    drive(
+        limits.base_url,
+        kind,
+        lines,
+        seconds=WARMUP_SECONDS,
+        connections=CONNECTIONS,
+        warmup_seconds=0,
+    )
+    return drive(
+        limits.base_url, kind, lines, seconds=seconds, connections=CONNECTIONS, warmup_seconds=0
+    )
+
+
 def measure(
-    service: Stack, scenario: Scenario, warmup: list[Request], seconds: int, profile: bool
+    service: Stack,
+    limits: Web,
+    scenario: Scenario,
+    warmup: list[Request],
+    seconds: int,
+    profile: bool,
 ) -> Measured:
     requests = scenario.lines()
+    limit = limit_measure(limits, scenario.limit, seconds)
     service.workers_renew()
     load_before = load_average()
     # Writes send each line once: their fresh workers warm up on the baseline request.
@@ -210,6 +256,8 @@ def measure(
         key=scenario.key,
         label=scenario.label,
         result=result,
+        limit_kind=scenario.limit,
+        limit=limit,
         lines=len(requests),
         load_before=load_before,
         load_after=load_average(),
@@ -290,11 +338,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=20, help="measured seconds per scenario")
     parser.add_argument("--only", default="", help="comma-separated scenario keys")
     parser.add_argument("--profile", action="store_true", help="py-spy one web worker")
+    parser.add_argument("--server", choices=SERVERS, default=DEFAULT_SERVER, help="web server")
     parser.add_argument("--output", type=Path, default=RESULTS / "latest.md")
     args = parser.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     ensure_database()
     setup_django()
+    limit_tables_ensure()
     scale = data.build_scale()
     notes: list[str] = []
     measured: list[Measured] = []
@@ -316,12 +366,13 @@ def main() -> None:
             if not args.only or s.key in args.only.split(",")
         ]
         warmup = data.baseline_lines(cast)
-        with stack(
-            celery=True,
-            workers=WEB_WORKERS,
-            threads=WEB_THREADS,
-            worker_connections=WORKER_CONNECTIONS,
-        ) as service:
+        size = {
+            "server": args.server,
+            "workers": WEB_WORKERS,
+            "threads": WEB_THREADS,
+            "worker_connections": WORKER_CONNECTIONS,
+        }
+        with stack(celery=True, **size) as service, limit_server(**size) as limits:  # type: ignore[arg-type]
             for scenario in chosen:
                 if scenario.needs and not available(scenario.needs):
                     measured.append(Measured.unavailable(scenario.key, scenario.label))
@@ -335,11 +386,12 @@ def main() -> None:
                         if waited is None
                         else f"Before {scenario.label}: waited {waited:.0f} s for an idle worker."
                     )
-                outcome = measure(service, scenario, warmup, args.seconds, args.profile)
+                outcome = measure(service, limits, scenario, warmup, args.seconds, args.profile)
                 measured.append(outcome)
                 print(outcome.summary(), flush=True)
                 if scenario.write:
                     waited = drain(600, deposits_busy(cast))
+                    measured[-1] = measured[-1].with_drain(waited)
                     notes.append(
                         f"After {scenario.label} the worker finished the backlog in {waited:.0f} s."
                         if waited is not None
@@ -355,10 +407,15 @@ def main() -> None:
         started=started,
         commit=commit(),
         seconds=args.seconds,
-        setup=f"gunicorn {WEB_WORKERS} workers x {WEB_THREADS} threads (gthread, "
-        f"{WORKER_CONNECTIONS} connections per worker); "
-        f"wrk 2 threads, {CONNECTIONS} connections; fresh web workers for each scenario, "
-        f"warmed up {WARMUP_SECONDS} s (on the scenario's requests, writes on the baseline's)",
+        setup=f"{args.server} {WEB_WORKERS} workers x {WEB_THREADS} threads"
+        + (
+            f" (gthread, {WORKER_CONNECTIONS} connections per worker)"
+            if args.server == "gunicorn"
+            else " (WSGI)"
+        )
+        + f"; wrk 2 threads, {CONNECTIONS} connections; each endpoint measured right after its "
+        f"limit (the limit app under the same server); fresh web workers for each scenario, "
+        f"warmed up {WARMUP_SECONDS} s (on the scenario's requests, writes on the no-op's)",
         notes=notes,
     )
     print(args.output.read_text())

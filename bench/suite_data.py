@@ -272,6 +272,24 @@ def authenticate_lines(cast: Cast, clients: int = 10_000) -> list[Request]:
     return lines
 
 
+def balance_lines(cast: Cast) -> list[Request]:
+    return [Request("GET", "/v1/wallets/me/balance", {"api-key": r.key}) for r in cast.readers]
+
+
+def secure_market_lines(cast: Cast) -> list[Request]:
+    """The market search of the client market's scenario (13 terms x 5 sorts), asked by the
+    merchants in turn with their keys."""
+    combos = [(term, sort) for term in SEARCHES for sort in SORTS] * 4
+    return [
+        Request(
+            "GET",
+            f"/secure/market?search={quote(term)}&sort={sort}",
+            {"api-key": cast.readers[n % len(cast.readers)].key},
+        )
+        for n, (term, sort) in enumerate(combos)
+    ]
+
+
 def prices_lines(cast: Cast) -> list[Request]:
     return [Request("GET", "/secure/prices", {"api-key": r.key}) for r in cast.readers]
 

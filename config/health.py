@@ -19,6 +19,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import OperationDoc
 from config.api.views import ApiView
 from config.celery import app as celery_app
 from core.db import pooled_connections_recheck
@@ -96,6 +97,22 @@ class HealthApi(ApiView):
     authentication_classes = []
     permission_classes = []
     errors = ("SERVICE_UNAVAILABLE",)
+    doc = OperationDoc(
+        summary="Check that the service can serve",
+        description="""
+            For load balancers and monitoring: 200 when the database, the cache and the broker
+            all answer, else 503 `SERVICE_UNAVAILABLE` with `details.checks` naming each one's
+            state (`ok`, `unavailable`, or `timeout` when it did not answer within 2 seconds).
+            It needs no credentials, answers within about 2 seconds whatever hangs, and stays up
+            during maintenance mode, when the API routes answer `SYSTEM_MAINTENANCE`.
+        """,
+        response={"status": "ok", "checks": {"database": "ok", "cache": "ok", "broker": "ok"}},
+        error_details={
+            "SERVICE_UNAVAILABLE": {
+                "checks": {"database": "ok", "cache": "timeout", "broker": "unavailable"}
+            }
+        },
+    )
 
     @extend_schema(
         operation_id="health",

@@ -8,9 +8,12 @@ import os
 import secrets
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from config.api.docs import API_DESCRIPTION
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
@@ -88,6 +91,7 @@ INSTALLED_APPS = [
     "wallet",
     "crypto",
     "ledger",
+    "feed",
     *(["sandbox"] if SANDBOX else []),
 ]
 
@@ -96,11 +100,12 @@ MIDDLEWARE = [
     "config.api.middleware.RequestLimitsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # The admin's and the docs' middleware, skipped for API paths (config.api.middleware).
+    "config.api.middleware.SessionsOutsideApi",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "config.api.middleware.CsrfOutsideApi",
+    "config.api.middleware.AuthenticationOutsideApi",
+    "config.api.middleware.MessagesOutsideApi",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "config.api.middleware.MaintenanceMiddleware",
 ]
@@ -183,6 +188,38 @@ def _caches() -> dict[str, Any]:
 
 CACHES = _caches()
 
+# The real-time feed (docs/feed.md): web and worker processes publish committed changes on the
+# feed bus, every feed process (``manage.py feed``) reads it. Redis pub/sub when Redis is
+# configured, else the quick start's spool folder. Redis pub/sub channels ignore the database
+# number, so the default channel carries it: deployments sharing a Redis by database stay apart.
+FEED_BUS = os.environ.get("FEED_BUS") or ("redis" if REDIS_URL else "spool")
+if FEED_BUS not in ("redis", "spool"):
+    raise ImproperlyConfigured("FEED_BUS must be redis or spool.")
+FEED_REDIS_URL = os.environ.get("FEED_REDIS_URL") or REDIS_URL
+if FEED_BUS == "redis" and not FEED_REDIS_URL:
+    raise ImproperlyConfigured("FEED_BUS=redis needs REDIS_URL (or FEED_REDIS_URL).")
+FEED_CHANNEL = os.environ.get("FEED_CHANNEL") or (
+    "trading-feed:db" + (urlparse(FEED_REDIS_URL).path.strip("/") or "0")
+)
+FEED_SPOOL_DIR = Path(os.environ.get("FEED_SPOOL_DIR") or VAR_DIR / "feed")
+# A publish waits at most this long for the bus; after a failure publishing pauses this long
+# (the events meanwhile are counted as lost), so a bus that is down never slows a request.
+FEED_PUBLISH_TIMEOUT_SECONDS = env_float("FEED_PUBLISH_TIMEOUT_SECONDS", 0.25)
+FEED_PUBLISH_PAUSE_SECONDS = env_float("FEED_PUBLISH_PAUSE_SECONDS", 5.0)
+# Open sockets per merchant, service-wide (counted in Redis; per feed process on the spool).
+FEED_MAX_SOCKETS_PER_MERCHANT = env_int("FEED_MAX_SOCKETS_PER_MERCHANT", 100)
+# How often a feed process re-checks its sockets' keys (revoked, merchant disabled, scope, IP).
+FEED_RECHECK_SECONDS = env_float("FEED_RECHECK_SECONDS", 2.0)
+# Packets waiting for one socket: above the first, its market events are dropped (it gets a
+# ``sync`` once it has caught up); above the second, the socket is disconnected.
+FEED_SOCKET_BACKLOG = env_int("FEED_SOCKET_BACKLOG", 100)
+FEED_SOCKET_BACKLOG_MAX = env_int("FEED_SOCKET_BACKLOG_MAX", 1000)
+# Browser origins allowed to open sockets (comma-separated); none: only non-browser clients and
+# same-origin pages.
+FEED_CORS_ALLOWED_ORIGINS = [
+    o.strip() for o in os.environ.get("FEED_CORS_ALLOWED_ORIGINS", "").split(",") if o.strip()
+]
+
 # Celery: the broker is Redis when configured, else a folder shared by every local process.
 CELERY_BROKER_URL = REDIS_URL or "atomicfs://"  # config/broker.py
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
@@ -242,10 +279,7 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Trading Service API",
-    "DESCRIPTION": (
-        "Merchant-facing API for trading game items. Every response is an envelope "
-        "`{requestId, success, data}` or `{requestId, success: false, error}`."
-    ),
+    "DESCRIPTION": API_DESCRIPTION,
     "VERSION": "0.8.3",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -256,7 +290,13 @@ SPECTACULAR_SETTINGS = {
     # Our choices are their own labels: "* `730` - 730" would only repeat the enum.
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     "APPEND_COMPONENTS": {},
-    "POSTPROCESSING_HOOKS": ["merchants.schema.add_security_schemes"],
+    # Descriptions come from each view's ``doc`` (config/api/docs.py); docstrings speak to
+    # developers and never reach the document.
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
+    "POSTPROCESSING_HOOKS": [
+        "merchants.schema.add_security_schemes",
+        "config.api.schema.rate_limit_descriptions",
+    ],
 }
 
 # Where trade URLs point; the platform id is PLATFORM_ID_BASE + partner.

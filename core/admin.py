@@ -5,9 +5,14 @@ from django.http import HttpRequest
 from core.models import ServiceSettings
 from core.services import service_settings_cache_clear
 
+# The service has no web site of its own; what staff look up beside the console is the API
+# reference (what a merchant sent, what an error code means).
+admin.site.site_url = "/docs/"
+
 
 @admin.register(ServiceSettings)
 class ServiceSettingsAdmin(admin.ModelAdmin):
+    ordering = ("-updated_at", "-id")
     list_display = ["__str__", "maintenance", "updated_at"]
     readonly_fields = ["clock_offset_seconds", "updated_at"]
 

@@ -40,6 +40,19 @@ def request_memo(key: str, load: Callable[[], T]) -> T:
     return value
 
 
+def request_memo_set(key: str, value: Any) -> None:
+    """Remember ``value`` under ``key`` for the rest of this request (outside one: nothing)."""
+    memo = _memo.get()
+    if memo is not None:
+        memo[key] = value
+
+
+def request_memo_peek(key: str) -> Any:
+    """What this request remembers under ``key``, or None."""
+    memo = _memo.get()
+    return None if memo is None else memo.get(key)
+
+
 def request_memo_forget(key: str) -> None:
     memo = _memo.get()
     if memo is not None:

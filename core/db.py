@@ -4,6 +4,7 @@ reads of hot rows."""
 import hashlib
 import logging
 from collections.abc import Callable, Sequence
+from copy import deepcopy
 from typing import Any, TypeVar
 
 from django.db import OperationalError, connection, transaction
@@ -62,7 +63,12 @@ class ModelRows:
         self.model = model
         self.fields = model._meta.concrete_fields
         self.width = len(self.fields)
+        self._attnames = [field.attname for field in self.fields]
         self._converters: dict[str, list[tuple[Col, list[Callable[..., Any]]]]] = {}
+
+    def index(self, attname: str) -> int:
+        """Where a field's value is in a row of ``columns``."""
+        return self._attnames.index(attname)
 
     def columns(self, alias: str) -> str:
         quote = connection.ops.quote_name
@@ -84,13 +90,24 @@ class ModelRows:
         return field
 
     def build(self, values: Sequence[Any]) -> Any:
+        return self.instance(self.converted(values))
+
+    def converted(self, values: Sequence[Any]) -> tuple[Any, ...]:
+        """A row's values as the model's fields hold them."""
         converted = []
         for value, (column, converters) in zip(values, self._for_connection(), strict=True):
             for convert in converters:
                 value = convert(value, column, connection)
             converted.append(value)
+        return tuple(converted)
+
+    def instance(self, converted: Sequence[Any]) -> Any:
+        """A new instance from converted values (kept, say, across requests): JSON lists and
+        objects are copied, so a change to one instance never reaches another."""
         return self.model.from_db(
-            connection.alias, [field.attname for field in self.fields], converted
+            connection.alias,
+            self._attnames,
+            [deepcopy(v) if isinstance(v, (dict, list)) else v for v in converted],
         )
 
     def _for_connection(self) -> list[tuple[Col, list[Callable[..., Any]]]]:

@@ -1,6 +1,7 @@
 from django.core.cache import cache
+from django.core.cache.backends.redis import RedisSerializer
 
-from core.context import request_memo
+from core.context import request_memo, request_memo_set
 from core.models import ServiceSettings
 
 # Rows cached before the switches moved into core name the old trading model, which unpickling
@@ -19,6 +20,22 @@ def _service_settings_load() -> ServiceSettings:
         return cached
     row, _ = ServiceSettings.objects.get_or_create(id=ServiceSettings.SINGLETON_ID)
     cache.set(SETTINGS_CACHE_KEY, row, timeout=None)
+    return row
+
+
+def service_settings_shared_key() -> str:
+    """The Redis key the shared cache keeps the switches under, for a caller that reads them in
+    one round trip with other keys (``merchants.gate``)."""
+    return cache.make_and_validate_key(SETTINGS_CACHE_KEY)
+
+
+def service_settings_received(raw: bytes | None) -> ServiceSettings:
+    """The switches from the value read at ``service_settings_shared_key()`` (None: not cached,
+    read as ``service_settings_get`` would), remembered for the rest of the request."""
+    row = RedisSerializer().loads(raw) if raw else None
+    if not isinstance(row, ServiceSettings):
+        row = _service_settings_load()
+    request_memo_set(SETTINGS_CACHE_KEY, row)
     return row
 
 

@@ -27,6 +27,7 @@ from crypto.services.withdrawals import (
     crypto_withdrawal_review,
 )
 from crypto.tasks import enqueue_address_sweep
+from merchants.console import merchant_column
 from merchants.models import WebhookEvent
 from wallet.models import Transfer
 
@@ -86,14 +87,15 @@ def _apply(
 
 @admin.register(CryptoDeposit)
 class CryptoDepositAdmin(ReadOnlyAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
-        "platform_id",
+        "status",
+        "amount_usd",
         "chain",
         "token",
-        "amount_usd",
-        "status",
+        merchant_column,
+        "platform_id",
         "review_reason",
         "confirmations",
         "created_at",
@@ -126,15 +128,16 @@ class CryptoDepositAdmin(ReadOnlyAdmin):
 
 @admin.register(CryptoWithdrawal)
 class CryptoWithdrawalAdmin(ReadOnlyAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
-        "platform_id",
-        "source",
+        "status",
+        "amount",
         "chain",
         "token",
-        "amount_cents",
-        "status",
+        merchant_column,
+        "platform_id",
+        "source",
         "reason",
         "created_at",
     ]
@@ -144,6 +147,10 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
     list_select_related = ["merchant"]
     readonly_fields = ["webhooks", "transfers"]
     actions = ["approve", "reject", "cancel"]
+
+    @admin.display(description="amount (USD)", ordering="amount_cents")
+    def amount(self, withdrawal: CryptoWithdrawal) -> str:
+        return f"{withdrawal.amount:.2f}"
 
     @admin.display(description="webhook events")
     def webhooks(self, withdrawal: CryptoWithdrawal) -> str:
@@ -188,7 +195,15 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
 
 @admin.register(AddressAllocation)
 class AddressAllocationAdmin(ReadOnlyAdmin):
-    list_display = ["id", "merchant", "platform_id", "evm_address", "solana_owner", "created_at"]
+    ordering = ("-created_at", "-id")
+    list_display = [
+        "id",
+        merchant_column,
+        "platform_id",
+        "evm_address",
+        "solana_owner",
+        "created_at",
+    ]
     search_fields = ["platform_id", "evm_address", "solana_owner", "merchant__name"]
     list_select_related = ["merchant"]
     actions = ["sweep"]
@@ -210,6 +225,8 @@ class AddressAllocationAdmin(ReadOnlyAdmin):
 
 @admin.register(SolanaTokenAccount)
 class SolanaTokenAccountAdmin(ReadOnlyAdmin):
+    # No creation time of their own: the accounts that changed last come first.
+    ordering = ("-updated_at", "-id")
     list_display = ["address", "allocation", "token", "status", "close_pending", "updated_at"]
     list_filter = ["status", "token", "close_pending"]
     search_fields = ["address", "allocation__solana_owner", "allocation__platform_id"]
@@ -221,10 +238,19 @@ class AuditedAdmin(admin.ModelAdmin):
 
 @admin.register(MerchantCryptoPolicy)
 class MerchantCryptoPolicyAdmin(AuditedAdmin):
-    list_display = ["merchant", "deposit_review_above_cents", "withdraw_review_above_cents"]
+    # One per merchant, keyed by it: the newest merchants' policies first.
+    ordering = ("-merchant__created_at", "-merchant")
+    list_display = [
+        "__str__",
+        merchant_column,
+        "deposit_review_above_cents",
+        "withdraw_review_above_cents",
+    ]
+    list_select_related = ["merchant"]
 
 
 @admin.register(FlaggedAddress)
 class FlaggedAddressAdmin(AuditedAdmin):
+    ordering = ("-created_at", "-id")
     list_display = ["address", "reason", "created_at"]
     search_fields = ["address", "reason"]

@@ -7,6 +7,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import OperationDoc, paragraphs
+from crypto import examples
 from crypto.models import CryptoWithdrawal
 from crypto.representations import (
     DepositAddressOut,
@@ -61,6 +63,25 @@ class ClientUserApi(ClientApiView, UserApi):
         return self.caller(request).platform_id
 
 
+DEPOSIT_ADDRESS = """
+    The address where {whom} sends USDT or USDC on a chain (`ETH`, `BSC` or `SOL`) to fund your
+    wallet: each user has its own, the same on ETH and BSC. A transfer there is credited 1:1 in
+    USD once it has `minConfirmations` (transfers below `minDepositCents` are never credited),
+    and reported by the `crypto_deposit.<status>` webhooks. Only the listed `tokens` are
+    credited.
+
+    On Solana each token has an account of its own, opened on request: ask with the right
+    `token` before each Solana deposit; while it opens the answer is `pending` (no `address`
+    yet): ask again until it is `active`. An emptied account is closed; asking again reopens it
+    at the same address. `paused` means the address is valid but credits wait until the chain
+    resumes.
+
+    Crypto must be enabled in this environment (`ONCHAIN_DISABLED`) and your merchant account
+    verified (`ONCHAIN_MERCHANT_NOT_VERIFIED`). Too many Solana accounts open service-wide
+    answers `ONCHAIN_ADDRESS_CAPACITY`: retry later.
+"""
+
+
 class DepositAddressApi(UserApi):
     """The user's deposit address on a chain: ``GET /secure/crypto/deposit-address`` and
     ``GET /client/crypto/deposit-address``."""
@@ -68,12 +89,7 @@ class DepositAddressApi(UserApi):
     query_serializer = DepositAddressQueryIn
     errors = (*ACCESS_ERRORS, "ONCHAIN_ADDRESS_CAPACITY")
 
-    @extend_schema(
-        tags=["crypto"],
-        responses=DepositAddressOut,
-        summary="The user's deposit address on a chain (Solana: per token, opened on request; "
-        "poll until active).",
-    )
+    @extend_schema(tags=["crypto"], responses=DepositAddressOut)
     def get(self, request: Request) -> Response:
         query = self.parse_query(request)
         found = deposit_address_get(
@@ -89,11 +105,38 @@ class SecureDepositAddressApi(MerchantUserApi, DepositAddressApi):
     operation = "secure.crypto.deposit_address"
     operation_id = "secureCryptoDepositAddress"
     query_serializer = SecureDepositAddressQueryIn
+    doc = OperationDoc(
+        summary="Get a user's crypto deposit address",
+        description=DEPOSIT_ADDRESS.format(whom="the user with `platformId`"),
+        parameters={"platformId": examples.PLATFORM_ID, "chain": "ETH"},
+        response=examples.ETH_DEPOSIT_ADDRESS,
+    )
 
 
 class ClientDepositAddressApi(ClientUserApi, DepositAddressApi):
     operation = "client.crypto.deposit_address"
     operation_id = "clientCryptoDepositAddress"
+    doc = OperationDoc(
+        summary="Get the client's crypto deposit address",
+        description=DEPOSIT_ADDRESS.format(whom="the client"),
+        parameters={"chain": "SOL", "token": "USDC"},
+        response=examples.SOL_DEPOSIT_ADDRESS_PENDING,
+    )
+
+
+HISTORY = """
+    {whose} crypto {what}, newest first, `limit` a page (1-100, 20 by default). For the next
+    page pass `nextBefore` as `before` (only rows created before it); `null` means the last
+    page. Rows sharing the last row's time all come on the same page, which may then run past
+    `limit`, so no row is ever skipped.
+"""
+
+DEPOSIT_STATUSES = """
+    A deposit is `pending` until it has its chain's confirmations, then `completed` (credited
+    to your wallet). Below the chain's minimum it is `below_minimum` and never credited; above
+    your review threshold or from a flagged sender it is `frozen` until staff release it
+    (`completed`) or refund it (`refunded`); a reorganisation of the chain makes it `failed`.
+"""
 
 
 class DepositsApi(UserApi):
@@ -118,11 +161,36 @@ class SecureDepositsApi(MerchantUserApi, DepositsApi):
     operation = "secure.crypto.deposits"
     operation_id = "secureCryptoDeposits"
     query_serializer = SecureHistoryQueryIn
+    doc = OperationDoc(
+        summary="List a user's crypto deposits",
+        description=paragraphs(
+            HISTORY.format(whose="The user's (`platformId`)", what="deposits"),
+            DEPOSIT_STATUSES,
+        ),
+        parameters={"platformId": examples.PLATFORM_ID, "limit": 20},
+        response=examples.DEPOSIT_PAGE,
+    )
 
 
 class ClientDepositsApi(ClientUserApi, DepositsApi):
     operation = "client.crypto.deposits"
     operation_id = "clientCryptoDeposits"
+    doc = OperationDoc(
+        summary="List the client's crypto deposits",
+        description=paragraphs(
+            HISTORY.format(whose="The client's", what="deposits"), DEPOSIT_STATUSES
+        ),
+        parameters={"limit": 20, "before": "2026-11-23T14:40:00.000Z"},
+        response=examples.DEPOSIT_PAGE,
+    )
+
+
+CASHOUT_STATUSES = """
+    A cashout goes `awaiting_approval` (client cashouts: your approval callback), `in_review`
+    (above your review threshold: staff decide), `approved`, `sent` (with `txHash`) and
+    `completed` once confirmed; it ends `failed`, `rejected` or `cancelled` otherwise, with its
+    `reason`, and its whole amount back in your balance.
+"""
 
 
 class WithdrawalsApi(UserApi):
@@ -147,11 +215,29 @@ class SecureWithdrawalsApi(MerchantUserApi, WithdrawalsApi):
     operation = "secure.crypto.withdrawals"
     operation_id = "secureCryptoWithdrawals"
     query_serializer = SecureHistoryQueryIn
+    doc = OperationDoc(
+        summary="List a user's crypto cashouts",
+        description=paragraphs(
+            HISTORY.format(whose="The user's (`platformId`)", what="cashouts"),
+            "It lists the cashouts made for this user through either route.",
+            CASHOUT_STATUSES,
+        ),
+        parameters={"platformId": examples.PLATFORM_ID, "limit": 20},
+        response=examples.WITHDRAWAL_PAGE,
+    )
 
 
 class ClientWithdrawalsApi(ClientUserApi, WithdrawalsApi):
     operation = "client.crypto.withdrawals"
     operation_id = "clientCryptoWithdrawals"
+    doc = OperationDoc(
+        summary="List the client's crypto cashouts",
+        description=paragraphs(
+            HISTORY.format(whose="The client's", what="cashouts"), CASHOUT_STATUSES
+        ),
+        parameters={"limit": 20},
+        response=examples.WITHDRAWAL_PAGE,
+    )
 
 
 class CashoutApi(UserApi):
@@ -166,12 +252,7 @@ class CashoutApi(UserApi):
         "TRANSACTION_CONFLICT",
     )
 
-    @extend_schema(
-        tags=["crypto"],
-        responses={201: WithdrawalOut, 200: WithdrawalOut},
-        summary="Cash out to an address: 201 when created, 200 with the first cashout when "
-        "the requestId was used before.",
-    )
+    @extend_schema(tags=["crypto"], responses={201: WithdrawalOut, 200: WithdrawalOut})
     def post(self, request: Request) -> Response:
         body = self.parse_body(request)
         withdrawal, created = crypto_withdrawal_create(
@@ -189,14 +270,64 @@ class CashoutApi(UserApi):
         return Response(withdrawal_json(withdrawal), status=201 if created else 200)
 
 
+CASHOUT = """
+    Pays `amountCents` of your wallet's balance out in USDT or USDC to `address` on a chain,
+    for {whom}. The amount is locked at once (`INSUFFICIENT_BALANCE` when your available
+    balance is short); the chain's flat fee (`feeCents`) is taken from it and the address
+    receives the rest (`receiveCents`, `cryptoAmount` tokens). EVM addresses must carry their
+    EIP-55 checksum and Solana ones be base58 of 32 bytes (`ONCHAIN_WITHDRAW_INVALID_ADDRESS`);
+    what the address receives must reach the chain's minimum
+    (`ONCHAIN_WITHDRAW_BELOW_MIN`, with the fee and the minimum in `details`).
+
+    **Idempotent by `requestId`.** Choose a `requestId` per cashout: the first request creates
+    it and answers 201; the same `requestId` for the same user again answers 200 with that
+    first cashout, whatever the body says now. Resend freely after a timeout.
+
+    {next}
+
+    The `crypto_withdrawal.<status>` webhooks report every change; any exit (`failed`,
+    `rejected`, `cancelled`) refunds the whole amount. Crypto must be enabled
+    (`ONCHAIN_DISABLED`) and your merchant account verified (`ONCHAIN_MERCHANT_NOT_VERIFIED`).
+"""
+
+
 class SecureWithdrawApi(MerchantUserApi, CashoutApi):
     operation = "secure.crypto.withdraw"
     operation_id = "secureCryptoWithdraw"
     body_serializer = SecureCashoutIn
+    doc = OperationDoc(
+        summary="Cash out to a crypto address for a user",
+        description=CASHOUT.format(
+            whom="the user with `platformId`",
+            next=(
+                "Your own request needs no approval: the cashout is `approved` (or `in_review` "
+                "above your review threshold, until staff decide), then broadcast (`sent`, with "
+                "`txHash`) and `completed` once the transaction has its confirmations."
+            ),
+        ),
+        request=examples.SECURE_CASHOUT_REQUEST,
+        response=examples.SELF_CASHOUT,
+    )
 
 
 class ClientWithdrawApi(ClientUserApi, CashoutApi):
     operation = "client.crypto.withdraw"
     operation_id = "clientCryptoWithdraw"
     body_serializer = CashoutIn
+    doc = OperationDoc(
+        summary="Cash out to a crypto address for the client",
+        description=CASHOUT.format(
+            whom="the client",
+            next=(
+                "The cashout starts `awaiting_approval`: your callback URL gets the "
+                "`crypto_withdrawal.awaiting_approval` webhook; answer 2xx to approve (check "
+                "and deduct the client's balance on your side), 4xx to reject. Without an active "
+                "callback URL the request is refused (`MERCHANT_NO_CALLBACK_URL`). Approved, it "
+                "is `in_review` above your review threshold until staff decide, then broadcast "
+                "(`sent`) and `completed` once confirmed."
+            ),
+        ),
+        request=examples.CASHOUT_REQUEST,
+        response=examples.CLIENT_CASHOUT,
+    )
     errors = (*CashoutApi.errors, "MERCHANT_NO_CALLBACK_URL")

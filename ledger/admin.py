@@ -15,6 +15,7 @@ from django.urls import URLPattern, path
 from ledger.forms import InternalTransferForm, WalletAdjustmentForm
 from ledger.models import Funding
 from ledger.services import funding_internal_transfer
+from merchants.console import merchant_column
 from merchants.models import Merchant
 from wallet.selectors import wallet_balances
 from wallet.services import InsufficientFundsError, wallet_admin_credit, wallet_admin_debit
@@ -32,12 +33,13 @@ def _short_by(merchant: Merchant) -> str:
 
 @admin.register(Funding)
 class FundingAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
-        "type",
         "status",
         "amount_usd",
+        "type",
+        merchant_column,
         "fee",
         "chain",
         "token",
@@ -183,6 +185,7 @@ class AuditLogAdmin(admin.ModelAdmin):
     search_fields = ["object_repr", "object_id", "change_message", "user__username"]
     date_hierarchy = "action_time"
     list_select_related = ["user", "content_type"]
+    ordering = ("-action_time", "-id")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

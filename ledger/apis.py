@@ -4,7 +4,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import OperationDoc
 from core.errors import DomainError
+from ledger import examples
 from ledger.representations import LedgerPageOut, LedgerTransactionOut
 from ledger.selectors import LedgerQuery, ledger_page, ledger_transaction_get
 from ledger.serializers import LedgerQueryIn
@@ -17,6 +19,28 @@ class LedgerTransactionsApi(MerchantApiView):
     required_scope = Scope.LEDGER_READ
     query_serializer = LedgerQueryIn
     errors = ("SERVER_ERROR",)
+    doc = OperationDoc(
+        summary="List your wallet's fundings",
+        description="""
+            The money that entered or left your wallet from outside trading, newest first:
+            crypto deposits (`DEPOSIT`), cashouts (`WITHDRAWAL`) and their refunds (`REFUND`),
+            transfers between merchants by staff (`INTERNAL_TRANSFER`, negative on the sending
+            side), and staff credits and debits (`ADMIN_CREDIT`, `ADMIN_DEBIT`: always
+            `POSTED`, with `amount.crypto` "0" and no chain). Trade settlements are not
+            listed: read the trades for those. `INITIATED` fundings older than 24 hours are
+            left out.
+
+            Filter by `type` (`DEPOSIT` or `WITHDRAWAL` also leave out staff rows; the others
+            keep them), `status` (staff rows are not filtered by it), and `startDate`/`endDate`
+            (ISO 8601 date or date-time, both ends included; a date means midnight UTC at the
+            start of that day, so pass a date-time to include a whole end day). Page with
+            `limit` (1-100) and `offset`; `pagination.total` counts every matching row.
+
+            A history that cannot be read in time answers `SERVER_ERROR` (HTTP 400): retry.
+        """,
+        parameters={"startDate": "2026-11-01", "limit": 50},
+        response=examples.LEDGER_PAGE,
+    )
 
     @extend_schema(operation_id="listLedgerTransactions", tags=["ledger"], responses=LedgerPageOut)
     def get(self, request: Request) -> Response:
@@ -39,6 +63,19 @@ class LedgerTransactionApi(MerchantApiView):
     operation = "ledger.transaction"
     required_scope = Scope.LEDGER_READ
     errors = ("TRANSACTION_NOT_FOUND", "SERVER_ERROR")
+    doc = OperationDoc(
+        summary="Get one funding",
+        description="""
+            One funding of your wallet by its id (the `id` of a ledger row of any type but the
+            staff rows `ADMIN_CREDIT` and `ADMIN_DEBIT`, which cannot be looked up), as the list
+            shows it, plus `timestamps.expired`: when an `INITIATED` funding leaves the list (24
+            hours after it was created), null for any other status. An `INITIATED` funding
+            already left out of the list is still found here. Another merchant's funding, a
+            staff row's id or an unknown id answer `TRANSACTION_NOT_FOUND`.
+        """,
+        parameters={"transactionId": examples.CASHOUT_FUNDING["id"]},
+        response=examples.LEDGER_TRANSACTION,
+    )
 
     @extend_schema(
         operation_id="getLedgerTransaction",

@@ -154,3 +154,59 @@ def ledger_page_json(
             "totalPages": -(-total // limit),
         },
     }
+
+
+# The feed's ``deposit`` event (decisions section 10). Stablecoins are credited 1:1 and a deposit
+# address has no invoice, so nothing is ever overpaid.
+STABLECOIN_RATE_USD = "1"
+NOTHING_USD = "0.00"
+
+
+class FundingAmountsOut(TypedDict):
+    usd: Annotated[str, Doc("USD, e.g. 12.34")]
+    token: Annotated[str, Doc("Token amount with 6 decimals")]
+
+
+class FundingAssetOut(TypedDict):
+    token: str
+    chain: str
+    exchangeRateUsdPerToken: str
+
+
+class FundingEventOut(TypedDict):
+    id: Annotated[str, Doc("Funding id (GET /v1/ledger/transactions/{id})")]
+    merchantId: str
+    status: FundingStatus
+    amounts: FundingAmountsOut
+    asset: FundingAssetOut
+    address: str
+    txnHash: str
+    creditedUsd: Annotated[str, Doc("USD credited to the wallet so far")]
+    overpaymentUsd: str
+    createdAt: datetime
+    completedAt: datetime | None
+
+
+def funding_event_json(funding: Funding) -> FundingEventOut:
+    """A crypto deposit's funding as the feed's ``deposit`` event shows it."""
+    credited = funding.status == Funding.Status.COMPLETED
+    return {
+        "id": str(funding.id),
+        "merchantId": str(funding.merchant_id),
+        "status": cast(FundingStatus, funding.status),
+        "amounts": {
+            "usd": format(funding.amount_usd, "f"),
+            "token": format(funding.amount_crypto, "f"),
+        },
+        "asset": {
+            "token": funding.token,
+            "chain": funding.chain,
+            "exchangeRateUsdPerToken": STABLECOIN_RATE_USD,
+        },
+        "address": funding.address,
+        "txnHash": funding.txn_hash,
+        "creditedUsd": format(funding.amount_usd, "f") if credited else NOTHING_USD,
+        "overpaymentUsd": NOTHING_USD,
+        "createdAt": funding.created_at,
+        "completedAt": funding.completed_at,
+    }

@@ -191,3 +191,8 @@ def ledger_transaction_get(
     with _history_read():
         row = rows.first()
     return ledger_transaction_json(row) if row is not None else None
+
+
+def funding_of_source(*, source_type: str, source_id: str, type: str) -> Funding | None:
+    """The funding mirroring a source (a crypto deposit, a cashout, ...), if it has one."""
+    return Funding.objects.filter(source_type=source_type, source_id=source_id, type=type).first()

@@ -3,10 +3,13 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
+from core.admin_display import IndentedJSONField, json_readonly, readable_fields
 from core.errors import DomainError
+from merchants.console import MERCHANT_PANELS, merchant_column
 from merchants.models import (
     ApiKey,
     ApiSecret,
@@ -20,6 +23,7 @@ from merchants.services import (
     api_key_create,
     api_key_revoke,
     api_secret_rotate,
+    callers_changed,
     merchant_create,
 )
 from merchants.webhooks.outbox import webhook_event_resend
@@ -27,6 +31,7 @@ from merchants.webhooks.outbox import webhook_event_resend
 
 @admin.register(Merchant)
 class MerchantAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = ["name", "id", "status", "is_verified", "instant_deposits_enabled", "created_at"]
     list_filter = ["status", "is_verified", "instant_deposits_enabled"]
     search_fields = ["name", "id"]
@@ -35,6 +40,23 @@ class MerchantAdmin(admin.ModelAdmin):
     # admin's transaction, so it is done with `manage.py set_callback_url`.
     readonly_fields = ["callback_url", "callback_disabled_at", "previous_webhook_secret_expires_at"]
     actions = ["rotate_api_secret"]
+    formfield_overrides = {models.JSONField: {"form_class": IndentedJSONField}}
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Merchant | None = None,
+    ) -> HttpResponse:
+        if obj is not None:
+            context["merchant_panels"] = [
+                {"slug": panel.slug, "title": panel.title, "html": panel.render(obj)}
+                for panel in MERCHANT_PANELS
+            ]
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     # Wallets, trades and fundings keep the merchant; staff disable it (status) instead.
     def has_delete_permission(self, request: HttpRequest, obj: Merchant | None = None) -> bool:
@@ -45,6 +67,7 @@ class MerchantAdmin(admin.ModelAdmin):
     ) -> None:
         if change:
             super().save_model(request, obj, form, change)
+            callers_changed()
             return
         # A new merchant gets its webhook secret and first API secret as create_merchant's do;
         # the form's other fields (fees, margin, status, ...) are then saved onto that row.
@@ -102,9 +125,10 @@ class ApiKeyForm(forms.ModelForm):
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
     form = ApiKeyForm
+    ordering = ("-created_at", "-id")
     list_display = [
         "prefix",
-        "merchant",
+        merchant_column,
         "name",
         "is_admin",
         "scopes",
@@ -114,6 +138,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     ]
     list_filter = ["is_admin", "revoked_at"]
     search_fields = ["prefix", "merchant__name", "name"]
+    list_select_related = ["merchant"]
     actions = ["revoke"]
 
     # Keys are revoked, not deleted, so their history (created, last used, revoked) stays.
@@ -175,17 +200,27 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
 @admin.register(ApiSecret)
 class ApiSecretAdmin(admin.ModelAdmin):
-    list_display = ["id", "merchant", "created_at", "expires_at"]
+    ordering = ("-created_at", "-id")
+    list_display = ["id", merchant_column, "created_at", "expires_at"]
+    list_select_related = ["merchant"]
     readonly_fields = ["merchant", "created_at"]
     exclude = ["secret"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
+    def save_model(
+        self, request: HttpRequest, obj: ApiSecret, form: forms.ModelForm, change: bool
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        callers_changed()
+
 
 @admin.register(Client)
 class ClientAdmin(admin.ModelAdmin):
-    list_display = ["platform_id", "merchant", "client_id", "kyc_level", "updated_at"]
+    ordering = ("-created_at", "-id")
+    list_display = ["platform_id", merchant_column, "client_id", "kyc_level", "updated_at"]
+    list_select_related = ["merchant"]
     search_fields = ["platform_id", "client_id", "kyc_hash"]
     list_filter = ["kyc_level"]
     readonly_fields = [f.name for f in Client._meta.fields]
@@ -218,20 +253,22 @@ class WebhookDeliveryInline(admin.TabularInline):
 
 @admin.register(WebhookEvent)
 class WebhookEventAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
-        "type",
         "status",
+        "type",
         "attempts",
-        "next_attempt_at",
+        merchant_column,
         "created_at",
+        "next_attempt_at",
     ]
     list_filter = ["status", "is_approval", "subject_type"]
     search_fields = ["id", "subject_id", "merchant__name"]
     inlines = [WebhookDeliveryInline]
-    readonly_fields = [f.name for f in WebhookEvent._meta.fields]
+    fields = readonly_fields = readable_fields(WebhookEvent)
     actions = ["resend"]
+    payload_json = json_readonly("payload")
     list_select_related = ["merchant"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -1,6 +1,5 @@
 """Who is calling: a merchant by its ``api-key`` header, or a client by its token."""
 
-import ipaddress
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +11,7 @@ from rest_framework.throttling import BaseThrottle
 from core import clock
 from core.errors import DomainError
 from merchants.models import ApiKey, Merchant
-from merchants.selectors import api_key_find, api_secrets_for_verification
+from merchants.selectors import api_key_find, api_key_refusal, api_secrets_for_verification
 from merchants.services import api_key_touch
 from merchants.tokens import InvalidClientTokenError, client_token_decode, client_token_merchant_id
 
@@ -39,14 +38,6 @@ def request_ip(request: Request) -> str:
     return str(BaseThrottle().get_ident(request))
 
 
-def _ip_allowed(address: str, whitelist: list[str]) -> bool:
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    return any(ip in ipaddress.ip_network(cidr, strict=False) for cidr in whitelist)
-
-
 class ApiKeyAuthentication(BaseAuthentication):
     #: What ``authenticate`` can refuse (for the OpenAPI).
     errors = (
@@ -65,17 +56,22 @@ class ApiKeyAuthentication(BaseAuthentication):
                 "MISSING_API_KEY" if request.headers.get("Authorization") else "UNAUTHORIZED"
             )
         key = api_key_find(raw_key=raw_key)
-        if key is None or key.is_revoked:
-            raise DomainError("INVALID_API_KEY")
-        if not key.merchant.is_active:
-            raise DomainError("ACCOUNT_DISABLED")
-        if key.ip_whitelist and not _ip_allowed(request_ip(request), key.ip_whitelist):
-            raise DomainError("API_KEY_IP_DENIED")
+        refusal = api_key_refusal(key=key, ip=request_ip(request))
+        if refusal is not None:
+            raise DomainError(refusal)
+        assert key is not None
         api_key_touch(api_key=key)
         return MerchantCaller(merchant=key.merchant, api_key=key), key
 
     def authenticate_header(self, request: Request) -> str:
         return "api-key"
+
+
+def bearer_token(header: str) -> str:
+    """The client token of an ``Authorization`` header, ``Bearer `` optional."""
+    header = header.strip()
+    scheme, _, rest = header.partition(" ")
+    return rest.strip() if scheme.lower() == "bearer" else header
 
 
 class ClientTokenAuthentication(BaseAuthentication):
@@ -86,8 +82,7 @@ class ClientTokenAuthentication(BaseAuthentication):
         header = request.headers.get("Authorization", "").strip()
         if not header:
             raise DomainError("MISSING_BEARER")
-        scheme, _, rest = header.partition(" ")
-        token = rest.strip() if scheme.lower() == "bearer" else header
+        token = bearer_token(header)
         try:
             claims, merchant = _verify(token)
         except InvalidClientTokenError as exc:

@@ -1,17 +1,22 @@
-"""Per-merchant rate limits: the registry of the contract's section 8 and its counters.
+"""Per-merchant rate limits: the registry of the contract's section 8 and its counters, kept with
+the other state every web process shares per request (the auth epoch).
 
-Fixed windows counted atomically in Redis (one INCR per request, shared by every process); with no
-Redis configured, the same windows are counted by an atomic upsert in the database.
+Fixed windows counted atomically in Redis (one INCR per request, shared by every process), in the
+same round trip as the request's other shared reads (``merchants.gate``); with no Redis
+configured, the same windows are counted by an atomic upsert in the database.
 """
 
 import time
+import uuid
 from dataclasses import dataclass
-from functools import cache
+from functools import cache as cache_once
 from typing import Protocol
 
 import redis
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
+from django.db.models import F
 
 from merchants.models import RateLimitWindow
 
@@ -129,8 +134,48 @@ class RateLimitState:
         return max(1, int(self.reset_seconds + 0.999))
 
 
+@dataclass(frozen=True)
+class Window:
+    """The window a request of ``operation`` counts in now: its counter's key and slot."""
+
+    key: str
+    slot: int
+    seconds: int
+    limit: int
+    reset_seconds: float
+
+    def state(self, hits: int) -> RateLimitState:
+        return RateLimitState(limit=self.limit, hits=hits, reset_seconds=self.reset_seconds)
+
+
+@dataclass(frozen=True)
+class SharedRead:
+    """One round trip's answer (``WindowCounter.read``): the cached service switches (None: not
+    cached), the auth epoch ("" when none was ever set) and the window's count (None: not
+    counted, because no window was given or the epoch was not the one expected)."""
+
+    settings: bytes | None
+    epoch: str
+    hits: int | None
+
+
 class WindowCounter(Protocol):
+    """Where the state every web process shares lives: rate-limit windows and the auth epoch."""
+
     def hit(self, key: str, slot: int, window_seconds: int) -> int: ...
+
+    def unhit(self, key: str, slot: int) -> None: ...
+
+    def read(
+        self, *, settings_key: str, expected_epoch: str | None, window: Window | None
+    ) -> SharedRead: ...
+
+    def epoch_bump(self) -> None: ...
+
+
+# The auth epoch: a random value replaced whenever a key, secret or merchant changes
+# (``merchants.services.callers_changed``); no two values repeat, even after Redis lost it.
+EPOCH_KEY = "auth-epoch"
 
 
 class RedisWindowCounter:
@@ -139,16 +184,47 @@ class RedisWindowCounter:
     if hits == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
     return hits
     """
+    # A request's one round trip: the switches, the epoch, and the count when the epoch is the
+    # one the caller expects (its cached rows, which named the merchant, are then still valid).
+    _READ = """
+    local settings = redis.call('GET', KEYS[1])
+    local epoch = redis.call('GET', KEYS[2]) or ''
+    local hits = -1
+    if #KEYS > 2 and epoch == ARGV[1] then
+        hits = redis.call('INCR', KEYS[3])
+        if hits == 1 then redis.call('EXPIRE', KEYS[3], ARGV[2]) end
+    end
+    return {settings or '', epoch, hits}
+    """
 
     def __init__(self, url: str) -> None:
         self._client = redis.Redis.from_url(url, **settings.REDIS_CLIENT_OPTIONS)
         self._increment = self._client.register_script(self._SCRIPT)
+        self._read = self._client.register_script(self._READ)
 
     def hit(self, key: str, slot: int, window_seconds: int) -> int:
         return int(self._increment(keys=[f"rl:{key}:{slot}"], args=[window_seconds + 1]))
 
+    def unhit(self, key: str, slot: int) -> None:
+        self._client.decr(f"rl:{key}:{slot}")
+
+    def read(
+        self, *, settings_key: str, expected_epoch: str | None, window: Window | None
+    ) -> SharedRead:
+        keys = [settings_key, EPOCH_KEY]
+        if window is not None and expected_epoch is not None:
+            keys.append(f"rl:{window.key}:{window.slot}")
+        args: list[str | int] = [expected_epoch or "", window.seconds + 1 if window else 0]
+        raw, epoch, hits = self._read(keys=keys, args=args)
+        return SharedRead(raw or None, epoch.decode(), None if hits < 0 else int(hits))
+
+    def epoch_bump(self) -> None:
+        self._client.set(EPOCH_KEY, uuid.uuid4().hex)
+
 
 class DatabaseWindowCounter:
+    """Without Redis (the quick start): windows in the database, the epoch in the file cache."""
+
     def hit(self, key: str, slot: int, window_seconds: int) -> int:
         with connection.cursor() as cursor:
             cursor.execute(
@@ -161,12 +237,35 @@ class DatabaseWindowCounter:
         assert row is not None
         return int(row[0])
 
+    def unhit(self, key: str, slot: int) -> None:
+        RateLimitWindow.objects.filter(key=key, slot=slot).update(hits=F("hits") - 1)
 
-@cache
+    def read(
+        self, *, settings_key: str, expected_epoch: str | None, window: Window | None
+    ) -> SharedRead:
+        return SharedRead(None, str(cache.get(EPOCH_KEY) or ""), None)
+
+    def epoch_bump(self) -> None:
+        cache.set(EPOCH_KEY, uuid.uuid4().hex, timeout=None)
+
+
+@cache_once
 def _counter() -> WindowCounter:
     if settings.REDIS_URL:
         return RedisWindowCounter(settings.REDIS_URL)
     return DatabaseWindowCounter()
+
+
+def shared_read(
+    *, settings_key: str, expected_epoch: str | None, window: Window | None
+) -> SharedRead:
+    """The request's one round trip to the shared state (``WindowCounter.read``)."""
+    return _counter().read(settings_key=settings_key, expected_epoch=expected_epoch, window=window)
+
+
+def auth_epoch_bump() -> None:
+    """A new auth epoch: every process drops the callers it keeps (``merchants.selectors``)."""
+    _counter().epoch_bump()
 
 
 def rate_limit_windows_prune() -> int:
@@ -175,14 +274,34 @@ def rate_limit_windows_prune() -> int:
     return deleted
 
 
-def rate_limit_hit(*, merchant_id: str, verified: bool, operation: str) -> RateLimitState:
-    """Count one request of ``operation`` against the merchant's budget for it."""
+def rate_limit_window(*, merchant_id: str, verified: bool, operation: str) -> Window:
+    """The window a request of ``operation`` by this merchant counts in now."""
     budget = REGISTRY[operation]
     rate = budget.rate(verified=verified)
     now = time.time()
     slot = int(now // rate.window_seconds)
-    key = f"{budget.bucket}:{'v' if verified else 'u'}:{merchant_id}:{rate.window_seconds}"
-    hits = _counter().hit(key, slot, rate.window_seconds)
-    return RateLimitState(
-        limit=rate.limit, hits=hits, reset_seconds=(slot + 1) * rate.window_seconds - now
+    return Window(
+        key=f"{budget.bucket}:{'v' if verified else 'u'}:{merchant_id}:{rate.window_seconds}",
+        slot=slot,
+        seconds=rate.window_seconds,
+        limit=rate.limit,
+        reset_seconds=(slot + 1) * rate.window_seconds - now,
+    )
+
+
+def rate_limit_count(*, window: Window) -> RateLimitState:
+    """Count one request in the window."""
+    return window.state(_counter().hit(window.key, window.slot, window.seconds))
+
+
+def rate_limit_uncount(*, window: Window) -> None:
+    """Take back a count made for a request that was then refused before the limiter (a
+    count made in the same round trip as the request's other reads, ``merchants.gate``)."""
+    _counter().unhit(window.key, window.slot)
+
+
+def rate_limit_hit(*, merchant_id: str, verified: bool, operation: str) -> RateLimitState:
+    """Count one request of ``operation`` against the merchant's budget for it."""
+    return rate_limit_count(
+        window=rate_limit_window(merchant_id=merchant_id, verified=verified, operation=operation)
     )

@@ -1,12 +1,19 @@
 import hashlib
 import hmac
+import ipaddress
 import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import connection
+from django.db.models import Count, Q
 
+from core import clock
 from core.db import ModelRows
-from merchants.models import ApiKey, ApiSecret, Client, Merchant, WebhookEvent
+from merchants.callers import CALLERS
+from merchants.models import ApiKey, ApiSecret, Client, Merchant, WebhookDelivery, WebhookEvent
 
 
 def api_key_hash(raw_key: str) -> str:
@@ -55,24 +62,139 @@ def client_get(*, merchant: Merchant, platform_id: str) -> Client | None:
     return client
 
 
-def api_key_find(*, raw_key: str) -> ApiKey | None:
-    """The live key behind a raw key, found by its visible prefix and compared in constant time,
-    with its merchant loaded. Every merchant call makes this read: it is written out by hand."""
-    prefix = raw_key[: ApiKey.PREFIX_LENGTH]
+_KEY, _SECRETS_OF = "key", "secrets"
+_LAST_USED = _KEYS.index("last_used_at")
+_KEY_HASH = _KEYS.index("key_hash")
+_MERCHANT_ID, _MERCHANT_VERIFIED = _MERCHANTS.index("id"), _MERCHANTS.index("is_verified")
+
+
+def _key_rows(prefix: str) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """The key with this prefix and its merchant, as converted values."""
     with connection.cursor() as cursor:
         cursor.execute(_KEY_BY_PREFIX, [_KEYS.param("prefix", prefix)])
         row = cursor.fetchone()
     if row is None:
         return None
-    key: ApiKey = _KEYS.build(row[: _KEYS.width])
+    return _KEYS.converted(row[: _KEYS.width]), _MERCHANTS.converted(row[_KEYS.width :])
+
+
+def _key_instance(rows: tuple[tuple[Any, ...], tuple[Any, ...]], raw_key: str) -> ApiKey | None:
+    key: ApiKey = _KEYS.instance(rows[0])
     if not hmac.compare_digest(key.key_hash, api_key_hash(raw_key)):
         return None
-    key.merchant = _MERCHANTS.build(row[_KEYS.width :])
+    key.merchant = _MERCHANTS.instance(rows[1])
     return key
+
+
+def api_key_find(*, raw_key: str) -> ApiKey | None:
+    """The key behind a raw key, found by its visible prefix and compared in constant time, with
+    its merchant loaded. Every merchant call makes this read: it is written out by hand, and
+    kept between requests (``CallerCache``)."""
+    prefix = raw_key[: ApiKey.PREFIX_LENGTH]
+    serves = CALLERS.serves()
+    rows = CALLERS.get(_KEY, prefix) if serves else None
+    if rows is None:
+        rows = _key_rows(prefix)
+        if rows is None:
+            return None
+        if serves:
+            CALLERS.put(_KEY, prefix, rows)
+    return _key_instance(rows, raw_key)
+
+
+def api_key_peek(*, raw_key: str) -> tuple[str, bool] | None:
+    """The merchant (id, verified) of a key this process keeps, without any I/O and whatever the
+    epoch: only a guess of who calls, for counting the request in the same round trip
+    (``merchants.gate``)."""
+    rows = CALLERS.get(_KEY, raw_key[: ApiKey.PREFIX_LENGTH])
+    if rows is None or not hmac.compare_digest(rows[0][_KEY_HASH], api_key_hash(raw_key)):
+        return None
+    return str(rows[1][_MERCHANT_ID]), rows[1][_MERCHANT_VERIFIED]
+
+
+def api_key_used(*, api_key: ApiKey) -> None:
+    """The key's ``last_used_at`` as just recorded, in the kept row too (else, a minute on, every
+    request would record it again)."""
+    used = api_key.last_used_at
+
+    def change(rows: tuple[tuple[Any, ...], tuple[Any, ...]]) -> Any:
+        key = list(rows[0])
+        key[_LAST_USED] = used
+        return tuple(key), rows[1]
+
+    CALLERS.set_in(_KEY, api_key.prefix, change)
+
+
+def _secret_rows(merchant_id: str, now: datetime) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _VERIFYING_SECRETS,
+            [_SECRETS.param("merchant", merchant_id), _SECRETS.param("expires_at", now)],
+        )
+        rows = cursor.fetchall()
+    return [
+        (_SECRETS.converted(row[: _SECRETS.width]), _MERCHANTS.converted(row[_SECRETS.width :]))
+        for row in rows
+    ]
+
+
+def _live_secret_rows(
+    merchant_id: str, now: datetime
+) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+    """The merchant's secrets that still verify at ``now``, newest first, from the kept rows when
+    they serve (rows read earlier still hold every secret live now: the clock only moves on)."""
+    serves = CALLERS.serves()
+    rows = CALLERS.get(_SECRETS_OF, merchant_id) if serves else None
+    if rows is None:
+        rows = _secret_rows(merchant_id, now)
+        if serves:
+            CALLERS.put(_SECRETS_OF, merchant_id, rows)
+    return [r for r in rows if r[0][_EXPIRES_AT] is None or r[0][_EXPIRES_AT] > now]
+
+
+_EXPIRES_AT = _SECRETS.index("expires_at")
+
+
+def merchant_peek(*, merchant_id: str) -> tuple[str, bool] | None:
+    """The merchant (id, verified) whose secrets this process keeps, without any I/O and
+    whatever the epoch (see ``api_key_peek``)."""
+    rows = CALLERS.get(_SECRETS_OF, merchant_id)
+    return (str(rows[0][1][_MERCHANT_ID]), rows[0][1][_MERCHANT_VERIFIED]) if rows else None
+
+
+def ip_allowed(address: str, whitelist: list[str]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in ipaddress.ip_network(cidr, strict=False) for cidr in whitelist)
+
+
+def api_key_refusal(*, key: ApiKey | None, ip: str) -> str | None:
+    """Why a key may not be used from this address now (its error code), or None: unknown or
+    revoked, its merchant disabled, the address outside the key's allow-list. Scopes are the
+    caller's to check. The HTTP API and the feed both decide with this."""
+    if key is None or key.is_revoked:
+        return "INVALID_API_KEY"
+    if not key.merchant.is_active:
+        return "ACCOUNT_DISABLED"
+    if key.ip_whitelist and not ip_allowed(ip, key.ip_whitelist):
+        return "API_KEY_IP_DENIED"
+    return None
+
+
+def api_keys_get(*, ids: Iterable[int]) -> dict[int, ApiKey]:
+    """Keys by id with their merchants, revoked ones included (the feed re-checks them)."""
+    return ApiKey.objects.select_related("merchant").in_bulk(list(ids))
 
 
 def api_secret_for_signing(*, merchant: Merchant) -> ApiSecret | None:
     """The newest secret that has no end (rotation gives the old one an end)."""
+    if CALLERS.serves():
+        for secret, _ in _live_secret_rows(str(merchant.pk), clock.now()):
+            if secret[_EXPIRES_AT] is None:
+                return _SECRETS.instance(secret)
+        return None
     with connection.cursor() as cursor:
         cursor.execute(_SIGNING_SECRET, [_SECRETS.param("merchant", merchant.pk)])
         row = cursor.fetchone()
@@ -81,17 +203,11 @@ def api_secret_for_signing(*, merchant: Merchant) -> ApiSecret | None:
 
 def api_secrets_for_verification(*, merchant_id: str, now: datetime) -> list[ApiSecret]:
     """Secrets that still verify tokens, newest first, each with its merchant loaded. Every
-    client call makes this read: it is written out by hand."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _VERIFYING_SECRETS,
-            [_SECRETS.param("merchant", merchant_id), _SECRETS.param("expires_at", now)],
-        )
-        rows = cursor.fetchall()
+    client call makes this read: it is written out by hand, and kept between requests."""
     secrets = []
-    for row in rows:
-        secret: ApiSecret = _SECRETS.build(row[: _SECRETS.width])
-        secret.merchant = _MERCHANTS.build(row[_SECRETS.width :])
+    for secret_values, merchant_values in _live_secret_rows(merchant_id, now):
+        secret: ApiSecret = _SECRETS.instance(secret_values)
+        secret.merchant = _MERCHANTS.instance(merchant_values)
         secrets.append(secret)
     return secrets
 
@@ -110,3 +226,37 @@ def webhook_event_get(*, merchant: Merchant, event_id: str) -> WebhookEvent | No
         return WebhookEvent.objects.filter(merchant=merchant, pk=uuid.UUID(event_id)).first()
     except ValueError:
         return None
+
+
+@dataclass(frozen=True)
+class WebhookHealth:
+    """How a merchant's webhooks are doing, for staff: what waits, what was given up, the newest
+    delivered event and the newest attempt that did not get a 2xx answer."""
+
+    pending: int
+    failed: int
+    oldest_pending_at: datetime | None
+    last_delivered_at: datetime | None
+    last_failure: WebhookDelivery | None
+
+
+def webhook_health_get(*, merchant: Merchant) -> WebhookHealth:
+    events = WebhookEvent.objects.filter(merchant=merchant)
+    counts = dict(
+        events.filter(status__in=[WebhookEvent.Status.PENDING, WebhookEvent.Status.FAILED])
+        .values_list("status")
+        .annotate(rows=Count("id"))
+        .order_by()
+    )
+    pending = events.filter(status=WebhookEvent.Status.PENDING).order_by("created_at")
+    # The newest delivered event (the (merchant, status, created) index finds it at once).
+    delivered = events.filter(status=WebhookEvent.Status.DELIVERED).order_by("-created_at")
+    answered = Q(status_code__gte=200, status_code__lt=300)
+    failures = WebhookDelivery.objects.filter(event__merchant=merchant).exclude(answered)
+    return WebhookHealth(
+        pending=counts.get(WebhookEvent.Status.PENDING, 0),
+        failed=counts.get(WebhookEvent.Status.FAILED, 0),
+        oldest_pending_at=pending.values_list("created_at", flat=True).first(),
+        last_delivered_at=delivered.values_list("delivered_at", flat=True).first(),
+        last_failure=failures.select_related("event").order_by("-created_at", "-id").first(),
+    )

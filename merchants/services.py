@@ -14,9 +14,11 @@ from django.utils import timezone
 from core import clock
 from core.db import ModelRows
 from core.errors import DomainError
+from core.feed import feed_publish_on_commit
 from core.json import iso_ms
+from merchants.callers import callers_changed
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
-from merchants.selectors import api_key_hash, api_secret_for_signing
+from merchants.selectors import api_key_hash, api_key_used, api_secret_for_signing
 from merchants.tokens import client_token_encode
 from merchants.webhooks.callbacks import callback_url_test
 
@@ -87,7 +89,10 @@ def api_key_create(
 
 
 def api_key_revoke(*, api_key: ApiKey) -> None:
+    """Effective at once: the API refuses the key, and the feed closes its sockets."""
     ApiKey.objects.filter(pk=api_key.pk, revoked_at__isnull=True).update(revoked_at=clock.now())
+    callers_changed()
+    feed_publish_on_commit({"kind": "access", "merchantId": str(api_key.merchant_id)})
 
 
 def api_key_touch(*, api_key: ApiKey) -> None:
@@ -98,6 +103,8 @@ def api_key_touch(*, api_key: ApiKey) -> None:
     ApiKey.objects.filter(pk=api_key.pk).filter(
         Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_RESOLUTION)
     ).update(last_used_at=now)
+    api_key.last_used_at = now
+    api_key_used(api_key=api_key)
 
 
 def api_secret_rotate(*, merchant: Merchant, grace: timedelta = SECRET_ROTATION_GRACE) -> ApiSecret:
@@ -107,17 +114,20 @@ def api_secret_rotate(*, merchant: Merchant, grace: timedelta = SECRET_ROTATION_
         ApiSecret.objects.filter(merchant=merchant, expires_at__isnull=True).update(
             expires_at=clock.now() + grace
         )
+        callers_changed()
         return ApiSecret.objects.create(merchant=merchant, secret=secrets.token_urlsafe(48))
 
 
 def api_secrets_revoke(*, merchant: Merchant) -> int:
     """Stop every secret of a merchant at once; issuing then fails with 1915."""
     now = clock.now()
-    return (
+    stopped = (
         ApiSecret.objects.filter(merchant=merchant)
         .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
         .update(expires_at=now)
     )
+    callers_changed()
+    return stopped
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -44,6 +44,16 @@ def client_token_encode(
     )
 
 
+def client_token_claimed_merchant(token: str) -> str | None:
+    """The merchant a token's header names (``userId``), unchecked and without decoding its
+    payload: only a guess of who calls (``merchants.gate``)."""
+    try:
+        merchant_id = jwt.get_unverified_header(token).get("userId") if token else None
+    except jwt.PyJWTError:
+        return None
+    return merchant_id if isinstance(merchant_id, str) else None
+
+
 def client_token_merchant_id(token: str) -> str:
     """The merchant a token claims, from the ``merchantId`` claim or the ``userId`` header."""
     try:

@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import RateLimitDoc, Window
 from config.api.views import ApiView
 from core.errors import DomainError
 from merchants.authentication import (
@@ -13,10 +14,21 @@ from merchants.authentication import (
     ClientCaller,
     ClientTokenAuthentication,
     MerchantCaller,
+    bearer_token,
 )
+from merchants.gate import request_gate
 from merchants.models import Merchant, Scope
-from merchants.permissions import SCOPE_ERRORS, KeyScopePermission
-from merchants.ratelimits import RateLimitState, rate_limit_hit
+from merchants.permissions import ANY_SCOPE, SCOPE_ERRORS, KeyScopePermission
+from merchants.ratelimits import (
+    REGISTRY,
+    Rate,
+    RateLimitState,
+    rate_limit_hit,
+    rate_limit_uncount,
+    rate_limit_window,
+)
+from merchants.selectors import api_key_peek, merchant_peek
+from merchants.tokens import client_token_claimed_merchant
 
 
 class CallerApiView(ApiView):
@@ -36,17 +48,59 @@ class CallerApiView(ApiView):
         limited = ("RATE_LIMITED",) if self.operation is not None else ()
         return (*limited, *self.errors)
 
+    def documented_rate_limit(self) -> RateLimitDoc | None:
+        if self.operation is None:
+            return None
+        budget = REGISTRY[self.operation]
+        return RateLimitDoc(
+            budget=budget.bucket,
+            verified=_window(budget.verified),
+            unverified=_window(budget.unverified),
+        )
+
+    checks_maintenance = True  # in ``initial``, with the request's other shared reads
+
+    def caller_peek(self, request: Request) -> tuple[str, bool] | None:
+        """Who calls (merchant id, verified), as far as this process can tell without I/O
+        (None: it cannot)."""
+        return None
+
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        super().initial(request, *args, **kwargs)
-        if self.operation is not None:
-            merchant = self.merchant(request)
+        """Maintenance, then authentication and permissions (DRF's), then the rate limit, in
+        that order, with one round trip to Redis: the switches and the auth epoch are read, and
+        the request counted, together (``merchants.gate``). A count made for a caller that is
+        then refused before the limiter is taken back."""
+        guess = self.caller_peek(request) if self.operation is not None else None
+        window = None
+        if guess is not None and self.operation is not None:
+            window = rate_limit_window(
+                merchant_id=guess[0], verified=guess[1], operation=self.operation
+            )
+        gate = request_gate(window=window)
+        counted = window if gate.hits is not None else None
+        try:
+            if gate.maintenance:
+                raise DomainError("SYSTEM_MAINTENANCE", retry_after=60)
+            super().initial(request, *args, **kwargs)
+        except Exception:
+            if counted is not None:
+                rate_limit_uncount(window=counted)
+            raise
+        if self.operation is None:
+            return
+        merchant = self.merchant(request)
+        if counted is not None and gate.hits is not None and _same(guess, merchant):
+            self.rate_limit = counted.state(gate.hits)
+        else:
+            if counted is not None:
+                rate_limit_uncount(window=counted)
             self.rate_limit = rate_limit_hit(
                 merchant_id=str(merchant.pk),
                 verified=merchant.is_verified,
                 operation=self.operation,
             )
-            if not self.rate_limit.allowed:
-                raise DomainError("RATE_LIMITED", retry_after=self.rate_limit.retry_after)
+        if not self.rate_limit.allowed:
+            raise DomainError("RATE_LIMITED", retry_after=self.rate_limit.retry_after)
 
     def finalize_response(
         self, request: Request, response: Response, *args: Any, **kwargs: Any
@@ -56,6 +110,15 @@ class CallerApiView(ApiView):
             response["X-RateLimit-Limit"] = str(self.rate_limit.limit)
             response["X-RateLimit-Remaining"] = str(self.rate_limit.remaining)
         return response
+
+
+def _window(rate: Rate) -> Window:
+    return Window(limit=rate.limit, seconds=rate.window_seconds)
+
+
+def _same(guess: tuple[str, bool] | None, merchant: Merchant) -> bool:
+    """The request was counted in the window of the merchant it turned out to be."""
+    return guess == (str(merchant.pk), merchant.is_verified)
 
 
 class MerchantApiView(CallerApiView):
@@ -69,8 +132,20 @@ class MerchantApiView(CallerApiView):
         assert isinstance(request.user, MerchantCaller)
         return request.user
 
+    def caller_peek(self, request: Request) -> tuple[str, bool] | None:
+        raw_key = request.headers.get("api-key")
+        return api_key_peek(raw_key=raw_key) if raw_key else None
+
     def declared_errors(self) -> tuple[str, ...]:
         return (*SCOPE_ERRORS[self.required_scope], *super().declared_errors())
+
+    def documented_access(self) -> str:
+        scope = (
+            "either scope (`CORE_ACCESS` or `LEDGER_READ`)"
+            if self.required_scope == ANY_SCOPE
+            else f"the `{self.required_scope}` scope"
+        )
+        return f"the merchant's API key in the `api-key` header, with {scope}."
 
 
 class ClientApiView(CallerApiView):
@@ -78,6 +153,18 @@ class ClientApiView(CallerApiView):
 
     authentication_classes = [ClientTokenAuthentication]
 
+    def documented_access(self) -> str:
+        return (
+            "a client token from `POST /auth/authenticate-client` in the `Authorization` header "
+            "(`Bearer <token>`; the `Bearer ` prefix is optional). The operation acts for the "
+            "platform account the token names, and spends its merchant's rate limit."
+        )
+
     def caller(self, request: Request) -> ClientCaller:
         assert isinstance(request.user, ClientCaller)
         return request.user
+
+    def caller_peek(self, request: Request) -> tuple[str, bool] | None:
+        token = bearer_token(request.headers.get("Authorization", ""))
+        merchant_id = client_token_claimed_merchant(token)
+        return merchant_peek(merchant_id=merchant_id) if merchant_id else None

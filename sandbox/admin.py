@@ -2,9 +2,13 @@
 
 from django.contrib import admin
 
+from merchants.console import merchant_column
 from sandbox.models import SandboxChain
 
 
 @admin.register(SandboxChain)
 class SandboxChainAdmin(admin.ModelAdmin):
-    list_display = ["chain", "merchant", "paused", "fail_broadcasts"]
+    # The switches of the newest merchants' worlds first.
+    ordering = ("-merchant__created_at", "-id")
+    list_display = ["chain", merchant_column, "paused", "fail_broadcasts"]
+    list_select_related = ["merchant"]

@@ -31,6 +31,7 @@ from trading.marketplace.base import (
 from trading.models import CatalogItem
 from trading.platform.base import BotInfo
 from trading.selectors.market import market_version, market_version_bump
+from trading.services.market import market_listings_changed
 
 # First-game listings are UUIDs; second-game ones are compound: <catalog id>-<sequence>.
 RUST_LISTING_ID = re.compile(r"^\d+-\d{6}-\d{8}$")
@@ -60,7 +61,8 @@ ITEM_ORDERS: dict[MarketSort, tuple[str, str]] = {
 }
 
 
-def _listing(row: SandboxListing) -> Listing:
+def listing_of(row: SandboxListing) -> Listing:
+    """The domain's view of a sandbox listing row (with its bot loaded)."""
     bot = row.bot
     return Listing(
         id=row.id,
@@ -171,7 +173,7 @@ class SandboxMarketplace:
         else:
             page_ids, total = self._search_segments(query)
         found = SandboxListing.objects.select_related("bot").in_bulk(page_ids)
-        return [_listing(found[i]) for i in page_ids if i in found], total
+        return [listing_of(found[i]) for i in page_ids if i in found], total
 
     def _search_segments(self, query: MarketQuery) -> tuple[list[str], int]:
         skip, want, total = query.offset, query.limit, 0
@@ -225,7 +227,7 @@ class SandboxMarketplace:
         page = rows.select_related("bot").order_by("price", "id")[
             query.offset : query.offset + query.limit
         ]
-        return [_listing(row) for row in page]
+        return [listing_of(row) for row in page]
 
     def price_floors(self, catalog_ids: list[str]) -> PriceFloors:
         rows = (
@@ -253,7 +255,7 @@ class SandboxMarketplace:
 
     def listings_lookup(self, listing_ids: list[str]) -> dict[str, Listing | None]:
         found: dict[str, Listing | None] = {
-            row.id: _listing(row)
+            row.id: listing_of(row)
             for row in SandboxListing.objects.select_related("bot").filter(id__in=listing_ids)
         }
         sold = SandboxPurchase.objects.filter(
@@ -292,7 +294,7 @@ class SandboxMarketplace:
                         key=key,
                         listing_id=row.id,
                         item_id=row.item_id,
-                        listing=_listing_snapshot(row),
+                        listing=listing_snapshot(row),
                         price=row.price,
                         amount=amount,
                         created_at=clock.now(),
@@ -303,7 +305,9 @@ class SandboxMarketplace:
             if row.amount > amount:
                 row.amount -= amount
                 row.save(update_fields=["amount"])
+                market_listings_changed(repriced=[listing_of(row)])
             else:
+                market_listings_changed(gone=[listing_of(row)])
                 row.delete()
             if was_floor or row.delivery == "instant":
                 transaction.on_commit(market_version_bump)
@@ -321,7 +325,9 @@ class SandboxMarketplace:
         )
         if phase:
             rows = rows.filter(phase=phase)
-        return [_listing(row) for row in rows.select_related("bot").order_by("price", "id")[:limit]]
+        return [
+            listing_of(row) for row in rows.select_related("bot").order_by("price", "id")[:limit]
+        ]
 
     def cancel(self, *, ref: str) -> bool:
         return bool(
@@ -331,7 +337,7 @@ class SandboxMarketplace:
         )
 
 
-def _listing_snapshot(row: SandboxListing) -> dict[str, Any]:
+def listing_snapshot(row: SandboxListing) -> dict[str, Any]:
     return {
         "id": row.id,
         "item_id": row.item_id,
@@ -353,7 +359,7 @@ def _listing_snapshot(row: SandboxListing) -> dict[str, Any]:
     }
 
 
-def _from_snapshot(snapshot: dict[str, Any]) -> SandboxListing:
+def listing_from_snapshot(snapshot: dict[str, Any]) -> SandboxListing:
     fields = dict(snapshot)
     fields["price"] = Decimal(fields["price"])
     fields["wear"] = Decimal(fields["wear"]) if fields["wear"] is not None else None
@@ -365,5 +371,5 @@ def _purchase_result(purchase: SandboxPurchase) -> PurchaseResult:
         ok=True,
         ref=purchase.key,
         price=purchase.price,
-        listing=_listing(_from_snapshot(purchase.listing)),
+        listing=listing_of(listing_from_snapshot(purchase.listing)),
     )

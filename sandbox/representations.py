@@ -1,10 +1,11 @@
 """Shapes of the ``/sandbox/`` helpers' answers (one description: the views build them, the
 OpenAPI document is generated from them)."""
 
-from typing import Literal, TypedDict, cast
+from typing import Annotated, Literal, TypedDict, cast
 
 from django.conf import settings
 
+from core.shapes import Doc
 from crypto.networks import CHAINS
 from crypto.representations import Chain, DepositOut, WithdrawalOut
 
@@ -29,13 +30,15 @@ class SandboxIdentityProviderOut(TypedDict):
 
 
 class SandboxAutopilotOut(TypedDict):
-    enabled: bool
-    # SANDBOX_AUTOPILOT_SECONDS: idle seconds before the world moves an item; 0, it never does.
-    stepSeconds: int
+    enabled: Annotated[bool, Doc("whether the autopilot moves your trades and transactions")]
+    stepSeconds: Annotated[
+        int,
+        Doc("idle seconds before the world moves an item (SANDBOX_AUTOPILOT_SECONDS); 0: never"),
+    ]
 
 
 class SandboxResetOut(TypedDict):
-    platformUsersForgotten: int
+    platformUsersForgotten: Annotated[int, Doc("configured platform users now generated again")]
     bots: Literal["online"]
     identityProvider: Literal["online"]
     chains: list[SandboxChainOut]

@@ -3,6 +3,7 @@
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.serializers import (
@@ -47,7 +48,11 @@ class SandboxPlatformUserIn(StrictSerializer):
     )
     escrowDays = StrictIntegerField(min_value=0, max_value=30, required=False, default=0)
     inventoryPrivate = StrictBooleanField(required=False, default=False)
-    inventory = SandboxInventoryItemIn(many=True, required=False, allow_null=True, default=None)
+    # The list may be null ("not given"), its items may not: ``many=True`` would hand allow_null
+    # down to the items as well.
+    inventory = serializers.ListField(
+        child=SandboxInventoryItemIn(), required=False, allow_null=True, default=None
+    )
     fault = StrictChoiceField(
         choices=["none", "unavailable", "rate_limited", "error"], required=False, default="none"
     )
@@ -85,6 +90,7 @@ class ClockAdvanceIn(StrictSerializer):
     minutes = StrictIntegerField(min_value=1, max_value=60 * 24 * 366)
 
 
+@extend_schema_field({"oneOf": [{"type": "string", "format": "decimal"}, {"type": "number"}]})
 class TokenAmountField(serializers.Field):
     """A token amount as a decimal string (``"12.5"``) or a JSON number, kept exact."""
 

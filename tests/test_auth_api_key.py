@@ -10,7 +10,12 @@ from rest_framework.test import APIRequestFactory
 from core import clock
 from merchants.models import ApiKey, Merchant, Scope
 from merchants.selectors import api_key_hash
-from merchants.services import api_key_create, api_key_revoke, api_secrets_revoke
+from merchants.services import (
+    api_key_create,
+    api_key_revoke,
+    api_secrets_revoke,
+    callers_changed,
+)
 from merchants.views import MerchantApiView
 from tests.factories import add_api_key, assert_error, auth_body, make_actor
 
@@ -99,10 +104,17 @@ class TestAccountDisabled:
         assert post(api, bob.headers).status_code == 200
 
     def test_re_enabled_merchant_works_again(self, api, alice):
-        Merchant.objects.filter(pk=alice.merchant.pk).update(status=Merchant.Status.DISABLED)
+        status_set(alice.merchant, Merchant.Status.DISABLED)
         assert_error(post(api, alice.headers), 403, 1301, "ACCOUNT_DISABLED")
-        Merchant.objects.filter(pk=alice.merchant.pk).update(status=Merchant.Status.ACTIVE)
+        status_set(alice.merchant, Merchant.Status.ACTIVE)
         assert post(api, alice.headers).status_code == 200
+
+
+def status_set(merchant: Merchant, status: str) -> None:
+    """As staff do in the admin: the row changes, and every process drops the callers it keeps
+    (the admin's save calls ``callers_changed``)."""
+    Merchant.objects.filter(pk=merchant.pk).update(status=status)
+    callers_changed()
 
 
 class TestScope:

@@ -1,3 +1,5 @@
+from dataclasses import fields
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.contrib import admin, messages
@@ -5,9 +7,13 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.forms import ModelForm
 from django.http import HttpRequest
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 
+from core.admin_display import json_block, json_readonly, readable_fields
 from core.errors import DomainError
-from merchants.models import WebhookEvent
+from merchants.console import changelist_of, merchant_column, merchant_panel
+from merchants.models import Merchant, WebhookEvent
 from trading.models import (
     CatalogItem,
     GameSettings,
@@ -15,9 +21,12 @@ from trading.models import (
     TradeEvent,
     TradeItem,
 )
+from trading.risk import RiskPolicy
 from trading.selectors.market import market_version_bump
 from trading.services.withdrawals import trade_force_cancel
 from wallet.models import Transfer
+
+RECENT_TRADES = 10
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -46,7 +55,7 @@ ITEM_FIELDS = (
     "hold_end_date",
     "cancel_requested_at",
 )
-EVENT_FIELDS = ("created_at", "kind", "item", "from_status", "to_status", "actor", "detail")
+EVENT_FIELDS = ("created_at", "kind", "item", "from_status", "to_status", "actor", "detail_json")
 
 
 class TradeItemInline(ReadOnlyInline):
@@ -59,26 +68,46 @@ class TradeEventInline(ReadOnlyInline):
     model = TradeEvent
     fields = EVENT_FIELDS
     readonly_fields = EVENT_FIELDS
+    detail_json = json_readonly("detail")
 
 
 @admin.register(Trade)
 class TradeAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
-        "merchant",
+        "status",
+        "total_price",
         "type",
         "source",
-        "status",
-        "game",
-        "total_price",
-        "external_id",
+        merchant_column,
         "created_at",
+        "game",
+        "external_id",
     ]
     list_filter = ["type", "source", "status", "game", "is_quick"]
-    search_fields = ["id", "external_id", "client_platform_id", "merchant__name"]
+    # Whatever a merchant or the platform quotes: a deposited item's id is <game>_<asset id>,
+    # so an asset id finds its deposit; offers are the trade's (sent, and a deposit's own from
+    # its creation on) and each item's.
+    search_fields = [
+        "id",
+        "external_id",
+        "offer_id",
+        "offer_ref",
+        "client_platform_id",
+        "merchant__name",
+        "items__public_id",
+        "items__external_id",
+        "items__offer_id",
+    ]
+    search_help_text = (
+        "Trade id or external id, asset or item id, item external id, offer id, "
+        "the client's platform id or the merchant's name."
+    )
     date_hierarchy = "created_at"
     inlines = [TradeItemInline, TradeEventInline]
-    readonly_fields = [f.name for f in Trade._meta.fields] + ["webhooks", "transfers"]
+    fields = readonly_fields = (*readable_fields(Trade), "webhooks", "transfers")
+    bot_info_json = json_readonly("bot_info")
     actions = ["force_cancel"]
     list_select_related = ["merchant"]
 
@@ -124,6 +153,8 @@ class TradeAdmin(admin.ModelAdmin):
 
 @admin.register(CatalogItem)
 class CatalogItemAdmin(admin.ModelAdmin):
+    # Reference data without a time: by game, then by name.
+    ordering = ("game", "market_hash_name", "id")
     list_display = ["id", "market_hash_name", "game", "reference_price", "stock_limit"]
     list_filter = ["game", "is_phased"]
     search_fields = ["id", "market_hash_name"]
@@ -138,4 +169,49 @@ class CatalogItemAdmin(admin.ModelAdmin):
 
 @admin.register(GameSettings)
 class GameSettingsAdmin(admin.ModelAdmin):
+    ordering = ("game",)
     list_display = ["game", "deposits_paused", "hold_days"]
+
+
+@merchant_panel(slug="trades", title=f"Latest {RECENT_TRADES} trades", position=30)
+def recent_trades_panel(merchant: Merchant) -> SafeString:
+    trades = Trade.objects.filter(merchant=merchant).order_by("-created_at", "-id")
+    return render_to_string(
+        "admin/trading/merchant_trades.html",
+        {
+            "trades": trades[:RECENT_TRADES],
+            "all_trades": changelist_of("trading.trade", merchant),
+        },
+    )
+
+
+def _number(value: object) -> Decimal | None:
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
+        return None
+
+
+@merchant_panel(slug="risk-policy", title="Client risk policy", position=50)
+def risk_policy_panel(merchant: Merchant) -> SafeString:
+    """Each number of the client collateral model as it applies to this merchant: its own
+    override or the default. Keys the model does not know are ignored by it, so they are named."""
+    overrides = merchant.risk_policy if isinstance(merchant.risk_policy, dict) else {}
+    rows = [
+        {
+            "name": field.name,
+            "value": _number(overrides[field.name]) if field.name in overrides else field.default,
+            "overridden": field.name in overrides,
+            "stored": overrides.get(field.name),
+        }
+        for field in fields(RiskPolicy)
+    ]
+    known = {row["name"] for row in rows}
+    return render_to_string(
+        "admin/trading/merchant_risk_policy.html",
+        {
+            "rows": rows,
+            "ignored": sorted(set(overrides) - known),
+            "stored": json_block(merchant.risk_policy),
+        },
+    )

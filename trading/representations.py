@@ -525,3 +525,77 @@ def trade_json(trade: Trade, items: list[TradeItem] | None = None) -> TradeOut:
     if trade.auto_cancel_at:
         body["autoCancelAt"] = trade.auto_cancel_at
     return body
+
+
+# The feed's ``market`` events (decisions section 10, docs/feed.md). ``source`` is the listing's
+# delivery: supplier listings (``standard``) or the service's own stock (``instant``).
+class MarketListingPatchOut(TypedDict):
+    """What changes of a listing that stays: its price and the units left."""
+
+    id: str
+    amount: int
+    marketPrice: Decimal
+    offer: ListingOfferOut
+
+
+class MarketUpsertOut(TypedDict):
+    type: Literal["upsert"]
+    game: Game
+    source: Delivery
+    item: ListingOut
+    at: datetime
+
+
+class MarketPatchOut(TypedDict):
+    type: Literal["patch"]
+    game: Game
+    source: Delivery
+    item: MarketListingPatchOut
+    at: datetime
+
+
+class MarketRemoveOut(TypedDict):
+    type: Literal["remove"]
+    game: Game
+    source: Delivery
+    itemId: str
+
+
+class MarketSyncOut(TypedDict):
+    """Refetch the market over REST: after ``subscribe`` (every source of the game), or when
+    the feed dropped events of a source for this socket (``feed``)."""
+
+    type: Literal["sync"]
+    reason: Literal["subscribe", "feed"]
+    game: Game
+    source: NotRequired[Delivery]
+
+
+def market_patch_json(item: ListingOut) -> MarketListingPatchOut:
+    return {
+        "id": item["id"],
+        "amount": item["amount"],
+        "marketPrice": item["marketPrice"],
+        "offer": item["offer"],
+    }
+
+
+def market_item_priced(
+    item: dict[str, Any], *, game: int, sourcing: Decimal, fee_rate: Decimal
+) -> dict[str, Any]:
+    """A listing of a market event (full or patch), priced for a merchant paying ``fee_rate``:
+    the offer price, and on the second game the market price that follows it."""
+    price = fee_inclusive(sourcing, fee_rate)
+    priced = {**item, "offer": {**item["offer"], "price": price}}
+    if game != CS_GAME:
+        priced["marketPrice"] = price
+    return priced
+
+
+def market_sync_json(
+    *, game: int, reason: Literal["subscribe", "feed"], source: str | None = None
+) -> MarketSyncOut:
+    body: MarketSyncOut = {"type": "sync", "reason": reason, "game": cast(Game, str(game))}
+    if source is not None:
+        body["source"] = cast(Delivery, source)
+    return body

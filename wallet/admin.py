@@ -2,9 +2,13 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
 
+from merchants.console import changelist_of, merchant_column, merchant_panel
+from merchants.models import Merchant
 from wallet.models import Account, Posting, Transfer
-from wallet.selectors import wallet_invariants_check
+from wallet.selectors import wallet_balances, wallet_invariants_check
 
 POSTING_FIELDS = ("account", "amount")
 
@@ -22,6 +26,7 @@ class PostingInline(admin.TabularInline):
 
 @admin.register(Transfer)
 class TransferAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "-id")
     list_display = ["id", "kind", "cause_type", "cause_id", "memo", "created_at"]
     list_filter = ["kind", "cause_type"]
     search_fields = ["id", "cause_id", "memo"]
@@ -43,11 +48,14 @@ class TransferAdmin(admin.ModelAdmin):
 class AccountAdmin(admin.ModelAdmin):
     """Balances, with the invariant check on top of the list."""
 
-    list_display = ["__str__", "merchant", "kind", "balance", "updated_at"]
+    list_display = ["__str__", "kind", "balance", merchant_column, "updated_at"]
+    list_select_related = ["merchant"]
     list_filter = ["kind"]
     search_fields = ["merchant__name", "merchant__id"]
     readonly_fields = ["merchant", "kind", "currency", "balance", "updated_at"]
     change_list_template = "admin/wallet/account/change_list.html"
+    # Accounts have no creation time: the ones money moved through last come first.
+    ordering = ("-updated_at", "-id")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -63,3 +71,17 @@ class AccountAdmin(admin.ModelAdmin):
     ) -> Any:
         report = wallet_invariants_check()
         return super().changelist_view(request, {**(extra_context or {}), "invariants": report})
+
+
+@merchant_panel(slug="balances", title="Balances", position=10)
+def balances_panel(merchant: Merchant) -> SafeString:
+    amounts = wallet_balances(merchant=merchant)
+    return render_to_string(
+        "admin/wallet/merchant_balances.html",
+        {
+            "balances": [
+                (kind, Account.Kind(kind).label, amounts[kind]) for kind in Account.MERCHANT_KINDS
+            ],
+            "accounts": changelist_of("wallet.account", merchant),
+        },
+    )

@@ -100,19 +100,24 @@ def _merchant_account(merchant: Merchant, kind: str) -> Account:
     return account_get(merchant=merchant, kind=kind)
 
 
+def _available_and_locked(merchant: Merchant) -> tuple[Account, Account]:
+    """The merchant's two accounts in one read (each made on first use)."""
+    kinds = (Account.Kind.AVAILABLE, Account.Kind.LOCKED)
+    found = {a.kind: a for a in Account.objects.filter(merchant=merchant, kind__in=kinds)}
+    available, locked = (
+        found.get(kind) or account_get(merchant=merchant, kind=kind) for kind in kinds
+    )
+    return available, locked
+
+
 def wallet_lock(*, merchant: Merchant, amount: Decimal, cause_type: str, cause_id: str) -> Transfer:
     """Spendable money set aside for a withdrawal or cashout. InsufficientFundsError if short."""
+    available, locked = _available_and_locked(merchant)
     return transfer_post(
         kind="LOCK",
         cause_type=cause_type,
         cause_id=cause_id,
-        moves=[
-            Move(
-                source=_merchant_account(merchant, Account.Kind.AVAILABLE),
-                target=_merchant_account(merchant, Account.Kind.LOCKED),
-                amount=amount,
-            )
-        ],
+        moves=[Move(source=available, target=locked, amount=amount)],
     )
 
 
@@ -120,17 +125,12 @@ def wallet_release(
     *, merchant: Merchant, amount: Decimal, cause_type: str, cause_id: str, kind: str = "REFUND"
 ) -> Transfer:
     """Locked money back to spendable: a refund, or the unused part of a lock."""
+    available, locked = _available_and_locked(merchant)
     return transfer_post(
         kind=kind,
         cause_type=cause_type,
         cause_id=cause_id,
-        moves=[
-            Move(
-                source=_merchant_account(merchant, Account.Kind.LOCKED),
-                target=_merchant_account(merchant, Account.Kind.AVAILABLE),
-                amount=amount,
-            )
-        ],
+        moves=[Move(source=locked, target=available, amount=amount)],
     )
 
 

@@ -7,10 +7,14 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.exceptions import RequestDataTooBig
 from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import CsrfViewMiddleware
 
 from config.api.exceptions import (
     REDIS_UNAVAILABLE,
@@ -18,6 +22,7 @@ from config.api.exceptions import (
     error_response,
     redis_unavailable,
 )
+from config.api.views import ApiView
 from core.context import end_request, start_request
 from core.errors import DomainError, validation_error
 from core.selectors import maintenance_is_on
@@ -123,20 +128,81 @@ def _is_text(raw: bytes) -> bool:
     return b"\x00" not in raw
 
 
+class OutsideApi:
+    """Mixed into a middleware that serves the admin and the docs (sessions, CSRF, the admin's
+    user, messages): it runs for every request but the API's, which take no cookie and whose
+    views are CSRF-exempt, and would only pay for its setup. (Subclasses of Django's own, so the
+    admin's checks still find them.)"""
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info.startswith(API_PREFIXES):
+            response: HttpResponse = self.get_response(request)  # type: ignore[attr-defined]
+        else:
+            response = super().__call__(request)  # type: ignore[misc]
+        return response
+
+    def process_view(
+        self, request: HttpRequest, view: Callable[..., HttpResponse], args: Any, kwargs: Any
+    ) -> HttpResponse | None:
+        process = getattr(super(), "process_view", None)
+        if process is None or request.path_info.startswith(API_PREFIXES):
+            return None
+        answer: HttpResponse | None = process(request, view, args, kwargs)
+        return answer
+
+
+class SessionsOutsideApi(OutsideApi, SessionMiddleware):
+    pass
+
+
+class CsrfOutsideApi(OutsideApi, CsrfViewMiddleware):  # type: ignore[misc]
+    pass
+
+
+class AuthenticationOutsideApi(OutsideApi, AuthenticationMiddleware):
+    pass
+
+
+class MessagesOutsideApi(OutsideApi, MessageMiddleware):
+    pass
+
+
 class MaintenanceMiddleware:
-    """Staff switch maintenance mode in the admin; API calls then get 1007 with HTTP 503."""
+    """Staff switch maintenance mode in the admin; API calls then get 1007 with HTTP 503. Views
+    that read the switch themselves (``ApiView.checks_maintenance``: the merchant and client
+    endpoints, in their one round trip to Redis) are left to do so; an API path no route takes
+    is checked by ``not_found``."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path.startswith(API_PREFIXES) and maintenance_is_on():
-            return error_response(DomainError("SYSTEM_MAINTENANCE", retry_after=60))
         return self.get_response(request)
+
+    def process_view(
+        self,
+        request: HttpRequest,
+        view: Callable[..., HttpResponse],
+        args: Any,
+        kwargs: Any,
+    ) -> HttpResponse | None:
+        view_class = getattr(view, "view_class", None)
+        checked = (
+            isinstance(view_class, type)
+            and issubclass(view_class, ApiView)
+            and view_class.checks_maintenance
+        )
+        return None if checked else _maintenance_answer(request)
+
+
+def _maintenance_answer(request: HttpRequest) -> HttpResponse | None:
+    if request.path.startswith(API_PREFIXES) and maintenance_is_on():
+        return error_response(DomainError("SYSTEM_MAINTENANCE", retry_after=60))
+    return None
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return error_response(DomainError("NOT_FOUND"))
+    return _maintenance_answer(request) or error_response(DomainError("NOT_FOUND"))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

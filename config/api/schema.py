@@ -1,8 +1,10 @@
 """OpenAPI generation: every body in its envelope, each response shape a named component, the
-input a view parses, and every error each endpoint can give."""
+input a view parses, every error each endpoint can give with an example of each, and what the view
+tells integrators (``ApiView.doc``: summary, description, examples; its rate limit)."""
 
 import types
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import (
     Annotated,
     Any,
@@ -16,19 +18,25 @@ from typing import (
     is_typeddict,
 )
 
+from drf_spectacular.drainage import warn
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
     ComponentRegistry,
     ResolvedComponent,
     build_object_type,
-    get_doc,
     resolve_type_hint,
     safe_ref,
 )
+from rest_framework.exceptions import ValidationError
 from typing_extensions import TypeAliasType
 
+from config.api.docs import OperationDoc, rate_limit_markdown
+from config.api.exceptions import as_domain_error
+from config.api.middleware import NOT_TEXT
+from config.api.serializers import GameField, parse
 from config.api.views import ApiView
-from core.errors import CATALOG, ErrorSpec
+from core.errors import CATALOG, DomainError, ErrorSpec, validation_error
 from core.shapes import Doc
 
 # Every endpoint can answer these, whatever it does.
@@ -156,14 +164,72 @@ def is_shape(response: Any) -> bool:
     )
 
 
+# The requestId of every example envelope (each answer has its own uuid4).
+EXAMPLE_REQUEST_ID = "4f6b2c1e-8d3a-4b7e-9c51-0a2d6e8f1b37"
+
+# What ``details`` holds in the errors that carry the same wherever they come from; what differs
+# by operation is its ``OperationDoc.error_details``.
+DETAILS_EXAMPLES: dict[str, dict[str, Any]] = {
+    "USER_NOT_TRADEABLE": {"antiCheatBanned": True, "gameBans": 1, "economyBan": "none"},
+    "ONCHAIN_WITHDRAW_BELOW_MIN": {"feeCents": 500, "minReceiveCents": 1000},
+}
+
+
+def _success_example(data: Any) -> dict[str, Any]:
+    return {"requestId": EXAMPLE_REQUEST_ID, "success": True, "data": data}
+
+
+def _error_examples(
+    specs: list[ErrorSpec], refused_input: DomainError, details: Mapping[str, Any]
+) -> dict[str, Any]:
+    """One example body per error: the catalog's code, key and message; the fields a refused
+    input of this very operation gives; the details the services attach."""
+    examples: dict[str, Any] = {}
+    for spec in specs:
+        error: dict[str, Any] = {"code": spec.code, "key": spec.key, "message": spec.message}
+        if spec.key == "VALIDATION_FAILED":
+            error |= {"message": refused_input.message, "fields": refused_input.fields}
+        if spec.key in details or spec.key in DETAILS_EXAMPLES:
+            error["details"] = details.get(spec.key, DETAILS_EXAMPLES.get(spec.key))
+        examples[spec.key] = {
+            "summary": f"{spec.code} {spec.key}",
+            "value": {"requestId": EXAMPLE_REQUEST_ID, "success": False, "error": error},
+        }
+    return examples
+
+
+def _refused(serializer: Any, candidates: tuple[Any, ...]) -> DomainError | None:
+    """The VALIDATION_FAILED the serializer answers the first candidate input it refuses with."""
+    for data in candidates:
+        try:
+            parse(serializer, data)
+        except ValidationError as exc:
+            return as_domain_error(exc)
+    return None
+
+
 class EnvelopeAutoSchema(AutoSchema):
+    def operation_doc(self) -> OperationDoc | None:
+        doc = self.view.doc if isinstance(self.view, ApiView) else None
+        if doc is None:
+            warn(f"{type(self.view).__name__} declares no OperationDoc (ApiView.doc)")
+        return doc
+
+    def get_summary(self) -> str | None:
+        doc = self.operation_doc()
+        return doc.summary if doc else None
+
     def get_description(self) -> str:  # type: ignore[override]
-        """The handler's docstring, or the view class's own: never one inherited from a base
-        view, which speaks to the developer (how the caller authenticates, which hooks a pair
-        implements)."""
-        handler_doc = get_doc(getattr(self.view, self.method.lower(), None))
-        own_doc = get_doc(type(self.view)) if type(self.view).__doc__ else ""
-        return str(handler_doc or own_doc)
+        """The view's ``doc`` and who may call (the rate limit is added once every operation is
+        known, ``rate_limit_descriptions``). Never a docstring: those speak to developers."""
+        doc = self.operation_doc()
+        if doc is None or not isinstance(self.view, ApiView):
+            return ""
+        return f"{doc.markdown}\n\n**Authentication:** {self.view.documented_access()}"
+
+    def get_extensions(self) -> dict[str, Any]:
+        limit = self.view.documented_rate_limit() if isinstance(self.view, ApiView) else None
+        return {"x-rateLimit": limit.as_extension()} if limit else {}
 
     def get_operation_id(self) -> str:
         declared = self.view.operation_id if isinstance(self.view, ApiView) else None
@@ -176,10 +242,33 @@ class EnvelopeAutoSchema(AutoSchema):
             parameters.append(self.view.query_serializer)
         return parameters
 
+    def _get_parameters(self) -> list[dict[str, Any]]:
+        parameters: list[dict[str, Any]] = super()._get_parameters()
+        doc = self.operation_doc()
+        examples = dict(doc.parameters) if doc else {}
+        for parameter in parameters:
+            if parameter["name"] in examples:
+                parameter["example"] = examples.pop(parameter["name"])
+        for name in examples:
+            warn(f"{type(self.view).__name__}: example of an undocumented parameter {name!r}")
+        return parameters
+
     def get_request_serializer(self) -> Any:
         if isinstance(self.view, ApiView):
             return self.view.body_serializer
         return super().get_request_serializer()
+
+    def _get_request_body(self, direction: str = "request") -> dict[str, Any] | None:
+        body: dict[str, Any] | None = super()._get_request_body(direction)
+        doc = self.operation_doc()
+        example = doc.request if doc else None
+        if body is not None and example is None:
+            warn(f"{type(self.view).__name__}: no example of the request body (doc.request)")
+        if body is None and example is not None:
+            warn(f"{type(self.view).__name__}: an example body for an operation without one")
+        for media in (body or {}).get("content", {}).values():
+            media["example"] = example
+        return body
 
     def _get_response_for_code(
         self,
@@ -209,6 +298,21 @@ class EnvelopeAutoSchema(AutoSchema):
             keys += view.declared_errors()
         return list(dict.fromkeys(keys))
 
+    def refused_input(self) -> DomainError:
+        """What this operation answers a bad input with: its own serializer's refusal of an empty
+        body (or of one that is not an object) or query, else a path it cannot take."""
+        view = self.view
+        body = view.body_serializer if isinstance(view, ApiView) else None
+        query = view.query_serializer if isinstance(view, ApiView) else None
+        refused = (
+            _refused(body, ({}, []))
+            if body is not None
+            else _refused(query, ({},))
+            if query is not None
+            else None
+        )
+        return refused or validation_error({"path": NOT_TEXT})
+
     def _get_response_bodies(
         self, direction: Literal["request", "response"] = "response"
     ) -> dict[str, Any]:
@@ -219,16 +323,65 @@ class EnvelopeAutoSchema(AutoSchema):
             if is_typeddict(declared) or isinstance(declared, TypeAliasType)
             else super()._get_response_bodies(direction)
         )
+        doc = self.operation_doc()
+        if doc is not None and doc.response is None:
+            warn(f"{type(self.view).__name__}: no example of the answer (doc.response)")
         for response in responses.values():
             for media in response.get("content", {}).values():
                 media["schema"] = _success_schema(media.get("schema", {}))
+                if doc is not None and doc.response is not None:
+                    media["example"] = _success_example(doc.response)
         by_status: dict[int, list[ErrorSpec]] = defaultdict(list)
-        for key in self.endpoint_errors():
+        errors = self.endpoint_errors()
+        for key in errors:
             spec = CATALOG[key]
             by_status[spec.status].append(spec)
+        refused_input = self.refused_input()
+        details = dict(doc.error_details) if doc else {}
+        for key in set(details) - set(errors):
+            warn(f"{type(self.view).__name__}: details of an error it does not declare: {key}")
         for status, specs in sorted(by_status.items()):
             responses[str(status)] = {
                 "description": "; ".join(f"{s.code} {s.key}: {s.message}" for s in specs),
-                "content": {"application/json": {"schema": _error_schema(specs)}},
+                "content": {
+                    "application/json": {
+                        "schema": _error_schema(specs),
+                        "examples": _error_examples(specs, refused_input, details),
+                    }
+                },
             }
         return responses
+
+
+class GameFieldSchema(OpenApiSerializerFieldExtension):
+    """A game as its string or its number (``"730"`` or ``730``), as the field parses it."""
+
+    target_class = GameField
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
+        games: tuple[int, ...] = self.target.games
+        as_text = {"type": "string", "enum": [str(game) for game in games]}
+        if direction == "response":
+            return as_text
+        return {"oneOf": [as_text, {"type": "integer", "enum": list(games)}]}
+
+
+def rate_limit_descriptions(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Postprocessing hook: each description ends with its operation's rate limit, naming the
+    other operations that spend the same budget (only the whole document knows them)."""
+    operations = [
+        (f"{method.upper()} {path}", operation)
+        for path, methods in result.get("paths", {}).items()
+        for method, operation in methods.items()
+    ]
+    by_budget: dict[str, list[str]] = defaultdict(list)
+    for name, operation in operations:
+        if "x-rateLimit" in operation:
+            by_budget[operation["x-rateLimit"]["budget"]].append(name)
+    for name, operation in operations:
+        limit = operation.get("x-rateLimit")
+        peers = [peer for peer in by_budget[limit["budget"]] if peer != name] if limit else []
+        paragraph = rate_limit_markdown(limit, peers)
+        description = operation.get("description", "")
+        operation["description"] = f"{description}\n\n{paragraph}" if description else paragraph
+    return result

@@ -1,5 +1,5 @@
-"""The base of every API view: the input it parses and the errors it documents beyond the
-generic ones."""
+"""The base of every API view: the input it parses, the errors it documents beyond the generic
+ones, and what the OpenAPI document tells integrators about it."""
 
 from typing import Any, ClassVar
 
@@ -7,13 +7,14 @@ from rest_framework.request import Request
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
+from config.api.docs import OperationDoc, RateLimitDoc
 from config.api.serializers import parse
 
 
 # What a view declares here is both what it does and what the OpenAPI says it does
 # (``config.api.schema.EnvelopeAutoSchema`` reads it): the serializer that parses its query string
-# or body, its operation id, its errors. (No docstring: drf-spectacular would show it as the
-# description of every operation whose view has none.)
+# or body, its operation id, its errors, its documentation. (No docstring: docstrings never become
+# descriptions, ``DISABLE_DOCSTRING_DESCRIPTIONS``; ``doc`` does.)
 class ApiView(APIView):
     #: Parses the query string (``parse_query``); its fields are the documented parameters.
     query_serializer: ClassVar[type[Serializer] | None] = None
@@ -23,6 +24,10 @@ class ApiView(APIView):
     operation_id: ClassVar[str | None] = None
     #: Catalog keys this endpoint can answer with beyond the generic ones (for the OpenAPI).
     errors: ClassVar[tuple[str, ...]] = ()
+    #: The operation's summary, description and examples in the OpenAPI document.
+    doc: ClassVar[OperationDoc | None] = None
+    #: The view reads the maintenance switch itself; ``MaintenanceMiddleware`` then does not.
+    checks_maintenance: ClassVar[bool] = False
 
     def parse_query(self, request: Request) -> Any:
         assert self.query_serializer is not None
@@ -36,3 +41,11 @@ class ApiView(APIView):
         """What the OpenAPI lists for this endpoint besides the generic errors and those of its
         authentication classes (their ``errors``)."""
         return self.errors
+
+    def documented_access(self) -> str:
+        """Who may call, as the operation's description says it."""
+        return "none: anyone may call."
+
+    def documented_rate_limit(self) -> RateLimitDoc | None:
+        """The budget this endpoint spends, for the OpenAPI; None: not rate limited."""
+        return None

@@ -20,13 +20,14 @@ class ReadOnly(admin.ModelAdmin):
 
 @admin.register(EvmSweep)
 class EvmSweepAdmin(ReadOnly):
+    ordering = ("-created_at", "-id")
     list_display = [
         "id",
+        "status",
+        "amount",
         "chain",
         "token",
         "address",
-        "amount",
-        "status",
         "trigger",
         "tx_hash",
         "created_at",
@@ -50,6 +51,7 @@ class EvmAttemptInline(admin.TabularInline):
 
 @admin.register(EvmTransaction)
 class EvmTransactionAdmin(ReadOnly):
+    ordering = ("-created_at", "-id")
     list_display = ["key", "purpose", "chain", "sender", "nonce", "status", "mined_hash"]
     list_filter = ["status", "purpose", "chain"]
     search_fields = ["key", "sender", "to", "mined_hash", "attempts__tx_hash"]

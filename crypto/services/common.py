@@ -8,10 +8,14 @@ from django.conf import settings
 
 from core import clock
 from core.errors import DomainError
+from core.feed import feed_publish_on_commit
 from crypto.chains import get_chains
 from crypto.chains.base import ChainError, ChainStatus
 from crypto.models import CryptoDeposit, CryptoWithdrawal, MerchantCryptoPolicy
 from crypto.representations import deposit_json, withdrawal_json
+from ledger.models import Funding
+from ledger.representations import funding_event_json
+from ledger.selectors import funding_of_source
 from merchants.models import Merchant
 from merchants.webhooks.outbox import webhook_event_emit
 
@@ -68,10 +72,25 @@ def withdraw_review_above_cents(merchant_id: UUID | str) -> int:
 
 
 def deposit_emit(deposit: CryptoDeposit) -> None:
-    """Save the deposit and emit ``crypto_deposit.<status>`` with its next sequence."""
+    """Save the deposit and emit ``crypto_deposit.<status>`` with its next sequence; the
+    merchant's sockets get its funding (``deposit {funding}``; one below the minimum has none)."""
     sequence = deposit.next_sequence
     deposit.next_sequence += 1
     deposit.save()
+    funding = funding_of_source(
+        source_type="crypto_deposit", source_id=str(deposit.id), type=Funding.Type.DEPOSIT
+    )
+    if funding is not None:
+        feed_publish_on_commit(
+            {
+                "kind": "merchant",
+                "merchantId": str(deposit.merchant_id),
+                "event": "deposit",
+                "order": f"deposit:{deposit.id}",
+                "sequence": sequence,
+            },
+            {"funding": funding_event_json(funding)},
+        )
     webhook_event_emit(
         merchant=deposit.merchant,
         type=f"crypto_deposit.{deposit.status}",

@@ -4,9 +4,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import OperationDoc
 from core.errors import DomainError
 from merchants.models import Client
 from merchants.selectors import client_get
+from merchants.verification import examples
 from merchants.verification.representations import (
     VerificationStartOut,
     VerificationStatusOut,
@@ -44,11 +46,30 @@ class VerificationStartApi(ClientVerificationApiView):
         "VERIFICATION_NOT_AVAILABLE",
     )
 
+    doc = OperationDoc(
+        summary="Start the client's identity verification",
+        description="""
+            Opens a document-and-selfie check of the client at the identity provider. Send the
+            person to `captureUrl` to capture their document and a selfie; the provider decides
+            later and the service fetches its verdict by itself (no webhook is sent): read
+            `GET /client/verification/status` to follow it. `email` (optional) names the
+            identity the accepted check is kept under, for linking the person's other accounts.
+
+            An accepted check raises the client's KYC level to 3, whatever `clientData.kycLevel`
+            says, for the risk limits of instant deposits. A client already verified answers
+            `VERIFICATION_ALREADY_VERIFIED`; a check started less than 30 minutes ago and not
+            decided yet `VERIFICATION_IN_PROGRESS` (after 30 minutes a new start replaces it); a
+            provider that cannot open one now `VERIFICATION_NOT_AVAILABLE` (retry after
+            `Retry-After`). A rejected check can be started again at once.
+        """,
+        request=examples.START_REQUEST,
+        response=examples.STARTED,
+    )
+
     @extend_schema(
         operation_id="startClientVerification",
         tags=["verification"],
         responses=VerificationStartOut,
-        summary="Open a document-and-selfie check; send the person to captureUrl.",
     )
     def post(self, request: Request) -> Response:
         body = self.parse_body(request)
@@ -58,6 +79,18 @@ class VerificationStartApi(ClientVerificationApiView):
 
 class VerificationStatusApi(ClientVerificationApiView):
     operation = "client.verification.status"
+    doc = OperationDoc(
+        summary="Get the client's verification status",
+        description="""
+            Where the client's identity verification stands: `verificationLevel` (0 not
+            verified, 3 document and selfie accepted), the latest check (`PENDING`, `ACCEPTED`,
+            `REJECTED`, `EXPIRED`, with its times) and the verified identity the account
+            belongs to, if any. `email` is the identity's, else the one given at the latest
+            start. A read never calls the provider: poll it after a start to see the verdict
+            arrive.
+        """,
+        response=examples.VERIFIED,
+    )
 
     @extend_schema(
         operation_id="getClientVerificationStatus",
@@ -74,18 +107,28 @@ class VerificationLinkApi(ClientVerificationApiView):
     body_serializer = VerificationLinkIn
     errors = ("VERIFICATION_ALREADY_VERIFIED", "VERIFICATION_LINK_DENIED")
 
+    doc = OperationDoc(
+        summary="Link the client to an identity already verified",
+        description="""
+            Makes this platform account share the verification of the same person's other
+            account, without a new document check: it joins your verified identity with this
+            `email` and gets its level. It links only when you vouch that both accounts are one
+            person: the `clientData.kycHash` you last sent for this account equals the one you
+            last sent for an account already linked to the identity. Otherwise, and also when
+            no verified identity has this email, the answer is `VERIFICATION_LINK_DENIED` and
+            nothing changes: the email alone proves nothing, and the answer never tells which
+            emails are verified. Linking again to the same identity changes nothing; an account
+            already linked to another identity answers `VERIFICATION_ALREADY_VERIFIED`.
+            Answers the status, as `GET /client/verification/status` would.
+        """,
+        request=examples.LINK_REQUEST,
+        response=examples.LINKED,
+    )
+
     @extend_schema(
         operation_id="linkClientVerification",
         tags=["verification"],
         responses=VerificationStatusOut,
-        summary="Link this account to the merchant's verified identity with this email.",
-        description=(
-            "Links only when the merchant's latest clientData.kycHash of this account is "
-            "present and equal to that of an account already linked to the identity (403 "
-            "VERIFICATION_LINK_DENIED otherwise, also when no verified identity has this email, "
-            "so the answer never tells which emails are verified): the email alone proves "
-            "nothing."
-        ),
     )
     def post(self, request: Request) -> Response:
         body = self.parse_body(request)

@@ -6,6 +6,7 @@ import orjson
 
 from core import clock
 from core.errors import DomainError
+from merchants.callers import callers_changed
 from merchants.models import Merchant
 from merchants.webhooks.signing import signed_post
 
@@ -36,5 +37,6 @@ def merchant_callback_url_set(*, merchant: Merchant, url: str) -> Merchant:
     Merchant.objects.filter(pk=merchant.pk).update(
         callback_url=url, callback_disabled_at=None, updated_at=clock.now()
     )
+    callers_changed()
     merchant.refresh_from_db()
     return merchant

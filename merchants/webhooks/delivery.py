@@ -15,6 +15,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Q
 
 from core import clock
+from merchants.callers import callers_changed
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
 from merchants.webhooks.outbox import APPROVAL_HANDLERS, Approval
 from merchants.webhooks.signing import PostResult, signed_post, storable_text
@@ -166,6 +167,7 @@ def _disable_callback(event: WebhookEvent, now: datetime) -> None:
     Merchant.objects.filter(pk=event.merchant_id, callback_disabled_at__isnull=True).update(
         callback_disabled_at=now
     )
+    callers_changed()
 
 
 def _settle_regular(event: WebhookEvent, result: PostResult, now: datetime) -> None:

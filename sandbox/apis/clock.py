@@ -5,11 +5,12 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.serializers import parse
+from config.api.docs import OperationDoc
 from core import clock
 from core.selectors import service_settings_get
 from core.services import service_clock_advance
 from merchants.views import MerchantApiView
+from sandbox import examples
 from sandbox.serializers import ClockAdvanceIn
 
 CLOCK = inline_serializer(
@@ -24,34 +25,43 @@ def _clock_body() -> dict[str, object]:
 
 class SandboxClockApi(MerchantApiView):
     operation = "sandbox"
-
-    @extend_schema(
-        operation_id="sandboxClock",
-        tags=["sandbox"],
-        responses=CLOCK,
-        summary="The service clock: one clock for every merchant.",
+    doc = OperationDoc(
+        summary="Read the service clock",
+        description="""
+            The time the service runs on (`now`) and how far the sandbox moved it ahead of real
+            time (`offsetSeconds`). Holds, cancel windows, `autoCancel`, offer expiries,
+            approval timeouts, token expiry, caches and the ledger's 24-hour rule all read this
+            clock; webhook timestamps stay real time.
+        """,
+        response=examples.CLOCK,
     )
+
+    @extend_schema(operation_id="sandboxClock", tags=["sandbox"], responses=CLOCK)
     def get(self, request: Request) -> Response:
         return Response(_clock_body())
 
 
 class SandboxClockAdvanceApi(MerchantApiView):
     operation = "sandbox"
+    body_serializer = ClockAdvanceIn
+    doc = OperationDoc(
+        summary="Move the service clock forward",
+        description="""
+            Jumps the service clock `minutes` ahead, so what waits for time happens now: a hold
+            ends, a withdrawal becomes old enough to cancel (30 minutes), `autoCancel` fires, an
+            offer expires, an approval times out. The periodic sweeps act on it at their next
+            run. The clock only moves forward.
 
-    @extend_schema(
-        operation_id="sandboxClockAdvance",
-        tags=["sandbox"],
-        summary="Move the service clock forward (for every merchant).",
-        description=(
-            "Unlike the other sandbox helpers, the service clock is not scoped to the calling "
-            "merchant: there is one clock for the whole service, so advancing it moves every "
-            "merchant's timers (offer expiries, holds, cancel windows, caches, sweeps). It only "
-            "moves forward."
-        ),
-        request=ClockAdvanceIn,
-        responses=CLOCK,
+            Unlike the other helpers it is not scoped to you: there is one clock for the whole
+            service, so it moves every merchant's timers. Integrators sharing a sandbox should
+            expect time to jump.
+        """,
+        request=examples.CLOCK_ADVANCE_REQUEST,
+        response=examples.CLOCK,
     )
+
+    @extend_schema(operation_id="sandboxClockAdvance", tags=["sandbox"], responses=CLOCK)
     def post(self, request: Request) -> Response:
-        body = parse(ClockAdvanceIn, request.data)
+        body = self.parse_body(request)
         service_clock_advance(minutes=body["minutes"])
         return Response(_clock_body())

@@ -6,11 +6,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.serializers import parse
+from config.api.docs import OperationDoc
 from core.errors import validation_error
 from crypto.networks import CHAINS
 from crypto.representations import Chain, deposit_json, withdrawal_json
 from merchants.views import MerchantApiView
+from sandbox import examples
 from sandbox.representations import SandboxChainOut, SandboxTransferOut
 from sandbox.serializers import SandboxChainIn, SandboxConfirmationsIn, SandboxTransferIn
 from sandbox.services.crypto import (
@@ -21,7 +22,9 @@ from sandbox.services.crypto import (
     sandbox_transfer_reorg,
 )
 
-TX_HASH = OpenApiParameter("txHash", str, OpenApiParameter.PATH)
+TX_HASH = OpenApiParameter(
+    "txHash", str, OpenApiParameter.PATH, description="a deposit's or a cashout's transaction"
+)
 
 
 def _transfer_json(found: SandboxTransfer) -> SandboxTransferOut:
@@ -38,17 +41,32 @@ def _transfer_json(found: SandboxTransfer) -> SandboxTransferOut:
 
 class SandboxCryptoTransfersApi(MerchantApiView):
     operation = "sandbox"
+    body_serializer = SandboxTransferIn
     errors = ("INVALID_TRANSITION",)
+    doc = OperationDoc(
+        summary="Simulate an incoming crypto transfer",
+        description="""
+            Pays `amount` tokens (a decimal string or number, at most the token's decimals) to
+            one of your deposit addresses (from `GET /secure/crypto/deposit-address` or
+            `GET /client/crypto/deposit-address`), as a sender on the chain would: it makes the
+            deposit you then see in the deposit lists and webhooks. With `confirmations` at the
+            chain's minimum or more it is credited at once; fewer leave it `pending` until
+            `POST /sandbox/crypto/transfers/{txHash}/confirmations` gives it more. `from` is the
+            sender's address (random when not given).
+
+            An address that is not one of your deposit addresses is refused with
+            `VALIDATION_FAILED` on `address`; a Solana token account not open (yet)
+            `INVALID_TRANSITION`.
+        """,
+        request=examples.TRANSFER_REQUEST,
+        response=examples.TRANSFER,
+    )
 
     @extend_schema(
-        operation_id="sandboxCryptoTransfer",
-        tags=["sandbox"],
-        request=SandboxTransferIn,
-        responses=SandboxTransferOut,
-        summary="An incoming transfer to one of the merchant's deposit addresses.",
+        operation_id="sandboxCryptoTransfer", tags=["sandbox"], responses=SandboxTransferOut
     )
     def post(self, request: Request) -> Response:
-        body = parse(SandboxTransferIn, request.data)
+        body = self.parse_body(request)
         found = sandbox_transfer_create(
             merchant=self.merchant(request),
             chain=body["chain"],
@@ -63,18 +81,30 @@ class SandboxCryptoTransfersApi(MerchantApiView):
 
 class SandboxCryptoConfirmationsApi(MerchantApiView):
     operation = "sandbox"
+    body_serializer = SandboxConfirmationsIn
     errors = ("TRANSACTION_NOT_FOUND", "INVALID_TRANSITION")
+    doc = OperationDoc(
+        summary="Confirm a crypto transaction",
+        description="""
+            Sets how many confirmations a transaction of yours has: a deposit's (credited when
+            it reaches the chain's `minConfirmations`, unless the chain is paused) or a sent
+            cashout's (`completed` at the chain's confirmations). Confirmations only grow: fewer
+            than the transaction has, or a transaction dropped, answer `INVALID_TRANSITION`.
+            Another merchant's transaction or an unknown hash answer `TRANSACTION_NOT_FOUND`.
+        """,
+        parameters={"txHash": examples.CASHOUT_CONFIRMED["txHash"]},
+        request=examples.CONFIRMATIONS_REQUEST,
+        response=examples.CASHOUT_CONFIRMED,
+    )
 
     @extend_schema(
         operation_id="sandboxCryptoConfirmations",
         tags=["sandbox"],
-        request=SandboxConfirmationsIn,
         responses=SandboxTransferOut,
         parameters=[TX_HASH],
-        summary="A transaction (a deposit's or a cashout's) now has this many confirmations.",
     )
     def post(self, request: Request, txHash: str) -> Response:  # noqa: N803 (the contract's name)
-        body = parse(SandboxConfirmationsIn, request.data)
+        body = self.parse_body(request)
         found = sandbox_transfer_confirm(
             merchant=self.merchant(request), tx_hash=txHash, confirmations=body["confirmations"]
         )
@@ -84,6 +114,18 @@ class SandboxCryptoConfirmationsApi(MerchantApiView):
 class SandboxCryptoReorgApi(MerchantApiView):
     operation = "sandbox"
     errors = ("TRANSACTION_NOT_FOUND", "INVALID_TRANSITION")
+    doc = OperationDoc(
+        summary="Drop a pending crypto transaction (chain reorganisation)",
+        description="""
+            Simulates a reorganisation of the chain that takes a transaction of yours out: a
+            pending deposit becomes `failed` (never credited), a sent cashout `failed`
+            (`TX_DROPPED`) and refunded. A credited deposit or a completed cashout is final:
+            `INVALID_TRANSITION`. Another merchant's transaction or an unknown hash answer
+            `TRANSACTION_NOT_FOUND`. No body.
+        """,
+        parameters={"txHash": examples.REORGED["txHash"]},
+        response=examples.REORGED,
+    )
 
     @extend_schema(
         operation_id="sandboxCryptoReorg",
@@ -91,7 +133,6 @@ class SandboxCryptoReorgApi(MerchantApiView):
         request=None,
         responses=SandboxTransferOut,
         parameters=[TX_HASH],
-        summary="A reorganisation drops a pending transaction: its deposit or cashout fails.",
     )
     def post(self, request: Request, txHash: str) -> Response:  # noqa: N803 (the contract's name)
         found = sandbox_transfer_reorg(merchant=self.merchant(request), tx_hash=txHash)
@@ -100,22 +141,32 @@ class SandboxCryptoReorgApi(MerchantApiView):
 
 class SandboxCryptoChainApi(MerchantApiView):
     operation = "sandbox"
+    body_serializer = SandboxChainIn
+    doc = OperationDoc(
+        summary="Halt or resume a sandbox chain",
+        description="""
+            Breaks a chain in your sandbox world, to test how your integration copes:
+            `paused: true` halts it (your deposit addresses show `paused`; deposits and cashouts
+            wait, credited or sent once it resumes), `failBroadcasts: true` makes its node
+            refuse cashout broadcasts (retried, then the cashout fails `BROADCAST_FAILED` and
+            is refunded). A field left out keeps its value; `false` restores. Only your world
+            is touched: other merchants' chains go on.
+        """,
+        parameters={"chain": "ETH"},
+        request=examples.CHAIN_REQUEST,
+        response=examples.CHAIN,
+    )
 
     @extend_schema(
         operation_id="sandboxCryptoChain",
         tags=["sandbox"],
-        request=SandboxChainIn,
         responses=SandboxChainOut,
         parameters=[OpenApiParameter("chain", str, OpenApiParameter.PATH, enum=list(CHAINS))],
-        summary=(
-            "Halt or resume a sandbox chain, make its node refuse broadcasts: for the calling "
-            "merchant only."
-        ),
     )
     def post(self, request: Request, chain: str) -> Response:
         if chain not in CHAINS:
             raise validation_error({"chain": "Must be ETH, BSC or SOL."})
-        body = parse(SandboxChainIn, request.data)
+        body = self.parse_body(request)
         config = sandbox_chain_set(
             merchant=self.merchant(request),
             chain=chain,

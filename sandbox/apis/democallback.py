@@ -8,8 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api.docs import OperationDoc
 from core.errors import DomainError
 from merchants.views import MerchantApiView
+from sandbox import examples
 from sandbox.services.democallback import demo_callback_receive, demo_callback_received
 
 
@@ -18,6 +20,20 @@ class SandboxDemoCallbackApi(MerchantApiView):
     keeps what it got. Webhooks are posted to ``?merchant=<id>`` without an API key."""
 
     operation = "sandbox"
+    doc = OperationDoc(
+        summary="List what the demo webhook receiver got",
+        description="""
+            The sandbox runs a demo receiver for your webhooks, so you can watch them before
+            building your own: point your callback URL at
+            `/sandbox/demo-callback?merchant=<your merchant id>` (the quick start's demo
+            merchant does). It verifies each delivery's signature (Standard Webhooks:
+            `webhook-id`, `webhook-timestamp`, `webhook-signature` with your `whsec_` secret) and
+            refuses one that does not verify, approves every withdrawal and cashout (it answers
+            2xx), and keeps the last 200 deliveries it accepted: this lists them, newest first,
+            with the body as received.
+        """,
+        response=examples.DEMO_CALLBACK_RECEIVED,
+    )
 
     def _is_delivery(self) -> bool:
         # No request while the OpenAPI description is generated.

@@ -5,32 +5,46 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.serializers import parse
+from config.api.docs import OperationDoc
 from merchants.views import MerchantApiView
+from sandbox import examples
 from sandbox.serializers import SandboxBotsIn, SandboxPlatformUserIn
 from sandbox.services.platform import sandbox_fleet_set, sandbox_platform_user_set
 
 
 class SandboxPlatformUserApi(MerchantApiView):
     operation = "sandbox"
+    body_serializer = SandboxPlatformUserIn
+    doc = OperationDoc(
+        summary="Configure a platform user in your sandbox",
+        description="""
+            Sets what the game platform says about one account, to test every path of trade URL
+            checks, inventories and deposits: its trade URL `state` (1-10, as
+            `POST /secure/check-tradeurl` answers), bans (`antiCheatBanned`, `gameBans`,
+            `economyBan`), trade holds (`escrowDays`), a private inventory, its items
+            (`inventory`: market hash names from the catalog, with wear, phase, amount,
+            tradability) and a failure of the platform itself for it (`fault`: `unavailable`,
+            `rate_limited`, `error`).
+
+            Without it every account has state 1 and a deterministic generated inventory. The
+            body replaces the account's whole configuration; your cached inventory and trade URL
+            checks of that account are forgotten. Only your sandbox world sees it: other
+            merchants keep the generated account.
+        """,
+        request=examples.PLATFORM_USER_REQUEST,
+        response=examples.PLATFORM_USER,
+    )
 
     @extend_schema(
         operation_id="sandboxSetPlatformUser",
         tags=["sandbox"],
-        summary="Configure a platform user in the calling merchant's sandbox world only.",
-        description=(
-            "Other merchants keep seeing this platform id as the generated user (state 1, a "
-            "deterministic inventory); the user's cached inventory and trade URL checks of "
-            "the calling merchant are forgotten."
-        ),
-        request=SandboxPlatformUserIn,
         responses=inline_serializer(
             "SandboxPlatformUser",
             {"platformId": serializers.CharField(), "configured": serializers.BooleanField()},
         ),
     )
     def post(self, request: Request) -> Response:
-        body = parse(SandboxPlatformUserIn, request.data)
+        body = self.parse_body(request)
         user = sandbox_platform_user_set(
             merchant=self.merchant(request),
             platform_id=body["platformId"],
@@ -48,12 +62,23 @@ class SandboxPlatformUserApi(MerchantApiView):
 
 class SandboxBotsApi(MerchantApiView):
     operation = "sandbox"
+    body_serializer = SandboxBotsIn
+    doc = OperationDoc(
+        summary="Set the bot fleet's status in your sandbox",
+        description="""
+            Puts every bot of the service in one state, as your sandbox world sees them:
+            `offline` makes inventories and deposits answer `NO_BOTS_AVAILABLE`, `degraded`
+            `FLEET_DEGRADED` (with `Retry-After: 30`), and deposits already made wait for their
+            trade offers (failed after 30 minutes). `online` restores the fleet. Other
+            merchants' bots go on.
+        """,
+        request={"status": "degraded"},
+        response=examples.FLEET_DEGRADED,
+    )
 
     @extend_schema(
         operation_id="sandboxSetBots",
         tags=["sandbox"],
-        summary="Set every bot's status in the calling merchant's sandbox world only.",
-        request=SandboxBotsIn,
         responses=inline_serializer(
             "SandboxFleet",
             {
@@ -72,7 +97,7 @@ class SandboxBotsApi(MerchantApiView):
         ),
     )
     def post(self, request: Request) -> Response:
-        body = parse(SandboxBotsIn, request.data)
+        body = self.parse_body(request)
         bots = sandbox_fleet_set(merchant=self.merchant(request), status=body["status"])
         return Response(
             {

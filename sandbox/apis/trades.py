@@ -4,8 +4,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.serializers import parse
+from config.api.docs import OperationDoc
 from merchants.views import MerchantApiView
+from sandbox import examples
 from sandbox.serializers import SandboxTradeEventIn
 from sandbox.services.trades import sandbox_trade_event
 from trading.representations import TradeOut, trade_json
@@ -15,16 +16,41 @@ class SandboxTradeEventApi(MerchantApiView):
     operation = "sandbox"
     # PLATFORM_UNAVAILABLE: a deposit's offer_created / offer_sent the bots cannot make now.
     errors = ("TRADE_NOT_FOUND", "ITEM_NOT_FOUND", "INVALID_TRANSITION", "PLATFORM_UNAVAILABLE")
+    body_serializer = SandboxTradeEventIn
+    doc = OperationDoc(
+        summary="Move a trade as the outside world would",
+        description="""
+            Makes the next thing happen to one of your trades now, instead of waiting for the
+            platform, the marketplace or the other party, so every path can be tested:
+
+            - deposits: `offer_created` and `offer_sent` (the bot's steps, run now),
+              `accepted`, `declined`, `hold_ended`, `reversed`, `failed`; all items move
+              together (no `itemIds`).
+            - withdrawals: `purchased` (bought and offered), `purchase_failed`, `accepted`,
+              `declined`, `hold_ended`, `reversed`; `itemIds` (ids or externalIds) picks items,
+              all of them when left out.
+
+            Answers the trade as it now stands; the webhooks fire as for a real change. An event
+            the trade's state does not allow answers `INVALID_TRANSITION`; a bot step the bots
+            cannot make now `PLATFORM_UNAVAILABLE`; an unknown trade `TRADE_NOT_FOUND` and an
+            unknown item of `itemIds` `ITEM_NOT_FOUND`. A withdrawal must have been approved
+            first (your callback URL answered its `trade.initiated`).
+        """,
+        parameters={"tradeId": examples.TRADE_EVENT_TRADE["id"]},
+        request=examples.TRADE_EVENT_REQUEST,
+        response=examples.TRADE_EVENT_TRADE,
+    )
 
     @extend_schema(
         operation_id="sandboxTradeEvent",
         tags=["sandbox"],
-        request=SandboxTradeEventIn,
         responses=TradeOut,
-        parameters=[OpenApiParameter("tradeId", str, OpenApiParameter.PATH)],
+        parameters=[
+            OpenApiParameter("tradeId", str, OpenApiParameter.PATH, description="id or externalId")
+        ],
     )
     def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
-        body = parse(SandboxTradeEventIn, request.data)
+        body = self.parse_body(request)
         trade = sandbox_trade_event(
             merchant=self.merchant(request),
             trade_ref=tradeId,

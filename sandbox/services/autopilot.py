@@ -3,6 +3,7 @@ per item (bought items delivered, offers accepted, holds ended, for withdrawals 
 demos run unattended."""
 
 import random
+import uuid
 from datetime import timedelta
 from decimal import Decimal
 
@@ -11,10 +12,14 @@ from django.db import transaction
 
 from core import clock
 from merchants.models import Merchant
+from sandbox.marketplace import listing_from_snapshot, listing_of, listing_snapshot
 from sandbox.models import SandboxAutopilotState, SandboxListing
 from sandbox.services.trades import DEPOSIT_EVENTS, WITHDRAW_EVENTS, Handler, item_eligible
+from trading.games import CS_GAME
+from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Trade, TradeItem
 from trading.selectors.market import market_version_bump
+from trading.services.market import market_listings_changed
 from trading.services.trades import trade_lock
 
 # In the order the world moves: each step takes the items an earlier step left. The bots' own
@@ -69,26 +74,52 @@ CHURN_ITEMS = 3
 
 def sandbox_market_churn(*, rng: random.Random | None = None) -> int:
     """The supplier market does not hold still: a few items get a listing repriced (up to 5 %
-    either way) and another one withdrawn, so PRICE_CHANGED and LISTING_UNAVAILABLE happen to
-    integrations as they do in production. Returns how many listings changed."""
+    either way) and another one withdrawn, and a new one listed in its place, so PRICE_CHANGED
+    and LISTING_UNAVAILABLE happen to integrations as they do in production, and the feed's
+    market subscribers see listings appear, change price and go. Returns how many listings
+    changed."""
     rng = rng or random.Random()  # noqa: S311 (sandbox world, not security)
-    changed = 0
-    for item_id in CatalogItem.objects.order_by("?").values_list("id", flat=True)[:CHURN_ITEMS]:
-        listings = list(SandboxListing.objects.filter(item_id=item_id).order_by("price")[:2])
-        if listings:
-            repriced = listings[0]
-            factor = Decimal(1) + Decimal(rng.randint(-5, 5)) / 100
-            repriced.price = max(
-                Decimal("0.01"), (repriced.price * factor).quantize(Decimal("0.01"))
+    appeared: list[Listing] = []
+    repriced: list[Listing] = []
+    gone: list[Listing] = []
+    with transaction.atomic():
+        for item_id in CatalogItem.objects.order_by("?").values_list("id", flat=True)[:CHURN_ITEMS]:
+            listings = list(
+                SandboxListing.objects.select_related("bot")
+                .filter(item_id=item_id)
+                .order_by("price")[:2]
             )
-            repriced.save(update_fields=["price"])
-            changed += 1
-        if len(listings) > 1:
-            listings[1].delete()
-            changed += 1
-    if changed:
-        market_version_bump()
-    return changed
+            if listings:
+                listings[0].price = _moved(listings[0].price, rng)
+                listings[0].save(update_fields=["price"])
+                repriced.append(listing_of(listings[0]))
+            if len(listings) > 1:
+                withdrawn = listings[1]
+                gone.append(listing_of(withdrawn))
+                appeared.append(listing_of(_relisted(withdrawn, rng)))
+                withdrawn.delete()
+        if repriced:
+            market_listings_changed(appeared=appeared, repriced=repriced, gone=gone)
+            transaction.on_commit(market_version_bump)
+    return len(appeared) + len(repriced) + len(gone)
+
+
+def _moved(price: Decimal, rng: random.Random) -> Decimal:
+    factor = Decimal(1) + Decimal(rng.randint(-5, 5)) / 100
+    return max(Decimal("0.01"), (price * factor).quantize(Decimal("0.01")))
+
+
+def _relisted(withdrawn: SandboxListing, rng: random.Random) -> SandboxListing:
+    """Another seller lists the same kind of item under a new id, at a price near the old."""
+    fields = listing_snapshot(withdrawn)
+    if withdrawn.game == CS_GAME:
+        fields["id"] = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    else:
+        fields["id"] = f"{withdrawn.item_id}-{rng.randrange(10**8):08d}"
+    fields["price"] = str(_moved(withdrawn.price, rng))
+    listing = listing_from_snapshot(fields)
+    listing.save(force_insert=True)
+    return listing
 
 
 def sandbox_autopilot_set(*, merchant: Merchant, enabled: bool) -> None:

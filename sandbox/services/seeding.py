@@ -17,6 +17,7 @@ from sandbox.names import EXTERIORS, CatalogEntry, catalog_entry, charm, sticker
 from trading.games import CS_GAME, GAMES, RUST_GAME
 from trading.models import CatalogItem, CatalogPhase
 from trading.selectors.market import market_version_bump
+from trading.services.market import market_resync
 
 CENT = Decimal("0.01")
 CS_SHARE = 0.7  # of items and of listings
@@ -259,6 +260,7 @@ def sandbox_seed(*, items: int, listings: int, seed: int = 730) -> SeedReport:
             cursor.execute("VACUUM ANALYZE sandbox_sandboxlisting")
             cursor.execute("VACUUM ANALYZE trading_catalogitem")
     transaction.on_commit(market_version_bump)
+    market_resync(games=GAMES)
     return SeedReport(
         items=CatalogItem.objects.filter(game__in=GAMES).count(),
         listings=SandboxListing.objects.count(),

@@ -5,17 +5,46 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 
+# The trades of the staff console's suites (tests/admin/desk.py), made in the deposit suite's
+# world: two merchants, a bot, the owner's inventory.
+from tests.admin.desk import trades
+
 # The crypto suite's fixtures: eager Celery (tasks run inside the live server's request, as a
 # worker would run them) and a real local HTTP receiver per merchant for its webhooks.
 from tests.crypto.conftest import _eager_celery, bob_hooks, hooks
+from tests.deposits.conftest import ak, alice, bob, bot, cheap, desk, door, knife, owner, world
 
-__all__ = ["_eager_celery", "bob_hooks", "browser", "hooks", "wait_for"]
+__all__ = [
+    "_eager_celery",
+    "ak",
+    "alice",
+    "bob",
+    "bob_hooks",
+    "bot",
+    "browser",
+    "cheap",
+    "desk",
+    "door",
+    "hooks",
+    "knife",
+    "log_in",
+    "owner",
+    "staff",
+    "trades",
+    "wait_for",
+    "world",
+]
+
+STAFF = "staff"
+PASSWORD = "correct horse battery staple"
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -48,3 +77,17 @@ def wait_for(driver: WebDriver, css: str) -> WebElement:
     return WebDriverWait(driver, PAGE_SECONDS).until(
         lambda d: next(iter(d.find_elements("css selector", css)), False)
     )
+
+
+@pytest.fixture
+def staff(db: None) -> User:
+    return User.objects.create_superuser(STAFF, "staff@example.com", PASSWORD)
+
+
+def log_in(browser: WebDriver, base_url: str, path: str) -> None:
+    """Through the admin's login form, landing on ``path``."""
+    browser.get(f"{base_url}/admin/login/?next={path}")
+    wait_for(browser, "#id_username").send_keys(STAFF)
+    browser.find_element(By.ID, "id_password").send_keys(PASSWORD)
+    browser.find_element(By.CSS_SELECTOR, "#login-form [type=submit]").click()
+    wait_for(browser, "#content-main")

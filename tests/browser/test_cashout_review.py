@@ -5,7 +5,6 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.admin.models import CHANGE, LogEntry
-from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.utils.text import capfirst
 from rest_framework.test import APIClient
@@ -14,7 +13,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
 
 from crypto.models import CryptoWithdrawal, MerchantCryptoPolicy
-from tests.browser.conftest import wait_for
+from tests.browser.conftest import STAFF, log_in, wait_for
 from tests.crypto.conftest import USER, cashout_body, clean, data
 from tests.factories import Actor, make_actor
 from tests.withdrawals.conftest import funded
@@ -27,8 +26,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:No directory at:UserWarning"),
 ]
 
-STAFF = "staff"
-PASSWORD = "correct horse battery staple"
 REVIEW_ABOVE_CENTS = 2000
 AMOUNT_CENTS = 2500
 
@@ -62,16 +59,8 @@ def two_in_review(db: None, hooks: Receiver, bob_hooks: Receiver) -> tuple[str, 
     return alice, bob
 
 
-@pytest.fixture
-def staff(db: None) -> User:
-    return User.objects.create_superuser(STAFF, "staff@example.com", PASSWORD)
-
-
-def log_in(browser: WebDriver, base_url: str) -> None:
-    browser.get(f"{base_url}/admin/login/?next=/admin/crypto/cryptowithdrawal/")
-    wait_for(browser, "#id_username").send_keys(STAFF)
-    browser.find_element(By.ID, "id_password").send_keys(PASSWORD)
-    browser.find_element(By.CSS_SELECTOR, "#login-form [type=submit]").click()
+def log_in_to_cashouts(browser: WebDriver, base_url: str) -> None:
+    log_in(browser, base_url, "/admin/crypto/cryptowithdrawal/")
     wait_for(browser, "#changelist-form")
 
 
@@ -109,7 +98,7 @@ def test_staff_approve_a_cashout_in_review_in_the_browser(
 ):
     approved, untouched = two_in_review
 
-    log_in(browser, live_server.url)
+    log_in_to_cashouts(browser, live_server.url)
     assert stylesheet_loaded(browser, "/static/admin/css/base.css")
     shown = run_action(browser, "approve", approved)
 
@@ -128,7 +117,7 @@ def test_staff_reject_a_cashout_in_review_in_the_browser(
 ):
     rejected, untouched = two_in_review
 
-    log_in(browser, live_server.url)
+    log_in_to_cashouts(browser, live_server.url)
     # The admin asks for no reason: the rejection records who decided.
     shown = run_action(browser, "reject", rejected)
 

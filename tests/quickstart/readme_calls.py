@@ -55,9 +55,11 @@ class Command:
 
 
 def first_calls_blocks(readme: str) -> list[str]:
-    """The ``sh`` blocks of the "First calls" section, in order."""
+    """The ``sh`` blocks of the "First calls" section that call the API (with curl), in order;
+    a block without a call (the feed's watcher, which runs until stopped) is not one."""
     section = readme.split("\n## First calls\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
+    blocks = re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
+    return [block for block in blocks if re.search(r"^curl ", block, flags=re.MULTILINE)]
 
 
 def _ends_unquoted(line: str, quote: str | None) -> tuple[str | None, bool]:

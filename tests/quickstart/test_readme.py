@@ -81,6 +81,7 @@ def quick_start(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart
     started = QuickStart(port=_free_port(), var_dir=var_dir, log=var_dir / "bin-start.log")
     env = _quick_start_env(
         PORT=str(started.port),
+        FEED_PORT=str(_free_port()),
         VAR_DIR=str(var_dir),
         # The README's world, faster: a step a second instead of bin/start's five.
         SANDBOX_AUTOPILOT_SECONDS="1",

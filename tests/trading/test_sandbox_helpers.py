@@ -154,6 +154,12 @@ class TestPlatformUsers:
         payload = {"platformId": PID, "inventory": [{"marketHashName": "ok"}, entry]}
         refused(api, alice, USERS, payload, f"inventory.1.{field}")
 
+    def test_a_null_inventory_entry_is_refused(self, api, alice):
+        # Found by schemathesis from the documented example: a null item was a 500.
+        payload = {"platformId": PID, "inventory": [{"marketHashName": "ok"}, None]}
+        refused(api, alice, USERS, payload, "inventory.1")
+        assert not SandboxPlatformUser.objects.exists()
+
     def test_needs_an_api_key(self, api, db):
         assert_error(api.post(USERS, {"platformId": PID}, format="json"), 401, 1100, "UNAUTHORIZED")
 

@@ -7,9 +7,11 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
 from merchants.models import Merchant
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
+from trading import examples
 from trading.models import Trade
 from trading.representations import CancelResult, ItemCancelResult
 from trading.selectors.trades import client_trade_scope
@@ -39,6 +41,37 @@ def client_scope(caller: ClientCaller) -> QuerySet[Trade]:
     return client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
 
 
+CANCEL_RULES = """
+    Only items of game 730 bought from a supplier can be cancelled (the service's own stock and
+    game 252490 have no cancel), once the trade is 30 minutes old and while the item is still
+    being bought or offered (`pending` or `active`); delivered items and items in their hold
+    are out of reach. Items not yet ordered are cancelled at once; ordered ones need the
+    marketplace's acceptance.
+
+    A `cancelled` answer only confirms that the cancel was accepted: the item becomes
+    `canceled` moments later, refunded, reported by the `trade.canceled` or `trade.updated`
+    webhook. Poll `GET {lookup}` for the final state.
+"""
+
+WHOLE_TRADE = """
+    Asks to cancel every still-cancellable item of {whose} withdrawal, by its `id` or
+    `externalId`. The answer is 200 even when only some items could be cancelled: read it.
+    `requested` counts the items the marketplace considered, `cancelled` and `failed` split
+    them, and each row gives the item's `id`, its `externalId` and, when it failed, the
+    `reason` (a stable key such as `TRADE_CANCEL_TOO_SOON` or `TRADE_NOT_CANCELLABLE`). Items
+    that cannot be cancelled at all are left out; when that is every item, the answer is
+    `TRADE_CANCEL_UNSUPPORTED`.
+"""
+
+ONE_ITEM = """
+    Asks to cancel one item of {whose} withdrawal: the trade by its `id` or `externalId`, the
+    item by its `id` or its `externalId`. Unlike the whole-trade cancel, a refusal is an error:
+    `TRADE_CANCEL_TOO_SOON` (the trade is younger than 30 minutes), `TRADE_NOT_CANCELLABLE`
+    (delivered, finished, or refused by the marketplace), `TRADE_CANCEL_UNSUPPORTED` (own stock
+    or game 252490), `ITEM_NOT_FOUND` (no such trade or item).
+"""
+
+
 class TradeCancelApi(CancelApi):
     """Every still-cancellable item of a withdrawal: ``POST /secure/buy/{tradeId}/cancel`` and
     ``POST /client/trading/withdraw/{tradeId}/cancel``."""
@@ -58,10 +91,26 @@ class TradeCancelApi(CancelApi):
         return Response(result)
 
 
+SELF_ONLY = """
+    Only your self trades (`source: self`) are yours to cancel here: a client's withdrawal
+    answers `FORBIDDEN`; cancel it with the client's token.
+"""
+
+
 class SecureBuyCancelApi(MerchantApiView, TradeCancelApi):
     operation = "secure.buy.cancel"
     operation_id = "secureBuyCancel"
     errors = (*TradeCancelApi.errors, "FORBIDDEN")
+    doc = OperationDoc(
+        summary="Cancel a self withdrawal's undelivered items",
+        description=paragraphs(
+            WHOLE_TRADE.format(whose="a self"),
+            SELF_ONLY,
+            CANCEL_RULES.format(lookup="/secure/trades/{tradeId}"),
+        ),
+        parameters={"tradeId": examples.SELF_BUY["id"]},
+        response=examples.SELF_TRADE_CANCEL,
+    )
     actor = "merchant"
     self_only = True
 
@@ -72,6 +121,15 @@ class SecureBuyCancelApi(MerchantApiView, TradeCancelApi):
 class ClientWithdrawCancelApi(ClientApiView, TradeCancelApi):
     operation = "client.trading.withdraw.cancel"
     operation_id = "clientWithdrawCancel"
+    doc = OperationDoc(
+        summary="Cancel a client withdrawal's undelivered items",
+        description=paragraphs(
+            WHOLE_TRADE.format(whose="the client's"),
+            CANCEL_RULES.format(lookup="/client/trades/{id}"),
+        ),
+        parameters={"tradeId": examples.CLIENT_WITHDRAWAL["externalId"]},
+        response=examples.CLIENT_TRADE_CANCEL,
+    )
     actor = "client"
     self_only = False
 
@@ -102,6 +160,16 @@ class SecureBuyItemCancelApi(MerchantApiView, ItemCancelApi):
     operation = "secure.buy.item_cancel"
     operation_id = "secureBuyItemCancel"
     errors = (*ItemCancelApi.errors, "FORBIDDEN")
+    doc = OperationDoc(
+        summary="Cancel one item of a self withdrawal",
+        description=paragraphs(
+            ONE_ITEM.format(whose="a self"),
+            SELF_ONLY,
+            CANCEL_RULES.format(lookup="/secure/trades/{tradeId}"),
+        ),
+        parameters={"tradeId": examples.SELF_BUY["externalId"], "itemId": "line-1"},
+        response=examples.SELF_ITEM_CANCEL,
+    )
     actor = "merchant"
     self_only = True
 
@@ -112,6 +180,18 @@ class SecureBuyItemCancelApi(MerchantApiView, ItemCancelApi):
 class ClientWithdrawItemCancelApi(ClientApiView, ItemCancelApi):
     operation = "client.trading.withdraw.item_cancel"
     operation_id = "clientWithdrawItemCancel"
+    doc = OperationDoc(
+        summary="Cancel one item of a client withdrawal",
+        description=paragraphs(
+            ONE_ITEM.format(whose="the client's"),
+            CANCEL_RULES.format(lookup="/client/trades/{id}"),
+        ),
+        parameters={
+            "tradeId": examples.CLIENT_WITHDRAWAL["id"],
+            "itemId": "4612c31f-49b3-495e-9f91-fde507791596",
+        },
+        response=examples.CLIENT_ITEM_CANCEL,
+    )
     actor = "client"
     self_only = False
 

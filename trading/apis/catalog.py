@@ -7,8 +7,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import OperationDoc
 from config.api.rendering import envelope_around
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
+from trading import examples
 from trading.marketplace.base import MarketSort
 from trading.representations import ListingOut, MarketPageOut, PriceEntryOut, SuggestionOut
 from trading.selectors.market import (
@@ -23,11 +25,49 @@ from trading.serializers import MarketItemQueryIn, MarketQueryIn, PricesQuery, S
 class PricesApi(MerchantApiView):
     operation = "secure.prices"
     query_serializer = PricesQuery
+    doc = OperationDoc(
+        summary="Get the price book of a game",
+        description="""
+            The service's quotes for every catalog item of a game, for showing prices in bulk.
+
+            - `deposit`: what the service pays for the item in a deposit; `accepted: false` with
+              `deposit: 0` when it takes none of it now (no quote, or its stock is full).
+            - `withdraw`: the price to buy the item, your merchant fee included. Game 730:
+              `{standard, instant}` (the cheapest supplier listing and the cheapest listing held
+              by the service's bots; `null` when there is none). Game 252490: one number.
+            - Phased items (Doppler) come as one entry with a `phases[]` breakdown; the entry's
+              own `deposit` and `withdraw` are the floor over its phases.
+
+            The book is a list of quotes and may be up to 30 seconds behind the market: a deposit
+            is priced against `GET /secure/inventory` or `GET /client/inventory` and a withdrawal
+            against the live listing (`PRICE_CHANGED` when they differ). A positive game the
+            service does not trade answers an empty list.
+        """,
+        parameters={"game": 730},
+        response=examples.PRICE_BOOK,
+    )
 
     @extend_schema(operation_id="getPrices", tags=["prices"], responses=list[PriceEntryOut])
     def get(self, request: Request) -> HttpResponse:
         query = self.parse_query(request)
         return envelope_around(price_book_get(merchant=self.merchant(request), game=query["game"]))
+
+
+MARKET_SEARCH = """
+    A page of the listings on the market, each with the price to buy it (`offer.price`, your
+    merchant fee included) and its `offer.delivery`: `standard` (bought from a supplier, then sent
+    by trade offer) or `instant` (held by one of the service's bots, named in `botInfo`). `count`
+    is the number of listings matching the query.
+
+    `search` matches a part of the market hash name, case-insensitively; `minPrice`/`maxPrice`
+    bound `offer.price`. `relevance` (the default sort) puts the exact name first, then names
+    starting with the search, then the rest, most-listed items first. `offer.reference` is the
+    listing's catalog item id (for `GET {route}/market/item`).
+
+    To buy, pass a listing's `id` as `items[].itemId` and its `offer.price` as `items[].price`
+    to `{buy}`. Pages are kept for up to 30 seconds: a listing sold meanwhile can still show,
+    and buying it answers `ITEMS_UNAVAILABLE`.
+"""
 
 
 class MarketSearchApi(CallerApiView):
@@ -55,11 +95,36 @@ class MarketSearchApi(CallerApiView):
 class SecureMarketApi(MerchantApiView, MarketSearchApi):
     operation = "secure.market"
     operation_id = "getSecureMarket"
+    doc = OperationDoc(
+        summary="Search the market's listings",
+        description=MARKET_SEARCH.format(route="/secure", buy="POST /secure/buy"),
+        parameters=examples.MARKET_QUERY,
+        response=examples.MARKET_PAGE,
+    )
 
 
 class ClientMarketApi(ClientApiView, MarketSearchApi):
     operation = "client.market"
     operation_id = "getClientMarket"
+    doc = OperationDoc(
+        summary="Search the market's listings for a client",
+        description=MARKET_SEARCH.format(route="/client", buy="POST /client/trading/withdraw"),
+        parameters=examples.MARKET_QUERY,
+        response=examples.MARKET_PAGE,
+    )
+
+
+MARKET_ITEM = """
+    The listings of one catalog item, cheapest first, with their stickers, charm, wear and, for
+    phased items, the Doppler phase. Name the item by `itemId` (its catalog id, such as
+    `730-000040`: the price book's `itemId`, a market listing's `offer.reference`) or by its exact
+    `marketHashName`; `itemId` wins when both are given. An unknown item answers an empty list.
+
+    `delivery` keeps `standard` or `instant` listings only, and is applied after a page is
+    fetched: a page may hold fewer than `perPage` listings. `phase` keeps one Doppler phase;
+    `floatMin`/`floatMax` bound the wear. Buy a listing with `{buy}` (its `id` and
+    `offer.price`).
+"""
 
 
 class MarketItemApi(CallerApiView):
@@ -88,16 +153,40 @@ class MarketItemApi(CallerApiView):
 class SecureMarketItemApi(MerchantApiView, MarketItemApi):
     operation = "secure.market.item"
     operation_id = "getSecureMarketItem"
+    doc = OperationDoc(
+        summary="List one catalog item's listings",
+        description=MARKET_ITEM.format(buy="POST /secure/buy"),
+        parameters={"itemId": "730-000040", "phase": "Black Pearl"},
+        response=[examples.KARAMBIT_LISTING],
+    )
 
 
 class ClientMarketItemApi(ClientApiView, MarketItemApi):
     operation = "client.market.item"
     operation_id = "getClientMarketItem"
+    doc = OperationDoc(
+        summary="List one catalog item's listings for a client",
+        description=MARKET_ITEM.format(buy="POST /client/trading/withdraw"),
+        parameters={"itemId": "730-000040", "phase": "Black Pearl"},
+        response=[examples.KARAMBIT_LISTING],
+    )
 
 
 class ClientSuggestionsApi(ClientApiView):
     operation = "client.market.suggestions"
     query_serializer = SuggestionsQueryIn
+    doc = OperationDoc(
+        summary="Suggest catalog items for a search box",
+        description="""
+            Up to 20 catalog items whose market hash name contains `q` (case-insensitive): the
+            exact name first, then names starting with `q`, then the others, most popular first.
+            Made for type-ahead: each `id` is a catalog id to pass as `itemId` to
+            `GET /client/market/item` or `POST /client/trading/withdraw/quick`. Items without a
+            listing right now are suggested too.
+        """,
+        parameters={"q": "Karambit", "game": "730"},
+        response=examples.SUGGESTIONS,
+    )
 
     @extend_schema(
         operation_id="getClientMarketSuggestions",

@@ -5,11 +5,14 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import OperationDoc
 from core.errors import DomainError
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
+from trading import examples
 from trading.models import Trade
 from trading.representations import TradeOrTrades, TradeOut, TradePageOut, trade_json
 from trading.selectors.trades import (
+    TradeFilter,
     client_trade_scope,
     client_trades,
     merchant_self_trades,
@@ -19,6 +22,14 @@ from trading.selectors.trades import (
 )
 from trading.serializers import TradesQueryIn
 
+TRADE_PAGE = """
+    {whose} trades of one game (`game`, 730 by default), newest first, deposits and withdrawals
+    or only one `type`. Pass `nextCursor` as `cursor` to get the next page; `null` means there
+    is none. A trade shows every item with its own `status`; the trade's `status` sums them up
+    (while any item is in flight, the least advanced one). For changes as they happen,
+    listen to the `trade.*` webhooks rather than polling this list.
+"""
+
 
 class TradesApi(CallerApiView):
     """A page of trades, newest first: ``GET /secure/trades`` (the merchant's self trades) and
@@ -26,29 +37,46 @@ class TradesApi(CallerApiView):
 
     query_serializer = TradesQueryIn
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
         raise NotImplementedError
 
     @extend_schema(tags=["trades"], responses=TradePageOut)
     def get(self, request: Request) -> Response:
         query = self.parse_query(request)
-        rows = self.trades(request, game=int(query["game"]), type=query.get("type"))
-        return Response(trades_page(rows=rows, cursor=query.get("cursor"), limit=query["limit"]))
+        where = self.trades(request, game=int(query["game"]), type=query.get("type"))
+        return Response(trades_page(where=where, cursor=query.get("cursor"), limit=query["limit"]))
 
 
 class SecureTradesApi(MerchantApiView, TradesApi):
     operation = "secure.trades.list"
     operation_id = "listSecureTrades"
+    doc = OperationDoc(
+        summary="List your self trades",
+        description=TRADE_PAGE.format(
+            whose="Your self trades (`source: self`: `POST /secure/sell`, `/secure/buy`, "
+            "`/secure/buy/quick`; your clients' trades are not listed here),"
+        ),
+        parameters={"limit": 2, "game": "730"},
+        response=examples.SECURE_TRADE_PAGE,
+    )
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
         return merchant_self_trades(merchant=self.merchant(request), game=game, type=type)
 
 
 class ClientTradesApi(ClientApiView, TradesApi):
     operation = "client.trades.list"
     operation_id = "listClientTrades"
+    doc = OperationDoc(
+        summary="List the client's trades",
+        description=TRADE_PAGE.format(
+            whose="The client's own trades (its deposits and withdrawals at this merchant),"
+        ),
+        parameters={"limit": 20, "game": "730"},
+        response=examples.CLIENT_TRADE_PAGE,
+    )
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> QuerySet[Trade]:
+    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
         caller = self.caller(request)
         return client_trades(
             merchant=caller.merchant, platform_id=caller.platform_id, game=game, type=type
@@ -75,6 +103,20 @@ class TradeApi(CallerApiView):
 class SecureTradeApi(MerchantApiView, TradeApi):
     operation = "secure.trades.get"
     operation_id = "getSecureTrade"
+    doc = OperationDoc(
+        summary="Get self trades by id or externalId",
+        description="""
+            One of your self trades (`source: self`), by its `id` or the `externalId` you gave
+            it: the trade with every item, as webhooks carry it. Another merchant's trade or a
+            client's trade counts as missing (`TRADE_NOT_FOUND`).
+
+            Up to 100 refs separated by commas answer the array of the trades found, in the
+            order asked; refs that match nothing are left out without an error. More than 100
+            refs are refused with `VALIDATION_FAILED`.
+        """,
+        parameters={"tradeId": examples.SELF_BUY["externalId"]},
+        response=examples.SELF_BUY_IN_HOLD,
+    )
 
     def scope(self, request: Request) -> QuerySet[Trade]:
         return Trade.objects.filter(merchant=self.merchant(request), source=Trade.Source.SELF)
@@ -102,6 +144,18 @@ class SecureTradeApi(MerchantApiView, TradeApi):
 class ClientTradeApi(ClientApiView, TradeApi):
     operation = "client.trades.get"
     operation_id = "getClientTrade"
+    doc = OperationDoc(
+        summary="Get one of the client's trades",
+        description="""
+            One of the client's own trades, by its `id` or its `externalId`, with every item and
+            its own `status`, as the `trade.*` webhooks carry it: use it to show the client where
+            a deposit or a withdrawal stands, or to check a trade after a webhook you missed. A
+            trade of another account or another merchant answers `TRADE_NOT_FOUND`, as one that
+            does not exist.
+        """,
+        parameters={"id": examples.CLIENT_WITHDRAWAL["id"]},
+        response=examples.CLIENT_WITHDRAWAL_LATER,
+    )
 
     def scope(self, request: Request) -> QuerySet[Trade]:
         caller = self.caller(request)

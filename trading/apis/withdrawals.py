@@ -7,9 +7,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
 from merchants.selectors import client_get
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
+from trading import examples
 from trading.models import Trade
 from trading.representations import TradeOut, trade_json
 from trading.serializers import (
@@ -39,6 +41,42 @@ def client_recipient(caller: ClientCaller) -> Recipient:
         client=client_get(merchant=caller.merchant, platform_id=caller.platform_id),
         external_client_user_id=caller.client_id or "",
     )
+
+
+WITHDRAWAL_LIFECYCLE = """
+    **Approval first.** Nothing is bought before you approve: the service sends your callback
+    URL the `trade.initiated` webhook; answer 2xx to approve, 4xx to reject (the trade `failed`,
+    `MERCHANT_REJECTED`, the lock released). Without an answer after 3 attempts the trade fails
+    with `APPROVAL_TIMEOUT`. Without an active callback URL the request is refused at once
+    (`MERCHANT_NO_CALLBACK_URL`).
+
+    **What happens next.** Approved items are bought (`pending`), then offered to the recipient
+    (`active`, with `offerID`); the recipient accepts (`hold`: the trade protection window,
+    `holdEndDate`) and the trade is `completed` when it ends. A listing gone or repriced fails
+    its item and releases its part of the lock; a declined or expired offer (`declined`), a
+    cancel (`canceled`) or a reversal (`reverted`) refund it. Items move on their own; the
+    trade's `status` is the least advanced one in flight. Webhooks (`trade.<status>`,
+    `trade.updated`) report every change; `GET {lookup}` shows the trade at any time. Created
+    items carry what was submitted; `name`, `marketHashName`, `type` and `iconUrl` appear once
+    resolved.
+"""
+
+EXTERNAL_ID = """
+    `externalId` is yours to track the trade: unique per merchant, used up even when the trade
+    fails, and the trade can be looked up by it. A repeated one answers `EXTERNAL_ID_EXISTS`,
+    so resending a request you got no answer to cannot buy twice.
+"""
+
+WITHDRAW = """
+    Buys market listings (from `GET {route}/market` or `GET {route}/market/item`) for
+    {recipient}. Each item names a listing `id` and its current `offer.price`; a price that
+    is no longer the listing's answers `PRICE_CHANGED` (`details.price` is the current one), a
+    listing already sold `ITEMS_UNAVAILABLE`. Up to 50 items; `items[].externalId` is your
+    reference of an item, echoed back and accepted by the cancel endpoints in place of its id.
+
+    The total is locked from your wallet's available balance at once (`MERCHANT_BALANCE_LOW`
+    when it cannot cover it) and settles item by item as they are delivered.
+"""
 
 
 class WithdrawApi(RecipientApi):
@@ -97,6 +135,23 @@ class SecureBuyApi(MerchantApiView, WithdrawApi):
     operation_id = "secureBuy"
     body_serializer = SecureBuyIn
     source = Trade.Source.SELF
+    doc = OperationDoc(
+        summary="Buy listings for a trade URL (self withdrawal)",
+        description=paragraphs(
+            WITHDRAW.format(
+                route="/secure", recipient="the account behind `tradeUrl` (a self trade)"
+            ),
+            EXTERNAL_ID,
+            WITHDRAWAL_LIFECYCLE.format(lookup="/secure/trades/{tradeId}"),
+            """
+            Undelivered items can be cancelled after 30 minutes with
+            `POST /secure/buy/{tradeId}/cancel`.
+            """,
+        ),
+        request=examples.SELF_BUY_REQUEST,
+        response=examples.SELF_BUY,
+        error_details=examples.WITHDRAW_ERROR_DETAILS,
+    )
 
     def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
         return Recipient(trade_url=body["tradeUrl"])
@@ -107,6 +162,25 @@ class ClientWithdrawApi(ClientApiView, WithdrawApi):
     operation_id = "clientWithdraw"
     body_serializer = ClientWithdrawIn
     source = Trade.Source.CLIENT
+    doc = OperationDoc(
+        summary="Buy listings for the client (withdrawal)",
+        description=paragraphs(
+            WITHDRAW.format(route="/client", recipient="the client's own account"),
+            """
+            One withdrawal per client at a time is written: a second one at the same moment is
+            refused with `WITHDRAW_IN_PROGRESS` (retry). Your approval callback is where you
+            check and deduct the client's balance on your side.
+
+            `autoCancel` (game 730 only; 30 to 720 minutes, 30 when not given) cancels the items
+            still being bought that long after creation (`autoCancelAt`).
+            """,
+            EXTERNAL_ID,
+            WITHDRAWAL_LIFECYCLE.format(lookup="/client/trades/{id}"),
+        ),
+        request=examples.CLIENT_WITHDRAW_REQUEST,
+        response=examples.CLIENT_WITHDRAWAL,
+        error_details=examples.WITHDRAW_ERROR_DETAILS,
+    )
     # One withdrawal per user at a time.
     errors = (*WithdrawApi.errors, "WITHDRAW_IN_PROGRESS")
 
@@ -116,6 +190,23 @@ class ClientWithdrawApi(ClientApiView, WithdrawApi):
     def auto_cancel_minutes(self, body: dict[str, Any]) -> int | None:
         """Game 730 only: the client's ``autoCancel``, 30 minutes when not given."""
         return body.get("autoCancel", 30) if body["game"] == 730 else None
+
+
+QUICK_WITHDRAW = """
+    Buys the `amount` cheapest listings of one catalog item (game 730 only) at or below
+    `maxPrice` a unit, for {recipient}, without picking listings yourself. Name the item by
+    `itemId` (its catalog id, such as `730-000003`) or by its exact `marketHashName`.
+    `maxPrice` is fee-inclusive, like the price book's `withdraw`; the service takes its fee out
+    to get what it pays a supplier. `delivery` picks the supplier (`standard`) or the service's
+    own stock (`instant`); `phase` prices a Doppler phase (not with `instant`).
+
+    The answer has one row per unit, each with the catalog id as a placeholder `id` and the
+    ceiling as its `offer.price`; `totalPrice` is the worst case (`amount` x `maxPrice`), locked
+    from your wallet at once. After your approval the marketplace fills what it can: each row is
+    bound to a real listing at its actual price (the saving is refunded), and rows it could not
+    fill fail and are refunded: a partial fill is normal. Nothing listed under the ceiling right
+    now answers `INSUFFICIENT_ITEM_AMOUNT`.
+"""
 
 
 class QuickWithdrawApi(RecipientApi):
@@ -160,6 +251,16 @@ class SecureQuickBuyApi(MerchantApiView, QuickWithdrawApi):
     operation_id = "secureQuickBuy"
     body_serializer = SecureQuickBuyIn
     source = Trade.Source.SELF
+    doc = OperationDoc(
+        summary="Buy the cheapest listings of an item for a trade URL (quick self withdrawal)",
+        description=paragraphs(
+            QUICK_WITHDRAW.format(recipient="the account behind `tradeUrl` (a self trade)"),
+            EXTERNAL_ID,
+            WITHDRAWAL_LIFECYCLE.format(lookup="/secure/trades/{tradeId}"),
+        ),
+        request=examples.SECURE_QUICK_BUY_REQUEST,
+        response=examples.SELF_QUICK_BUY,
+    )
 
     def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
         return Recipient(trade_url=body["tradeUrl"])
@@ -170,6 +271,20 @@ class ClientQuickWithdrawApi(ClientApiView, QuickWithdrawApi):
     operation_id = "clientQuickWithdraw"
     body_serializer = QuickWithdrawIn
     source = Trade.Source.CLIENT
+    doc = OperationDoc(
+        summary="Buy the cheapest listings of an item for the client (quick withdrawal)",
+        description=paragraphs(
+            QUICK_WITHDRAW.format(recipient="the client's own account"),
+            """
+            One withdrawal per client at a time is written: a second one at the same moment is
+            refused with `WITHDRAW_IN_PROGRESS` (retry).
+            """,
+            EXTERNAL_ID,
+            WITHDRAWAL_LIFECYCLE.format(lookup="/client/trades/{id}"),
+        ),
+        request=examples.QUICK_WITHDRAW_REQUEST,
+        response=examples.QUICK_WITHDRAWAL,
+    )
     errors = (*QuickWithdrawApi.errors, "WITHDRAW_IN_PROGRESS")
 
     def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:

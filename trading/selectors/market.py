@@ -36,7 +36,8 @@ def market_version_bump() -> None:
     cache.set(MARKET_VERSION_KEY, uuid.uuid4().hex, timeout=None)
 
 
-def _render(listings: list[Listing], merchant: Merchant) -> list[ListingOut]:
+def listings_render(listings: list[Listing], *, fee_rate: Decimal) -> list[ListingOut]:
+    """Listings as the market shows them to a merchant paying ``fee_rate``."""
     catalog = CatalogItem.objects.in_bulk({listing.catalog_id for listing in listings})
     phased = {listing.catalog_id for listing in listings if listing.phase}
     # A phased listing's market quote is its phase's own reference price.
@@ -50,12 +51,11 @@ def _render(listings: list[Listing], merchant: Merchant) -> list[ListingOut]:
         if phased
         else {}
     )
-    fee = merchant.withdraw_fee_rate
     return [
         listing_json(
             listing,
             catalog[listing.catalog_id],
-            fee_rate=fee,
+            fee_rate=fee_rate,
             reference=phase_refs.get((listing.catalog_id, listing.phase)),
         )
         for listing in listings
@@ -90,7 +90,10 @@ def market_search(
             limit=per_page,
         )
         listings, count = market.search(query)
-        return {"items": _render(listings, merchant), "count": count}
+        return {
+            "items": listings_render(listings, fee_rate=merchant.withdraw_fee_rate),
+            "count": count,
+        }
 
     shape = f"{fee}|{game}|{search.upper()}|{sort}|{min_price}|{max_price}|{page}|{per_page}"
     return _cached_page("market-page", shape, page_json)
@@ -139,7 +142,7 @@ def market_item_listings(
         )
         if delivery != "any":
             listings = [listing for listing in listings if listing.delivery == delivery]
-        return _render(listings, merchant)
+        return listings_render(listings, fee_rate=merchant.withdraw_fee_rate)
 
     shape = (
         f"{merchant.withdraw_fee_rate}|{item_id}|{market_hash_name}|{delivery}|{phase}"

@@ -3,10 +3,12 @@
 import base64
 import uuid
 from datetime import datetime
+from functools import cache
 
-from django.db import connection, models
+from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet, Sum
 
+from core.db import ModelRows
 from core.errors import validation_error
 from merchants.models import Merchant
 from trading.models import Status, Trade, TradeItem
@@ -30,49 +32,66 @@ def _decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
         raise validation_error({"cursor": "Not a cursor this service gave."}) from exc
 
 
-def _column_value(name: str, value: object) -> object:
-    field = Trade._meta.get_field(name)
-    assert isinstance(field, models.Field)
-    return field.get_db_prep_value(value, connection)
-
-
 def _with_items(rows: QuerySet[Trade]) -> QuerySet[Trade]:
     return rows.select_related("merchant").prefetch_related(
         Prefetch("items", queryset=TradeItem.objects.order_by("position"))
     )
 
 
-def _items_of(trades: list[Trade]) -> dict[uuid.UUID, list[TradeItem]]:
-    """The items of a page of trades in one query: Django's prefetch machinery cost a page more
-    CPU than the two queries themselves (profiled in bench/README.md)."""
-    items: dict[uuid.UUID, list[TradeItem]] = {trade.id: [] for trade in trades}
-    for item in TradeItem.objects.filter(trade_id__in=list(items)).order_by("position"):
-        items[item.trade_id].append(item)
-    return items
+# The trades a page lists: field names and the value each of its trades has.
+TradeFilter = dict[str, object]
+_TRADES = ModelRows(Trade)
+_ITEMS = ModelRows(TradeItem)
+_TRADE_ID, _ITEM_ID = _TRADES.index("id"), _ITEMS.index("id")
 
 
-def trades_page(*, rows: QuerySet[Trade], cursor: str | None, limit: int) -> TradePageOut:
+@cache
+def _page_sql(fields: tuple[str, ...], after_cursor: bool) -> str:
+    """A page of trades (newest first) with their items, in one statement written out once per
+    shape: compiling the two ORM queries cost more CPU than running them (bench/README.md)."""
+    conditions = [f"t.{column} = %s" for column in _TRADES.quoted(list(fields))]
+    if after_cursor:
+        # A row comparison is one index range; the equivalent OR would filter every row above.
+        conditions.append('(t."created_at", t."id") < (%s, %s)')
+    return (
+        f"SELECT {_TRADES.columns('p')}, {_ITEMS.columns('i')} FROM ("  # noqa: S608
+        f"SELECT * FROM {_TRADES.table('t')} WHERE {' AND '.join(conditions)}"
+        ' ORDER BY t."created_at" DESC, t."id" DESC LIMIT %s'
+        f') p LEFT JOIN {_ITEMS.table("i")} ON i."trade_id" = p."id"'
+        ' ORDER BY p."created_at" DESC, p."id" DESC, i."position"'
+    )
+
+
+def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradePageOut:
+    fields = tuple(sorted(where))
+    params = [_TRADES.param(name, where[name]) for name in fields]
     if cursor:
         created_at, trade_id = _decode_cursor(cursor)
-        # A row comparison is one index range; the equivalent OR would filter every row above.
-        # Its values go in as the columns store them (SQLite keeps a uuid as 32 hex digits).
-        rows = rows.extra(
-            where=['("trading_trade"."created_at", "trading_trade"."id") < (%s, %s)'],
-            params=[_column_value("created_at", created_at), _column_value("id", trade_id)],
-        )
-    page = list(rows.order_by("-created_at", "-id")[: limit + 1])
+        params += [_TRADES.param("created_at", created_at), _TRADES.param("id", trade_id)]
+    with connection.cursor() as db:
+        db.execute(_page_sql(fields, bool(cursor)), [*params, limit + 1])
+        rows = db.fetchall()
+    page: list[Trade] = []
+    items: dict[uuid.UUID, list[TradeItem]] = {}
+    last = None  # the trade id of the row before, as the database gave it
+    for row in rows:
+        if row[_TRADE_ID] != last:
+            last = row[_TRADE_ID]
+            page.append(_TRADES.build(row[: _TRADES.width]))
+            items[page[-1].pk] = []
+        if row[_TRADES.width + _ITEM_ID] is not None:
+            items[page[-1].pk].append(_ITEMS.build(row[_TRADES.width :]))
     more = len(page) > limit
     page = page[:limit]
-    items = _items_of(page)
     return {
-        "items": [trade_json(trade, items[trade.id]) for trade in page],
+        "items": [trade_json(trade, items[trade.pk]) for trade in page],
         "nextCursor": _encode_cursor(page[-1]) if more and page else None,
     }
 
 
-def merchant_self_trades(*, merchant: Merchant, game: int, type: str | None) -> QuerySet[Trade]:
-    rows = Trade.objects.filter(merchant=merchant, source=Trade.Source.SELF, game=game)
-    return rows.filter(type=type) if type else rows
+def merchant_self_trades(*, merchant: Merchant, game: int, type: str | None) -> TradeFilter:
+    where: TradeFilter = {"merchant": merchant.pk, "source": Trade.Source.SELF, "game": game}
+    return {**where, "type": type} if type else where
 
 
 def client_trade_scope(*, merchant: Merchant, platform_id: str) -> QuerySet[Trade]:
@@ -84,9 +103,15 @@ def client_trade_scope(*, merchant: Merchant, platform_id: str) -> QuerySet[Trad
 
 def client_trades(
     *, merchant: Merchant, platform_id: str, game: int, type: str | None
-) -> QuerySet[Trade]:
-    rows = client_trade_scope(merchant=merchant, platform_id=platform_id).filter(game=game)
-    return rows.filter(type=type) if type else rows
+) -> TradeFilter:
+    """The page filter of ``client_trade_scope`` in one game."""
+    where: TradeFilter = {
+        "merchant": merchant.pk,
+        "source": Trade.Source.CLIENT,
+        "client_platform_id": platform_id,
+        "game": game,
+    }
+    return {**where, "type": type} if type else where
 
 
 def _ref_filter(refs: list[str]) -> Q:

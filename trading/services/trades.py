@@ -7,6 +7,7 @@ from typing import Any
 
 from core import clock
 from core.errors import DomainError
+from core.feed import feed_publish_on_commit
 from merchants.webhooks.outbox import webhook_event_emit
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeEvent, TradeItem
 from trading.representations import trade_json
@@ -128,10 +129,22 @@ def trade_apply(
 def trade_emit(
     *, trade: Trade, items: list[TradeItem], before: str | None, is_approval: bool = False
 ) -> None:
-    """Save the trade and emit its webhook with the next sequence number."""
+    """Save the trade, then tell the merchant with the next sequence number: its sockets (the
+    feed, after commit) and its webhook (the outbox)."""
     sequence = trade.next_sequence
     trade.next_sequence += 1
     trade.save()
+    body = trade_json(trade, items)
+    feed_publish_on_commit(
+        {
+            "kind": "merchant",
+            "merchantId": str(trade.merchant_id),
+            "event": "trade",
+            "order": f"trade:{trade.id}",
+            "sequence": sequence,
+        },
+        {"trade": body},
+    )
     webhook_event_emit(
         merchant=trade.merchant,
         type=f"trade.{trade.status}" if trade.status != before else "trade.updated",
@@ -139,6 +152,6 @@ def trade_emit(
         subject_id=str(trade.id),
         sequence=sequence,
         body_key="trade",
-        body=trade_json(trade, items),
+        body=body,
         is_approval=is_approval,
     )

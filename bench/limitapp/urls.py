@@ -1,0 +1,16 @@
+from django.http import HttpRequest, HttpResponse
+from django.urls import path
+
+from limitapp.views import NoIoApi, ReadApi, WriteApi
+
+
+def health(request: HttpRequest) -> HttpResponse:
+    return HttpResponse(b"ok")
+
+
+urlpatterns = [
+    path("health", health),
+    path("limit/no-io", NoIoApi.as_view()),
+    path("limit/read", ReadApi.as_view()),
+    path("limit/write", WriteApi.as_view()),
+]

@@ -1,0 +1,131 @@
+"""What the OpenAPI document tells an integrator about an operation beyond its shapes: a summary, a
+description, examples of the request and the answer (``OperationDoc``, declared by each view as
+``ApiView.doc``), and its rate limit (``RateLimitDoc``, from the registry the views count with).
+
+``config.api.schema`` renders them; docstrings never reach the document (they speak to developers).
+"""
+
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# An example as it travels: JSON objects, arrays, strings, numbers, booleans and null.
+Json = Any
+
+# The document's own description (``SPECTACULAR_SETTINGS["DESCRIPTION"]``): what holds for every
+# operation, so that each operation's description speaks only of itself.
+API_DESCRIPTION = """
+Merchant-facing API for trading game items: deposits (items sold to the service, credited to your
+USD wallet), withdrawals (market listings bought and delivered by trade offer), prices and market
+browsing, crypto deposits and cashouts, and your wallet's ledger.
+
+**Callers.** Your backend calls with its API key in the `api-key` header (`/auth`, `/secure`,
+`/v1`, `/sandbox`). Your end users' apps call `/client/*` with a client token that your backend
+gets from `POST /auth/authenticate-client`, in `Authorization: Bearer <token>`.
+
+**Envelope.** Every answer is `{requestId, success: true, data}` or
+`{requestId, success: false, error: {code, key, message, fields?, details?}}`; the `requestId` is
+also the `X-Request-Id` header. Branch on `error.key` or `error.code`, never on `message`.
+`VALIDATION_FAILED` names each refused input in `fields` (dotted paths such as `items.0.price`).
+Each operation lists the errors it can answer with, with an example body each.
+
+**Values.** USD amounts are JSON numbers with two decimals (fields ending in `Cents` are integer
+cents); token amounts are decimal strings; times are UTC ISO 8601 with milliseconds and `Z`.
+Request bodies are checked strictly: unknown properties are refused and types are not coerced.
+
+**Limits.** Each operation gives its rate limit, per merchant, by merchant tier (verified or
+not). A refused request is 429 `RATE_LIMITED` with `Retry-After`.
+
+**Events.** Trade and crypto changes are sent to your callback URL as signed webhooks (Standard
+Webhooks); withdrawals and client cashouts wait for your approval there first.
+
+**Sandbox.** With the sandbox on, the `/sandbox/*` helpers move the simulated outside world
+(platform users, bots, trades, chains, the identity provider, the clock) for your account.
+"""
+
+
+@dataclass(frozen=True)
+class OperationDoc:
+    """``summary``: a short imperative line. ``description``: Markdown for the integrator (what
+    the operation does, when to use it, what happens next), without the rate limit, the
+    authentication or the errors, which the document adds from their own declarations.
+    ``parameters``: an example value per path or query parameter. ``request``: an example body.
+    ``response``: an example of the success envelope's ``data``. ``error_details``: the
+    ``details`` this operation puts in an error, by key, for that error's example."""
+
+    summary: str
+    description: str
+    parameters: Mapping[str, Json] = field(default_factory=dict)
+    request: Json = None
+    response: Json = None
+    error_details: Mapping[str, Json] = field(default_factory=dict)
+
+    @property
+    def markdown(self) -> str:
+        return inspect.cleandoc(self.description)
+
+
+def paragraphs(*texts: str) -> str:
+    """One description from indented triple-quoted texts, each dedented on its own (a text put
+    into another with an f-string would keep its own indentation, and Markdown would show it
+    as code)."""
+    return "\n\n".join(inspect.cleandoc(text) for text in texts)
+
+
+@dataclass(frozen=True)
+class Window:
+    limit: int
+    seconds: int
+
+    def as_json(self) -> dict[str, int]:
+        return {"limit": self.limit, "windowSeconds": self.seconds}
+
+
+@dataclass(frozen=True)
+class RateLimitDoc:
+    """One budget of requests per merchant; operations naming the same ``budget`` share it."""
+
+    budget: str
+    verified: Window
+    unverified: Window
+
+    def as_extension(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "verified": self.verified.as_json(),
+            "unverified": self.unverified.as_json(),
+        }
+
+
+def _per(seconds: int) -> str:
+    for unit, length in (("hour", 3600), ("minute", 60)):
+        if seconds == length:
+            return unit
+        if seconds % length == 0:
+            return f"{seconds // length} {unit}s"
+    return f"{seconds} seconds"
+
+
+# Beyond this many, operations sharing a budget are counted, not named (each names its budget).
+MAX_NAMED_PEERS = 4
+
+
+def rate_limit_markdown(extension: Mapping[str, Any] | None, shared_with: list[str]) -> str:
+    """The rate-limit paragraph of a description, from the operation's ``x-rateLimit``."""
+    if extension is None:
+        return "**Rate limit:** none."
+    verified, unverified = extension["verified"], extension["unverified"]
+    text = (
+        f"**Rate limit:** {verified['limit']:,} requests per {_per(verified['windowSeconds'])} "
+        f"for a verified merchant, {unverified['limit']:,} per "
+        f"{_per(unverified['windowSeconds'])} for an unverified one; counted per merchant, "
+        "whichever of its keys or clients calls. Beyond it: 429 `RATE_LIMITED` with "
+        "`Retry-After`; counted answers carry `X-RateLimit-Limit` and `X-RateLimit-Remaining`."
+    )
+    budget = f"This budget (`{extension['budget']}`) is also spent by"
+    if len(shared_with) > MAX_NAMED_PEERS:
+        text += f" {budget} {len(shared_with)} other operations."
+    elif shared_with:
+        text += f" {budget} " + ", ".join(f"`{op}`" for op in shared_with) + "."
+    return text

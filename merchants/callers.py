@@ -1,0 +1,82 @@
+"""The callers (API keys, API secrets, their merchants) each web process keeps between requests,
+and how a change to one reaches every process (docs/decisions.md, "Per-request path")."""
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.db import transaction
+
+from core.context import request_memo_peek, request_memo_set
+from merchants.ratelimits import auth_epoch_bump
+
+
+class CallerCache:
+    """The rows that identify callers (API keys, API secrets, their merchants), kept in this
+    process between requests, as converted values (each request builds its own instances).
+
+    An entry serves a request only when the request's round trip to the shared state
+    (``merchants.gate``) found the auth epoch this cache was filled under, and only for
+    ``SECONDS`` after it was read from the database: a change that bumped the epoch is seen by the
+    next request of every process, one that did not (a bump lost to a Redis outage, a row edited
+    by hand) within ``SECONDS``. Outside requests (workers, commands) it is not used at all."""
+
+    SECONDS = 1.0
+    MAX_ENTRIES = 10_000
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str], tuple[float, Any]] = {}
+        self.epoch: str | None = None  # None: not known yet
+
+    def epoch_seen(self, epoch: str) -> None:
+        """The epoch a request's round trip read: entries of another epoch are dropped, and the
+        cache serves the rest of this request."""
+        if epoch != self.epoch:
+            self._entries.clear()
+            self.epoch = epoch
+        request_memo_set(_CACHE_SERVES, epoch)
+
+    def clear(self) -> None:
+        """This process changed a caller: drop everything now (other processes see the epoch)."""
+        self._entries.clear()
+        self.epoch = None
+
+    def serves(self) -> bool:
+        return self.epoch is not None and request_memo_peek(_CACHE_SERVES) == self.epoch
+
+    def get(self, kind: str, key: str) -> Any:
+        """A fresh entry's values, or None (absent or too old)."""
+        found = self._entries.get((kind, key))
+        if found is None or time.monotonic() - found[0] > self.SECONDS:
+            return None
+        return found[1]
+
+    def put(self, kind: str, key: str, values: Any) -> None:
+        if len(self._entries) >= self.MAX_ENTRIES:
+            self._entries.clear()
+        self._entries[(kind, key)] = (time.monotonic(), values)
+
+    def set_in(self, kind: str, key: str, change: Callable[[Any], Any]) -> None:
+        """Replace an entry's values by ``change(values)``, keeping its age."""
+        found = self._entries.get((kind, key))
+        if found is not None:
+            self._entries[(kind, key)] = (found[0], change(found[1]))
+
+
+_CACHE_SERVES = "merchants-caller-cache-epoch"
+CALLERS = CallerCache()
+
+
+def callers_changed() -> None:
+    """An API key, an API secret or a merchant changed: every web process drops the callers it
+    keeps (``merchants.selectors.CallerCache``), this one now and again at commit (a request may
+    have kept the old rows meanwhile), the others at their next request once the commit bumped
+    the auth epoch. A bump that fails (Redis away) is logged; the others then see the change
+    within ``CallerCache.SECONDS``."""
+
+    def bump() -> None:
+        CALLERS.clear()
+        auth_epoch_bump()
+
+    CALLERS.clear()
+    transaction.on_commit(bump, robust=True)
