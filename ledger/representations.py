@@ -57,6 +57,7 @@ class _RowMoney(TypedDict):
     txnHash: str | None
 
 
+CENT = Decimal("0.01")
 ROW_ID = Doc("Funding id, or the ledger transaction id of admin rows.")
 
 
@@ -93,14 +94,15 @@ def _money(row: dict[str, Any]) -> _RowMoney:
     token = None if is_admin else row["token"] or None
     return {
         "amount": {
-            "usd": row["amount_usd"],
+            # Two decimals whatever the database hands back (SQLite keeps 10000 as 10000).
+            "usd": row["amount_usd"].quantize(CENT),
             # Token amounts are strings with 6 decimals; an admin row has no token: "0".
             "crypto": "0" if is_admin else format(row["amount_crypto"], "f"),
             "token": token,
             "chain": None if is_admin else row["chain"] or None,
             "exchangeRate": format(USD_PER_TOKEN, "f") if token else None,
         },
-        "fee": row["fee"],
+        "fee": row["fee"].quantize(CENT),
         "address": row["address"] or None,
         "txnHash": row["txn_hash"] or None,
     }

@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.serializers import QueryIntegerField, Rfc3339DateTimeField
-from ledger.models import Funding
+from ledger.models import ADMIN_KINDS, Funding
 
 MAX_OFFSET = 2**31 - 1
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
@@ -41,9 +41,12 @@ _MOMENT = "a date (midnight UTC at the start of that day) or an RFC 3339 date-ti
 
 class LedgerQueryIn(serializers.Serializer):
     type = serializers.ChoiceField(
-        choices=Funding.Type.values,
+        choices=[*Funding.Type.values, *ADMIN_KINDS],
         required=False,
-        help_text="DEPOSIT and WITHDRAWAL also leave out admin rows; the others keep them",
+        help_text=(
+            "DEPOSIT and WITHDRAWAL also leave out admin rows, REFUND and INTERNAL_TRANSFER keep "
+            "them; ADMIN_CREDIT and ADMIN_DEBIT list only the staff credits or debits"
+        ),
     )
     status = serializers.ChoiceField(
         choices=Funding.Status.values, required=False, help_text="admin rows are not filtered"

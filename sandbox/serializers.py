@@ -156,3 +156,7 @@ class SandboxVerificationDecideIn(StrictSerializer):
 
 class SandboxIdentityProviderIn(StrictSerializer):
     status = StrictChoiceField(choices=["online", "offline"])
+
+
+class SandboxAutopilotIn(StrictSerializer):
+    enabled = StrictBooleanField()
