@@ -1,4 +1,6 @@
-"""``GET /health``: the database, the cache and the broker, without authentication.
+"""``GET /health``: the database, the cache and the broker, without authentication; with the
+time (real time, not the sandbox clock: monitors compare it with their own), the process's
+uptime and whether staff switched maintenance mode on (decisions section 11).
 
 Each check runs in a thread of its own and the answer waits at most ``HEALTH_TIMEOUT_SECONDS``:
 a dependency that accepts connections and never answers shows as ``timeout`` instead of holding
@@ -8,13 +10,16 @@ in a process."""
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from datetime import datetime
 from typing import TypedDict
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, connection, connections
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,8 +29,10 @@ from config.api.views import ApiView
 from config.celery import app as celery_app
 from core.db import pooled_connections_recheck
 from core.errors import DomainError
+from core.selectors import maintenance_is_on
 
 logger = logging.getLogger(__name__)
+_STARTED = time.monotonic()
 
 
 def _database() -> None:
@@ -88,9 +95,16 @@ def health_checks() -> dict[str, str]:
     return checks
 
 
+class Maintenance(TypedDict):
+    mode: bool
+
+
 class Health(TypedDict):
     status: str
     checks: dict[str, str]
+    timestamp: datetime
+    uptime: int  # whole seconds since this process started
+    maintenance: Maintenance
 
 
 class HealthApi(ApiView):
@@ -104,9 +118,18 @@ class HealthApi(ApiView):
             all answer, else 503 `SERVICE_UNAVAILABLE` with `details.checks` naming each one's
             state (`ok`, `unavailable`, or `timeout` when it did not answer within 2 seconds).
             It needs no credentials, answers within about 2 seconds whatever hangs, and stays up
-            during maintenance mode, when the API routes answer `SYSTEM_MAINTENANCE`.
+            during maintenance mode, when the API routes answer `SYSTEM_MAINTENANCE`:
+            `maintenance.mode` says whether it is on. `timestamp` is the server's time (real
+            time, whatever the sandbox clock says) and `uptime` the seconds since the answering
+            process started.
         """,
-        response={"status": "ok", "checks": {"database": "ok", "cache": "ok", "broker": "ok"}},
+        response={
+            "status": "ok",
+            "checks": {"database": "ok", "cache": "ok", "broker": "ok"},
+            "timestamp": "2026-05-02T12:00:00.000Z",
+            "uptime": 86400,
+            "maintenance": {"mode": False},
+        },
         error_details={
             "SERVICE_UNAVAILABLE": {
                 "checks": {"database": "ok", "cache": "timeout", "broker": "unavailable"}
@@ -123,5 +146,11 @@ class HealthApi(ApiView):
         checks = health_checks()
         if any(state != "ok" for state in checks.values()):
             raise DomainError("SERVICE_UNAVAILABLE", details={"checks": checks})
-        answer: Health = {"status": "ok", "checks": checks}
+        answer: Health = {
+            "status": "ok",
+            "checks": checks,
+            "timestamp": timezone.now(),
+            "uptime": int(time.monotonic() - _STARTED),
+            "maintenance": {"mode": maintenance_is_on()},
+        }
         return Response(answer)

@@ -2,6 +2,7 @@
 values read once per request."""
 
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -17,8 +18,15 @@ def current_request_id() -> str:
     return _request_id.get()
 
 
-def start_request() -> str:
-    request_id = str(uuid.uuid4())
+# What a client may send as its own X-Request-Id (decisions section 11); anything else is ignored.
+CLIENT_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,128}", re.ASCII)
+
+
+def start_request(sent_id: str | None = None) -> str:
+    """The request's id: the client's ``X-Request-Id`` when it has the accepted shape, else a
+    fresh uuid4."""
+    usable = sent_id is not None and CLIENT_REQUEST_ID.fullmatch(sent_id)
+    request_id = sent_id if usable and sent_id is not None else str(uuid.uuid4())
     _request_id.set(request_id)
     _memo.set({})
     return request_id

@@ -252,10 +252,10 @@ class CashoutApi(UserApi):
         "TRANSACTION_CONFLICT",
     )
 
-    @extend_schema(tags=["crypto"], responses={201: WithdrawalOut, 200: WithdrawalOut})
+    @extend_schema(tags=["crypto"], responses=WithdrawalOut)
     def post(self, request: Request) -> Response:
         body = self.parse_body(request)
-        withdrawal, created = crypto_withdrawal_create(
+        withdrawal, _ = crypto_withdrawal_create(
             merchant=self.merchant(request),
             platform_id=self.platform_id(request, body),
             source=self.source,
@@ -267,7 +267,8 @@ class CashoutApi(UserApi):
                 request_id=body["requestId"],
             ),
         )
-        return Response(withdrawal_json(withdrawal), status=201 if created else 200)
+        # 200 as every create of the API answers, for the new cashout and for a repeat alike.
+        return Response(withdrawal_json(withdrawal))
 
 
 CASHOUT = """
@@ -280,8 +281,8 @@ CASHOUT = """
     (`ONCHAIN_WITHDRAW_BELOW_MIN`, with the fee and the minimum in `details`).
 
     **Idempotent by `requestId`.** Choose a `requestId` per cashout: the first request creates
-    it and answers 201; the same `requestId` for the same user again answers 200 with that
-    first cashout, whatever the body says now. Resend freely after a timeout.
+    it; the same `requestId` for the same user again answers that first cashout, whatever the
+    body says now (both 200, as every create). Resend freely after a timeout.
 
     {next}
 

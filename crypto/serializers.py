@@ -4,6 +4,8 @@ from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from config.api.serializers import (
+    QueryIntegerField,
+    Rfc3339DateTimeField,
     StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
@@ -13,12 +15,12 @@ from crypto.networks import CHAINS, TOKENS, USDC
 from merchants.tradeurls import PLATFORM_ID_PATTERN
 
 PLATFORM_ID = RegexValidator(PLATFORM_ID_PATTERN, "Must be 76561 followed by 12 digits.")
-REQUEST_ID = RegexValidator(r"^[A-Za-z0-9_-]{8,64}\Z", "8 to 64 of A-Z a-z 0-9 _ -.")
+REQUEST_ID = RegexValidator(r"\A[A-Za-z0-9_-]{8,64}\Z", "8 to 64 of A-Z a-z 0-9 _ -.")
 MAX_CASHOUT_CENTS = 100_000_000
 
 
-def _platform_id_query() -> serializers.CharField:
-    return serializers.CharField(validators=[PLATFORM_ID])
+def _platform_id_query() -> StrictCharField:
+    return StrictCharField(validators=[PLATFORM_ID])
 
 
 class DepositAddressQueryIn(serializers.Serializer):
@@ -32,8 +34,8 @@ class SecureDepositAddressQueryIn(DepositAddressQueryIn):
 
 
 class HistoryQueryIn(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1, max_value=100, default=20)
-    before = serializers.DateTimeField(required=False)
+    limit = QueryIntegerField(min_value=1, max_value=100, default=20)
+    before = Rfc3339DateTimeField(required=False, help_text="nextBefore of the previous page")
 
 
 class SecureHistoryQueryIn(HistoryQueryIn):

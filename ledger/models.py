@@ -14,6 +14,9 @@ INITIATED_VISIBLE_FOR = timedelta(hours=24)
 # types and always of this status.
 ADMIN_KINDS = ("ADMIN_CREDIT", "ADMIN_DEBIT")
 ADMIN_STATUS = "POSTED"
+# The tokens the service takes and pays (USDT, USDC) are USD stablecoins, credited and debited
+# 1:1: the exchange rate of every funding in a token (crypto deposits, cashouts, their refunds).
+USD_PER_TOKEN = Decimal("1.00")
 
 
 class Funding(models.Model):

@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import Annotated, Any, Literal, TypedDict, cast
 
 from core.shapes import Doc
-from ledger.models import ADMIN_KINDS, INITIATED_VISIBLE_FOR, Funding
+from ledger.models import ADMIN_KINDS, INITIATED_VISIBLE_FOR, USD_PER_TOKEN, Funding
 
 FundingType = Literal["DEPOSIT", "WITHDRAWAL", "REFUND", "INTERNAL_TRANSFER"]
 FundingStatus = Literal[
@@ -31,6 +31,9 @@ class LedgerAmountOut(TypedDict):
     crypto: Annotated[str, Doc('Token amount with 6 decimals; "0" on admin rows.')]
     token: str | None
     chain: str | None
+    exchangeRate: Annotated[
+        str | None, Doc("USD per token of a funding in a token (e.g. 1.00); null without one.")
+    ]
 
 
 class LedgerTimestampsOut(TypedDict):
@@ -88,14 +91,16 @@ class LedgerPageOut(TypedDict):
 
 def _money(row: dict[str, Any]) -> _RowMoney:
     is_admin = row["type"] in ADMIN_KINDS
+    token = None if is_admin else row["token"] or None
     return {
         "amount": {
             # Two decimals whatever the database hands back (SQLite keeps 10000 as 10000).
             "usd": row["amount_usd"].quantize(CENT),
             # Token amounts are strings with 6 decimals; an admin row has no token: "0".
             "crypto": "0" if is_admin else format(row["amount_crypto"], "f"),
-            "token": None if is_admin else row["token"] or None,
+            "token": token,
             "chain": None if is_admin else row["chain"] or None,
+            "exchangeRate": format(USD_PER_TOKEN, "f") if token else None,
         },
         "fee": row["fee"].quantize(CENT),
         "address": row["address"] or None,

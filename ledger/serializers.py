@@ -1,43 +1,42 @@
-"""The ledger query."""
+"""The ledger query. An endDate before the startDate is an empty range: no rows, no refusal
+(the document cannot compare two parameters)."""
 
+import re
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from config.api.serializers import QueryIntegerField, Rfc3339DateTimeField
 from ledger.models import ADMIN_KINDS, Funding
 
 MAX_OFFSET = 2**31 - 1
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 
 
-@extend_schema_field(OpenApiTypes.STR)
-class IsoMomentField(serializers.Field):
-    """An ISO 8601 date or date-time. A date means midnight UTC at the start of that day; a
-    date-time without an offset is UTC."""
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "format": "date"},
+            {"type": "string", "format": "date-time"},
+        ]
+    }
+)
+class MomentField(Rfc3339DateTimeField):
+    """A date (``2026-05-02``: midnight UTC at the start of that day) or an RFC 3339
+    date-time (with its offset)."""
 
-    default_error_messages = {"invalid": "Must be an ISO 8601 date or date-time."}
-
-    def to_internal_value(self, data: Any) -> datetime:
-        if not isinstance(data, str) or not data.strip():
-            self.fail("invalid")
-        text = data.strip()
-        try:
-            if "T" not in text.upper() and " " not in text:
-                return datetime.combine(date.fromisoformat(text), time.min, tzinfo=UTC)
-            moment = datetime.fromisoformat(text)
-            if moment.tzinfo is None:
-                return moment.replace(tzinfo=UTC)
-            return moment.astimezone(UTC)
-        except (ValueError, OverflowError):
-            self.fail("invalid")
-
-    def to_representation(self, value: datetime) -> str:
-        return value.isoformat()
+    def to_internal_value(self, value: Any) -> datetime:
+        if isinstance(value, str) and _DATE.fullmatch(value):
+            try:
+                return datetime.combine(date.fromisoformat(value), time.min, tzinfo=UTC)
+            except ValueError:
+                self.fail("invalid", format="a date (2026-05-02) or an RFC 3339 date-time")
+        return super().to_internal_value(value)
 
 
-_MOMENT = "ISO 8601 date (midnight UTC at the start of that day) or date-time"
+_MOMENT = "a date (midnight UTC at the start of that day) or an RFC 3339 date-time"
 
 
 class LedgerQueryIn(serializers.Serializer):
@@ -52,15 +51,9 @@ class LedgerQueryIn(serializers.Serializer):
     status = serializers.ChoiceField(
         choices=Funding.Status.values, required=False, help_text="admin rows are not filtered"
     )
-    startDate = IsoMomentField(required=False, help_text=f"{_MOMENT}; created at or after")
-    endDate = IsoMomentField(required=False, help_text=f"{_MOMENT}; created at or before")
-    limit = serializers.IntegerField(min_value=1, max_value=100, default=50)
-    offset = serializers.IntegerField(
+    startDate = MomentField(required=False, help_text=f"{_MOMENT}; created at or after")
+    endDate = MomentField(required=False, help_text=f"{_MOMENT}; created at or before")
+    limit = QueryIntegerField(min_value=1, max_value=100, default=50)
+    offset = QueryIntegerField(
         min_value=0, max_value=MAX_OFFSET, default=0, help_text="rows to skip"
     )
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        start, end = attrs.get("startDate"), attrs.get("endDate")
-        if start is not None and end is not None and end < start:
-            raise serializers.ValidationError({"endDate": "Must not be before startDate."})
-        return attrs

@@ -21,7 +21,7 @@ from merchants.webhooks.outbox import merchant_webhook_event_resend
 class AuthenticateClientApi(MerchantApiView):
     operation = "auth.authenticate_client"
     body_serializer = AuthenticateClientIn
-    errors = ("NO_API_SECRET_CONFIGURED",)
+    errors = ("INVALID_TRADEURL", "NO_API_SECRET_CONFIGURED")
     doc = OperationDoc(
         summary="Issue a client token",
         description="""
@@ -32,7 +32,7 @@ class AuthenticateClientApi(MerchantApiView):
             they expire).
 
             `clientTradeUrl` must belong to `clientPlatformId` (the URL's `partner` is the
-            platform id minus 76561197960265728), else `VALIDATION_FAILED` on
+            platform id minus 76561197960265728), else `INVALID_TRADEURL` (13) on
             `clientTradeUrl`. `clientId` is your own id of the user: it is copied to each of its
             trades as `externalClientUserId`.
 

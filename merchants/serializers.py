@@ -5,15 +5,16 @@ from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from config.api.serializers import (
+    QueryIntegerField,
+    Rfc3339DateTimeField,
     StrictBooleanField,
     StrictCharField,
-    StrictDateTimeField,
     StrictDecimalField,
     StrictIntegerField,
     StrictSerializer,
 )
 from merchants.services import ClientData
-from merchants.tradeurls import PLATFORM_ID_PATTERN, trade_url_platform_id
+from merchants.tradeurls import PLATFORM_ID_PATTERN, TradeUrlValidator
 
 CENT = Decimal("0.01")
 
@@ -29,7 +30,7 @@ class ClientDataIn(StrictSerializer):
     kycLevel = StrictIntegerField(min_value=0, max_value=3, required=False)
     fiatDeposits = StrictBooleanField(required=False)
     cryptoDeposits = StrictBooleanField(required=False)
-    registrationDate = StrictDateTimeField(required=False, allow_null=True)
+    registrationDate = Rfc3339DateTimeField(required=False, allow_null=True)
     kycHash = StrictCharField(max_length=256, required=False, allow_null=True)
 
 
@@ -37,21 +38,10 @@ class AuthenticateClientIn(StrictSerializer):
     clientPlatformId = StrictCharField(
         validators=[RegexValidator(PLATFORM_ID_PATTERN, "Must be 76561 followed by 12 digits.")]
     )
-    clientTradeUrl = StrictCharField(max_length=200)
+    # Delivering to the account of clientPlatformId is the service's rule (13 INVALID_TRADEURL).
+    clientTradeUrl = StrictCharField(max_length=200, validators=[TradeUrlValidator()])
     clientId = StrictCharField(max_length=128, required=False, allow_null=True)
     clientData = ClientDataIn(required=False, allow_null=True)
-
-    def validate_clientTradeUrl(self, value: str) -> str:
-        if trade_url_platform_id(value) is None:
-            raise serializers.ValidationError("Not a trade URL of the configured platform.")
-        return value
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if trade_url_platform_id(attrs["clientTradeUrl"]) != attrs["clientPlatformId"]:
-            raise serializers.ValidationError(
-                {"clientTradeUrl": "The trade URL belongs to another platform id."}
-            )
-        return attrs
 
 
 def client_data_from(data: dict[str, Any] | None) -> ClientData:
@@ -69,4 +59,4 @@ def client_data_from(data: dict[str, Any] | None) -> ClientData:
 
 class WebhookEventsQueryIn(serializers.Serializer):
     status = serializers.ChoiceField(choices=["pending", "delivered", "failed"], required=False)
-    limit = serializers.IntegerField(min_value=1, max_value=100, default=50)
+    limit = QueryIntegerField(min_value=1, max_value=100, default=50)

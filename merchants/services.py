@@ -20,6 +20,7 @@ from merchants.callers import callers_changed
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.selectors import api_key_hash, api_key_used, api_secret_for_signing
 from merchants.tokens import client_token_encode
+from merchants.tradeurls import trade_url_platform_id
 from merchants.webhooks.callbacks import callback_url_test
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -189,7 +190,11 @@ def client_authenticate(
     client_id: str | None,
     client_data: ClientData,
 ) -> str:
-    """Store the client's latest data (replacing what was there) and issue its 24-hour token."""
+    """Store the client's latest data (replacing what was there) and issue its 24-hour token.
+    The trade URL must deliver to the account the token names."""
+    if trade_url_platform_id(trade_url) != platform_id:
+        message = "The trade URL belongs to another platform id."
+        raise DomainError("INVALID_TRADEURL", message, fields={"clientTradeUrl": message})
     secret = api_secret_for_signing(merchant=merchant)
     if secret is None:
         raise DomainError("NO_API_SECRET_CONFIGURED")

@@ -1,8 +1,10 @@
 """Bodies of the ``/sandbox/`` helpers."""
 
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -16,6 +18,7 @@ from config.api.serializers import (
 )
 from crypto.networks import CHAINS, TOKENS
 from merchants.tradeurls import PLATFORM_ID_PATTERN
+from sandbox.services.crypto import MAX_AMOUNT
 from trading.games import GAMES, PHASES
 from trading.platform.base import TradeUrlState
 
@@ -37,7 +40,9 @@ class SandboxInventoryItemIn(StrictSerializer):
 
 
 class SandboxPlatformUserIn(StrictSerializer):
-    platformId = StrictCharField(max_length=17)
+    platformId = StrictCharField(
+        validators=[RegexValidator(PLATFORM_ID_PATTERN, "Must be 76561 followed by 12 digits.")]
+    )
     tradeUrlState = StrictChoiceField(
         choices=[int(s) for s in TradeUrlState], required=False, allow_null=True
     )
@@ -56,11 +61,6 @@ class SandboxPlatformUserIn(StrictSerializer):
     fault = StrictChoiceField(
         choices=["none", "unavailable", "rate_limited", "error"], required=False, default="none"
     )
-
-    def validate_platformId(self, value: str) -> str:
-        if not PLATFORM_ID_PATTERN.match(value):
-            raise serializers.ValidationError("Must be 76561 followed by 12 digits.")
-        return value
 
 
 class SandboxBotsIn(StrictSerializer):
@@ -90,20 +90,40 @@ class ClockAdvanceIn(StrictSerializer):
     minutes = StrictIntegerField(min_value=1, max_value=60 * 24 * 366)
 
 
-@extend_schema_field({"oneOf": [{"type": "string", "format": "decimal"}, {"type": "number"}]})
-class TokenAmountField(serializers.Field):
-    """A token amount as a decimal string (``"12.5"``) or a JSON number, kept exact."""
+# At most MAX_AMOUNT (1e9) as a number; as text, at most 9 digits before the point.
+_DECIMAL_TEXT = r"\A[0-9]{1,9}(\.[0-9]{1,30})?\Z"
 
-    default_error_messages = {"invalid": "A decimal amount, as a string or a number."}
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "pattern": _DECIMAL_TEXT.replace("\\A", "^").replace("\\Z", "$")},
+            {"type": "number", "minimum": 0, "maximum": int(MAX_AMOUNT)},
+        ],
+        "description": (
+            "a decimal string (exact) or a JSON number; above 0 and with at most the token's "
+            "decimals on that chain, else INVALID_AMOUNT"
+        ),
+    }
+)
+class TokenAmountField(serializers.Field):
+    """A token amount as a decimal string (``"12.5"``) or a JSON number, kept exact. Whether it
+    is above 0 and fits the token's decimals is the service's rule (1601 INVALID_AMOUNT)."""
+
+    default_error_messages = {
+        "invalid": f"A decimal amount from 0 to {MAX_AMOUNT}, as a string or a number."
+    }
 
     def to_internal_value(self, data: Any) -> Decimal:
         if isinstance(data, bool) or not isinstance(data, (str, int, Decimal)):
             self.fail("invalid")
+        if isinstance(data, str) and not re.fullmatch(_DECIMAL_TEXT, data):
+            self.fail("invalid")
         try:
-            value = Decimal(data.strip() if isinstance(data, str) else data)
+            value = Decimal(data)
         except InvalidOperation:
             self.fail("invalid")
-        if not value.is_finite():
+        if not value.is_finite() or not 0 <= value <= MAX_AMOUNT:
             self.fail("invalid")
         return value
 

@@ -107,9 +107,15 @@ class TestTradeUrl:
         refused(api, alice, auth_body(1, clientTradeUrl=value), "clientTradeUrl")
 
     def test_trade_url_must_belong_to_the_platform_id(self, api, alice):
+        """A well-formed URL of another account is the service's refusal (13), not a malformed
+        body: the document cannot compare the two fields."""
         body = auth_body(1, clientTradeUrl=trade_url(2))
-        fields = refused(api, alice, body, "clientTradeUrl")
-        assert "platform id" in fields["clientTradeUrl"]
+        before = Client.objects.count()
+
+        error = assert_error(post(api, alice, body), 400, 13, "INVALID_TRADEURL")
+
+        assert "platform id" in error["fields"]["clientTradeUrl"]
+        assert Client.objects.count() == before
 
     def test_partner_with_leading_zeros_is_the_same_account(self, api, alice):
         url = f"{HOST}?partner=0000000007&token=Ab3_x-Z9"

@@ -193,10 +193,33 @@ class TestRequestId:
         assert body["success"] is True
         assert assert_request_id(response) == body["requestId"]
 
-    def test_a_client_sent_request_id_is_not_trusted(self, api):
-        sent = str(uuid.uuid4())
+    @pytest.mark.parametrize("sent", ["a", "req_2025-01-31.42", "A" * 128, str(uuid.uuid4())])
+    def test_a_client_sent_request_id_of_the_accepted_shape_is_used(self, api, alice, sent):
+        answers = [
+            api.get("/no/such/path", headers={"X-Request-Id": sent}),
+            api.post(
+                AUTH, auth_body(), format="json", headers={**alice.headers, "X-Request-Id": sent}
+            ),
+        ]
+
+        for response in answers:
+            assert response.json()["requestId"] == sent
+            assert response["X-Request-Id"] == sent
+
+    @pytest.mark.parametrize("sent", ["", "a b", "A" * 129, "id/1", "é", "a\tb"])
+    def test_any_other_request_id_is_ignored_for_a_fresh_one(self, api, sent):
         response = api.get("/no/such/path", headers={"X-Request-Id": sent})
+
         assert assert_request_id(response) != sent
+
+    def test_the_same_client_id_twice_is_echoed_twice(self, api, alice, bob):
+        """The id is the client's: two merchants sending the same one each get it back."""
+        for actor in (alice, bob):
+            response = api.get(
+                "/secure/trades", headers={**actor.headers, "X-Request-Id": "retry-7"}
+            )
+            assert response.status_code == 200
+            assert response["X-Request-Id"] == "retry-7"
 
     def test_the_logging_config_stamps_every_line(self):
         root = logging.getLogger()

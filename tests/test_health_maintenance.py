@@ -1,6 +1,10 @@
 """GET /health and maintenance mode (decisions: Operations)."""
 
+import time
+from datetime import datetime, timedelta
+
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config import health
@@ -26,11 +30,29 @@ class TestHealth:
         assert response.status_code == 200
         body = response.json()
         assert body["success"] is True
-        assert body["data"] == {
-            "status": "ok",
-            "checks": {"database": "ok", "cache": "ok", "broker": "ok"},
-        }
+        data = body["data"]
+        assert data["status"] == "ok"
+        assert data["checks"] == {"database": "ok", "cache": "ok", "broker": "ok"}
+        assert data["maintenance"] == {"mode": False}
+        assert isinstance(data["uptime"], int)
+        assert data["uptime"] >= 0
+        moment = datetime.fromisoformat(data["timestamp"])
+        assert abs(moment - timezone.now()) < timedelta(minutes=1)
+        assert data["timestamp"].endswith("Z")
         assert_request_id(response)
+
+    def test_uptime_counts_from_the_process_start(self, api, monkeypatch):
+        monkeypatch.setattr(health, "_STARTED", time.monotonic() - 3600)
+
+        assert api.get("/health").json()["data"]["uptime"] in (3600, 3601)
+
+    def test_maintenance_mode_shows_while_health_still_answers(self, api):
+        service_settings_update(maintenance=True)
+
+        response = api.get("/health")
+
+        assert response.status_code == 200
+        assert response.json()["data"]["maintenance"] == {"mode": True}
 
     def test_needs_no_authentication(self, api):
         response = api.get("/health", headers={"api-key": "tsk_nonsense"})

@@ -17,6 +17,7 @@ from merchants.selectors import (
     client_get,
 )
 from merchants.services import ClientData, api_secret_rotate, client_authenticate
+from tests.factories import trade_url
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +65,7 @@ def test_the_client_upsert_replaces_the_data_and_keeps_the_rest(alice, bob):
         client_authenticate(
             merchant=merchant,
             platform_id="76561198000000001",
-            trade_url="https://example.test/tradeoffer/new/?partner=1&token=abc",
+            trade_url=trade_url(39734273),  # the account of that platform id
             client_id="c-1",
             client_data=ClientData(**data),  # type: ignore[arg-type]
         )

@@ -3,20 +3,28 @@
 from decimal import Decimal
 from typing import Any
 
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.serializers import (
+    AnyOfRequired,
     GameField,
+    OnlyWhen,
+    QueryDecimalField,
+    QueryIntegerField,
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
     StrictDecimalField,
     StrictIntegerField,
     StrictSerializer,
+    UniqueListField,
 )
-from merchants.tradeurls import trade_url_platform_id
+from merchants.tradeurls import TradeUrlValidator
 from trading.games import CS_GAME, GAMES, PHASES
 from trading.marketplace.base import MarketSort
+from trading.selectors.trades import CURSOR_PATTERN
 
 GAME_CHOICES = [str(game) for game in GAMES]
 MAX_USD = Decimal(100_000_000)
@@ -27,16 +35,19 @@ def _game(required: bool = False) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=GAME_CHOICES, default="730", required=required)
 
 
-def _usd(help_text: str | None = None) -> serializers.DecimalField:
-    return serializers.DecimalField(
-        max_digits=14,
-        decimal_places=2,
+def _usd(help_text: str | None = None) -> QueryDecimalField:
+    return QueryDecimalField(
+        max_digits=None,
+        decimal_places=None,
         min_value=Decimal(0),
         max_value=MAX_USD,
         required=False,
-        allow_null=True,
         help_text=help_text,
     )
+
+
+def _page() -> QueryIntegerField:
+    return QueryIntegerField(min_value=1, max_value=1_000_000, default=1)
 
 
 class TrueFalseField(serializers.ChoiceField):
@@ -54,12 +65,19 @@ class TrueFalseField(serializers.ChoiceField):
 
 
 class PricesQuery(serializers.Serializer):
-    game = serializers.IntegerField(min_value=1, max_value=2**31 - 1, default=730)
+    game = QueryIntegerField(
+        min_value=1,
+        max_value=2**31 - 1,
+        default=730,
+        help_text="a positive game id; one the service does not trade has an empty price book",
+    )
 
 
+# A low bound above the high one (minPrice > maxPrice, floatMin > floatMax) is an empty range:
+# an empty page, not a refusal (the document cannot compare two parameters).
 class MarketQueryIn(serializers.Serializer):
     game = _game()
-    search = serializers.CharField(
+    search = StrictCharField(
         max_length=100,
         required=False,
         default="",
@@ -71,55 +89,57 @@ class MarketQueryIn(serializers.Serializer):
     )
     minPrice = _usd("fee-inclusive USD")
     maxPrice = _usd("fee-inclusive USD")
-    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
-    perPage = serializers.IntegerField(min_value=1, max_value=1000, default=50)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        low, high = attrs.get("minPrice"), attrs.get("maxPrice")
-        if low is not None and high is not None and low > high:
-            raise serializers.ValidationError({"minPrice": "Must not be above maxPrice."})
-        return attrs
+    page = _page()
+    perPage = QueryIntegerField(min_value=1, max_value=1000, default=50)
 
 
 class MarketItemQueryIn(serializers.Serializer):
-    itemId = serializers.CharField(
+    itemId = StrictCharField(
         min_length=5,
         max_length=256,
         required=False,
-        help_text="catalog item id; wins over marketHashName",
+        help_text="catalog item id; wins over marketHashName (with neither: an empty list)",
     )
-    marketHashName = serializers.CharField(max_length=200, required=False, help_text="exact name")
+    marketHashName = StrictCharField(max_length=200, required=False, help_text="exact name")
     delivery = serializers.ChoiceField(choices=["any", "standard", "instant"], default="any")
     phase = serializers.ChoiceField(choices=list(PHASES), required=False)
-    floatMin = serializers.DecimalField(
+    floatMin = QueryDecimalField(
         max_digits=None,
         decimal_places=None,
         min_value=Decimal(0),
         max_value=Decimal(1),
         required=False,
     )
-    floatMax = serializers.DecimalField(
+    floatMax = QueryDecimalField(
         max_digits=None,
         decimal_places=None,
         min_value=Decimal(0),
         max_value=Decimal(1),
         required=False,
     )
-    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
-    perPage = serializers.IntegerField(min_value=1, max_value=100, default=50)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if not attrs.get("itemId") and not attrs.get("marketHashName"):
-            raise serializers.ValidationError({"itemId": "Give itemId or marketHashName."})
-        low, high = attrs.get("floatMin"), attrs.get("floatMax")
-        if low is not None and high is not None and low > high:
-            raise serializers.ValidationError({"floatMin": "Must not be above floatMax."})
-        return attrs
+    page = _page()
+    perPage = QueryIntegerField(min_value=1, max_value=100, default=50)
 
 
 class SuggestionsQueryIn(serializers.Serializer):
-    q = serializers.CharField(min_length=1, max_length=100)
+    q = StrictCharField(min_length=1, max_length=100)
     game = _game()
+
+
+@extend_schema_field(
+    {"type": "integer", "oneOf": [{"enum": [-1]}, {"minimum": 1, "maximum": 1000}]}
+)
+class InventoryLimitField(QueryIntegerField):
+    """1 to 1000 items a page, or -1 for all of them."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=-1, max_value=1000, **kwargs)
+
+    def to_internal_value(self, data: Any) -> int:
+        value = super().to_internal_value(data)
+        if value == 0:
+            raise serializers.ValidationError("Use -1 for no pagination, or 1 to 1000.")
+        return value
 
 
 class InventoryQueryIn(serializers.Serializer):
@@ -127,9 +147,10 @@ class InventoryQueryIn(serializers.Serializer):
     # DRF hands a default back as it is (never through to_internal_value): a bool, not "false".
     refresh = TrueFalseField(default=False, help_text="bypass the cache")
     acceptedOnly = TrueFalseField(default=False)
-    search = serializers.CharField(max_length=100, required=False, default="", allow_blank=True)
-    # Any value, empty or long ones too, that is not one of the five sorts is ignored (4.13).
-    sort = serializers.CharField(
+    search = StrictCharField(max_length=100, required=False, default="", allow_blank=True)
+    # Any value that is not one of the five sorts is ignored (4.13).
+    sort = StrictCharField(
+        max_length=100,
         required=False,
         default="",
         allow_blank=True,
@@ -137,21 +158,8 @@ class InventoryQueryIn(serializers.Serializer):
     )
     minPrice = _usd()
     maxPrice = _usd()
-    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
-    limit = serializers.IntegerField(
-        min_value=-1, max_value=1000, default=50, help_text="-1 disables pagination"
-    )
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        low, high = attrs.get("minPrice"), attrs.get("maxPrice")
-        if low is not None and high is not None and low > high:
-            raise serializers.ValidationError({"minPrice": "Must not be above maxPrice."})
-        return attrs
-
-    def validate_limit(self, value: int) -> int:
-        if value == 0:
-            raise serializers.ValidationError("Use -1 for no pagination, or 1 to 1000.")
-        return value
+    page = _page()
+    limit = InventoryLimitField(default=50, help_text="-1 disables pagination")
 
     def validate_sort(self, value: str) -> MarketSort | None:
         """Unknown sorts are ignored, as the contract says."""
@@ -159,24 +167,13 @@ class InventoryQueryIn(serializers.Serializer):
 
 
 class SecureInventoryQueryIn(InventoryQueryIn):
-    tradeUrl = serializers.CharField(max_length=200, help_text="the owner's trade URL")
-
-    def validate_tradeUrl(self, value: str) -> str:
-        if trade_url_platform_id(value) is None:
-            raise serializers.ValidationError("Not a valid trade URL.")
-        return value
-
-
-class TradeUrlField(StrictCharField):
-    def to_internal_value(self, data: Any) -> str:
-        value = super().to_internal_value(data)
-        if trade_url_platform_id(value) is None:
-            raise serializers.ValidationError("Not a valid trade URL.")
-        return value
+    tradeUrl = StrictCharField(
+        max_length=200, validators=[TradeUrlValidator()], help_text="the owner's trade URL"
+    )
 
 
 class CheckTradeUrlIn(StrictSerializer):
-    tradeurl = TradeUrlField(max_length=200)
+    tradeurl = StrictCharField(max_length=200, validators=[TradeUrlValidator()])
     forceRefresh = StrictBooleanField(required=False, default=False)
 
 
@@ -191,33 +188,33 @@ class WithdrawItemIn(StrictSerializer):
     amount = StrictIntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
 
 
-def _unique_item_ids(items: list[dict[str, Any]]) -> None:
-    seen: set[str] = set()
-    for index, item in enumerate(items):
-        if item["itemId"] in seen:
-            raise serializers.ValidationError({f"items.{index}.itemId": "Listed twice."})
-        seen.add(item["itemId"])
-
-
-# What both withdrawal routes take; each adds its own fields. (A comment: a serializer's docstring
-# is its component's description in the OpenAPI document.)
+# What both withdrawal routes take; the merchant's adds the recipient. (A comment: a serializer's
+# docstring is its component's description in the OpenAPI document.)
 class WithdrawIn(StrictSerializer):
     items = WithdrawItemIn(many=True)
     game = _game_body()
     externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+    autoCancel = StrictIntegerField(
+        min_value=30,
+        max_value=720,
+        required=False,
+        help_text="game 730 only: minutes after creation to cancel undelivered items; 720 never",
+    )
+    slippageBps = StrictIntegerField(
+        min_value=0,
+        max_value=1000,
+        required=False,
+        help_text=(
+            "basis points an item's current price may exceed its price by: it is then bought "
+            "(and locked) at the current price; without it prices must match exactly"
+        ),
+    )
 
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        _unique_item_ids(attrs["items"])
-        return attrs
+    rules = (OnlyWhen("autoCancel", "game", (CS_GAME, str(CS_GAME))),)
 
 
 class ClientWithdrawIn(WithdrawIn):
-    autoCancel = StrictIntegerField(min_value=30, max_value=720, required=False)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if "autoCancel" in attrs and attrs["game"] != CS_GAME:
-            raise serializers.ValidationError({"autoCancel": "Only for game 730."})
-        return super().validate(attrs)
+    pass
 
 
 class SecureBuyIn(WithdrawIn):
@@ -225,10 +222,12 @@ class SecureBuyIn(WithdrawIn):
 
 
 class TradesQueryIn(serializers.Serializer):
-    cursor = serializers.CharField(
-        max_length=200, required=False, help_text="nextCursor of the previous page"
+    cursor = StrictCharField(
+        required=False,
+        validators=[RegexValidator(CURSOR_PATTERN, "Not a cursor this service gives.")],
+        help_text="nextCursor of the previous page",
     )
-    limit = serializers.IntegerField(min_value=1, max_value=100, default=20)
+    limit = QueryIntegerField(min_value=1, max_value=100, default=20)
     type = serializers.ChoiceField(choices=["deposit", "withdraw"], required=False)
     game = _game()
 
@@ -241,18 +240,23 @@ class QuickWithdrawIn(StrictSerializer):
     delivery = StrictChoiceField(
         choices=["standard", "instant"], required=False, default="standard"
     )
-    phase = StrictChoiceField(choices=list(PHASES), required=False, default="")
+    phase = StrictChoiceField(choices=list(PHASES), required=False)
     game = GameField(games=GAMES, required=False, default=730)
     externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+    externalIds = UniqueListField(
+        child=StrictCharField(min_length=1, max_length=128),
+        max_length=200,
+        required=False,
+        help_text=(
+            "one per unit, in order, as items[].externalId would be; units past its end have "
+            "none, and more ids than units is TOO_MANY_ITEMS"
+        ),
+    )
 
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if not attrs.get("itemId") and not attrs.get("marketHashName"):
-            raise serializers.ValidationError({"itemId": "Give itemId or marketHashName."})
-        if attrs["maxPrice"] <= 0:
-            raise serializers.ValidationError({"maxPrice": "Must be above 0."})
-        if attrs["phase"] and attrs["delivery"] == "instant":
-            raise serializers.ValidationError({"phase": "Cannot combine with delivery instant."})
-        return attrs
+    rules = (
+        AnyOfRequired(("itemId", "marketHashName")),
+        OnlyWhen("phase", "delivery", ("standard",)),
+    )
 
 
 class SecureQuickBuyIn(QuickWithdrawIn):
@@ -272,10 +276,6 @@ class ClientDepositIn(StrictSerializer):
     game = _game_body()
     externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
     isInstant = StrictBooleanField(required=False, default=False)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        _unique_item_ids(attrs["items"])
-        return attrs
 
 
 class SecureSellIn(ClientDepositIn):

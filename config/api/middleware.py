@@ -31,7 +31,9 @@ API_PREFIXES = ("/auth/", "/secure/", "/client/", "/v1/", "/sandbox/")
 
 # The application's own limits, the same under any web server (config/gunicorn.py lets requests
 # over them through to here, up to its own limits).
-MAX_URL_LENGTH = 4096  # characters of the path (percent-decoded) and the query (as sent)
+# Characters of the path and the query, both percent-decoded: the OpenAPI document bounds
+# parameters in characters, so a URL within its maxLengths is within this however it is encoded.
+MAX_URL_LENGTH = 4096
 MAX_HEADERS_BYTES = 16 * 1024  # names and values of all headers together
 NOT_TEXT = "Must be UTF-8 text without NUL characters."
 
@@ -41,7 +43,7 @@ class RequestIdMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        request_id = start_request()
+        request_id = start_request(request.META.get("HTTP_X_REQUEST_ID"))
         try:
             response = self.get_response(request)
         finally:
@@ -75,7 +77,7 @@ def _part_refused(request: HttpRequest) -> tuple[str, str] | None:
     # text that names nothing; a NUL stays a NUL.
     path = request.path_info
     query = get_bytes_from_wsgi(meta, "QUERY_STRING", "")
-    if len(path) + len(query) > MAX_URL_LENGTH:
+    if len(path) + len(_decoded(query)) > MAX_URL_LENGTH:
         return "url", f"The URL is longer than {MAX_URL_LENGTH} characters."
     if _headers_bytes(meta) > MAX_HEADERS_BYTES:
         return "headers", f"The headers are larger than {MAX_HEADERS_BYTES} bytes."
@@ -87,6 +89,10 @@ def _part_refused(request: HttpRequest) -> tuple[str, str] | None:
         if not _is_text(value) or not _is_text(name):
             return (name.decode() if _is_text(name) and name else "query"), NOT_TEXT
     return None
+
+
+def _decoded(query: bytes) -> str:
+    return _unquote(query).decode(errors="replace")
 
 
 def _headers_bytes(meta: Mapping[str, Any]) -> int:

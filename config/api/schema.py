@@ -34,7 +34,7 @@ from typing_extensions import TypeAliasType
 from config.api.docs import OperationDoc, rate_limit_markdown
 from config.api.exceptions import as_domain_error
 from config.api.middleware import NOT_TEXT
-from config.api.serializers import GameField, parse
+from config.api.serializers import GameField, StrictSerializer, UniqueListField, parse
 from config.api.views import ApiView
 from core.errors import CATALOG, DomainError, ErrorSpec, validation_error
 from core.shapes import Doc
@@ -49,13 +49,31 @@ GENERIC_ERRORS = (
 )
 BODY_ERRORS = ("UNSUPPORTED_MEDIA_TYPE",)
 
+REQUEST_ID = {
+    "type": "string",
+    "pattern": "^[A-Za-z0-9._-]{1,128}$",
+    "description": (
+        "The request's id, also in the X-Request-Id response header and every log line: the "
+        "X-Request-Id the client sent when it is 1-128 of A-Z a-z 0-9 . _ -, else a fresh uuid."
+    ),
+}
+REQUEST_ID_HEADER = {
+    "X-Request-Id": {
+        "schema": REQUEST_ID,
+        "required": True,
+        "description": REQUEST_ID["description"],
+    }
+}
+# A path segment: no NUL (refused before routing), and short enough for the URL limit.
+PATH_SEGMENT = {"pattern": r"^[^\u0000]*$", "minLength": 1, "maxLength": 256}
+
 
 def _error_schema(specs: list[ErrorSpec]) -> dict[str, Any]:
     return {
         "type": "object",
         "required": ["requestId", "success", "error"],
         "properties": {
-            "requestId": {"type": "string", "format": "uuid"},
+            "requestId": REQUEST_ID,
             "success": {"type": "boolean", "enum": [False]},
             "error": {
                 "type": "object",
@@ -86,7 +104,7 @@ def _success_schema(data: dict[str, Any]) -> dict[str, Any]:
         "type": "object",
         "required": ["requestId", "success", "data"],
         "properties": {
-            "requestId": {"type": "string", "format": "uuid"},
+            "requestId": REQUEST_ID,
             "success": {"type": "boolean", "enum": [True]},
             "data": data,
         },
@@ -243,15 +261,42 @@ class EnvelopeAutoSchema(AutoSchema):
         return parameters
 
     def _get_parameters(self) -> list[dict[str, Any]]:
+        """The parameters with their examples (``ApiView.doc``). An optional query parameter
+        may be sent empty, meaning "not given"; a path parameter is one segment of text
+        without NUL."""
         parameters: list[dict[str, Any]] = super()._get_parameters()
         doc = self.operation_doc()
         examples = dict(doc.parameters) if doc else {}
         for parameter in parameters:
             if parameter["name"] in examples:
                 parameter["example"] = examples.pop(parameter["name"])
+            schema = parameter.get("schema", {})
+            if parameter["in"] == "query" and not parameter.get("required"):
+                parameter["allowEmptyValue"] = True
+            elif parameter["in"] == "path" and not {"enum", "pattern"} & set(schema):
+                parameter["schema"] = {**PATH_SEGMENT, **schema}
         for name in examples:
             warn(f"{type(self.view).__name__}: example of an undocumented parameter {name!r}")
         return parameters
+
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        """A request body takes no property it does not declare, and matches the schema of
+        each rule across its fields (``StrictSerializer.rules``)."""
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and isinstance(serializer, StrictSerializer):
+            schema["additionalProperties"] = False
+            rules = [rule.schema() for rule in serializer.rules]
+            if rules:
+                schema["allOf"] = rules
+        return schema
+
+    def _map_serializer_field(
+        self, field: Any, direction: Any, bypass_extensions: bool = False
+    ) -> dict[str, Any]:
+        schema: dict[str, Any] = super()._map_serializer_field(field, direction, bypass_extensions)
+        if isinstance(field, UniqueListField):
+            schema["uniqueItems"] = True
+        return schema
 
     def get_request_serializer(self) -> Any:
         if isinstance(self.view, ApiView):
@@ -300,14 +345,15 @@ class EnvelopeAutoSchema(AutoSchema):
 
     def refused_input(self) -> DomainError:
         """What this operation answers a bad input with: its own serializer's refusal of an empty
-        body (or of one that is not an object) or query, else a path it cannot take."""
+        body (or of one that is not an object) or query (or of one giving each parameter "-"),
+        else a path it cannot take."""
         view = self.view
         body = view.body_serializer if isinstance(view, ApiView) else None
         query = view.query_serializer if isinstance(view, ApiView) else None
         refused = (
             _refused(body, ({}, []))
             if body is not None
-            else _refused(query, ({},))
+            else _refused(query, ({}, dict.fromkeys(query().fields, "-")))
             if query is not None
             else None
         )
@@ -350,6 +396,8 @@ class EnvelopeAutoSchema(AutoSchema):
                     }
                 },
             }
+        for response in responses.values():
+            response["headers"] = {**response.get("headers", {}), **REQUEST_ID_HEADER}
         return responses
 
 

@@ -1,16 +1,82 @@
-"""Strict input parsing: JSON types are checked, not coerced, and unknown properties refused."""
+"""Strict input parsing: JSON types are checked, not coerced, and unknown properties refused.
 
+What a field refuses, the OpenAPI document says (``config.api.schema`` reads the same
+declarations): choices are enums, bounds are minimum/maximum and lengths, a ``RegexValidator``
+is the pattern (written ``\\A...\\Z`` with ASCII classes: the document shows ``^...$``), and the
+rules across fields of a body are ``StrictSerializer.rules``. In a query string an empty value of an
+optional parameter means "not given" (``allowEmptyValue`` in the document), as DRF reads forms."""
+
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, ClassVar
 
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 UNKNOWN_FIELD = "Unknown field."
+# PostgreSQL text cannot hold NUL, so no string of the API carries one; said on every free string.
+NO_NUL = RegexValidator(r"\A[^\x00]*\Z", "Must not contain NUL characters.")
 
 
+@dataclass(frozen=True)
+class AnyOfRequired:
+    """At least one of ``fields`` is given (not null, not blank)."""
+
+    fields: tuple[str, ...]
+
+    def error(self, attrs: Mapping[str, Any]) -> dict[str, str] | None:
+        if any(attrs.get(name) not in (None, "") for name in self.fields):
+            return None
+        return {self.fields[0]: f"Give {' or '.join(self.fields)}."}
+
+    def schema(self) -> dict[str, Any]:
+        return {"anyOf": [{"required": [name]} for name in self.fields]}
+
+
+@dataclass(frozen=True)
+class OnlyWhen:
+    """``field`` may be given only while ``other`` (given or by its default) is one of
+    ``values`` (as JSON has them; compared as text, so ``730`` and ``"730"`` are one)."""
+
+    field: str
+    other: str
+    values: tuple[Any, ...]
+
+    def error(self, attrs: Mapping[str, Any]) -> dict[str, str] | None:
+        allowed = {str(value) for value in self.values}
+        if attrs.get(self.field) in (None, "") or str(attrs.get(self.other)) in allowed:
+            return None
+        shown = " or ".join(sorted({str(value) for value in self.values}))
+        return {self.field: f"Only with {self.other} {shown}."}
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "anyOf": [
+                {"not": {"required": [self.field]}},
+                {"properties": {self.other: {"enum": list(self.values)}}},
+            ]
+        }
+
+
+Rule = AnyOfRequired | OnlyWhen
+
+
+# Refuses properties it does not declare, at any depth it is nested (the document says
+# ``additionalProperties: false``), and checks its ``rules`` across fields (the document has each
+# as a schema the body must match too). (A comment: a docstring would describe every body.)
 class StrictSerializer(serializers.Serializer):
-    """Refuses properties it does not declare, at any depth it is nested."""
+    rules: ClassVar[tuple[Rule, ...]] = ()
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        errors: dict[str, str] = {}
+        for rule in self.rules:
+            errors.update(rule.error(attrs) or {})
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
 
     def to_internal_value(self, data: Any) -> Any:
         unknown = (
@@ -30,6 +96,14 @@ class StrictSerializer(serializers.Serializer):
 
 
 class StrictCharField(serializers.CharField):
+    """Text as sent: never trimmed (``" x"`` is not ``"x"``), never NUL."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+        if not any(isinstance(validator, RegexValidator) for validator in self.validators):
+            self.validators.append(NO_NUL)
+
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
@@ -63,19 +137,67 @@ class StrictDecimalField(serializers.DecimalField):
             self.fail("invalid")
 
 
+class UniqueListField(serializers.ListField):
+    """A JSON array of distinct entries (``uniqueItems``)."""
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        values: list[Any] = super().to_internal_value(data)
+        if len(set(values)) != len(values):
+            raise serializers.ValidationError("Must not repeat an entry.")
+        return values
+
+
+class QueryIntegerField(serializers.IntegerField):
+    """An integer in a query string: digits with an optional minus, nothing else (DRF's own
+    field would take ``1.0``, `` 1`` and ``1_000``)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, str) or not _INTEGER.fullmatch(data):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class QueryDecimalField(serializers.DecimalField):
+    """A number in a query string, as JSON writes one, kept as Decimal."""
+
+    def to_internal_value(self, data: Any) -> Decimal:
+        if not isinstance(data, str) or not _NUMBER.fullmatch(data):
+            self.fail("invalid")
+        return Decimal(super().to_internal_value(data))
+
+
+_INTEGER = re.compile(r"-?[0-9]+", re.ASCII)
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?", re.ASCII)
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})",
+    re.ASCII,
+)
+
+
+class Rfc3339DateTimeField(serializers.DateTimeField):
+    """An RFC 3339 date-time (``format: date-time``): a date, ``T``, a time with seconds and an
+    offset (``Z`` or ``+hh:mm``); fractions beyond microseconds are dropped. Kept in UTC."""
+
+    def to_internal_value(self, value: Any) -> datetime:
+        if not isinstance(value, str) or not _RFC3339.fullmatch(value):
+            self.fail("invalid", format="RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z")
+        text = value.upper().replace("Z", "+00:00")
+        whole, dot, rest = text.partition(".")
+        if dot:  # at most six fraction digits for Python, whatever the offset after them
+            digits = len(rest) - len(rest.lstrip("0123456789"))
+            text = f"{whole}.{rest[: min(digits, 6)]}{rest[digits:]}"
+        try:
+            return datetime.fromisoformat(text).astimezone(UTC)
+        except (ValueError, OverflowError):
+            self.fail("invalid", format="RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z")
+
+
 def parse(serializer_class: type[serializers.Serializer], data: Any, **kwargs: Any) -> Any:
     """Validated data of a body or query, or VALIDATION_FAILED with dotted ``fields``."""
     serializer = serializer_class(data=data, **kwargs)
     if not serializer.is_valid():
         raise serializers.ValidationError(serializer.errors)
     return serializer.validated_data
-
-
-class StrictDateTimeField(serializers.DateTimeField):
-    def to_internal_value(self, value: Any) -> Any:
-        if not isinstance(value, str):
-            self.fail("invalid", format="ISO 8601 date-time string")
-        return super().to_internal_value(value)
 
 
 class StrictChoiceField(serializers.ChoiceField):

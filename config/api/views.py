@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from config.api.docs import OperationDoc, RateLimitDoc
 from config.api.serializers import parse
+from core.errors import validation_error
 
 
 # What a view declares here is both what it does and what the OpenAPI says it does
@@ -30,7 +31,17 @@ class ApiView(APIView):
     checks_maintenance: ClassVar[bool] = False
 
     def parse_query(self, request: Request) -> Any:
+        """A parameter the serializer reads may be given once (the document has no arrays in
+        query strings); others are ignored."""
         assert self.query_serializer is not None
+        names = [str(name) for name in self.query_serializer().fields]
+        repeated = {
+            name: "Give this parameter once."
+            for name in names
+            if len(request.query_params.getlist(name)) > 1
+        }
+        if repeated:
+            raise validation_error(repeated)
         return parse(self.query_serializer, request.query_params)
 
     def parse_body(self, request: Request) -> Any:

@@ -20,7 +20,7 @@ from crypto.models import AddressAllocation, CryptoDeposit, FlaggedAddress, Sola
 from crypto.networks import EVM_CHAINS, min_confirmations, min_deposit_cents
 from crypto.services.addresses import solana_account_close_if_emptied
 from crypto.services.common import chain_paused, deposit_emit, deposit_review_above_cents, now_ms
-from ledger.models import Funding
+from ledger.models import USD_PER_TOKEN, Funding
 from ledger.services import funding_record, funding_status_set
 from wallet.services import wallet_crypto_credit
 
@@ -166,7 +166,7 @@ def _create(
     amount_crypto: Decimal,
 ) -> CryptoDeposit:
     now = now_ms()
-    amount_usd = amount_crypto.quantize(CENT, rounding=ROUND_DOWN)
+    amount_usd = (amount_crypto * USD_PER_TOKEN).quantize(CENT, rounding=ROUND_DOWN)
     below = int(amount_usd * 100) < max(1, min_deposit_cents(chain))
     allocation = target.allocation
     deposit = CryptoDeposit.objects.create(

@@ -8,7 +8,11 @@ from config.api.serializers import StrictSerializer
 
 
 class StrictEmailField(serializers.EmailField):
-    """An email address given as a JSON string."""
+    """An email address given as a JSON string, as sent (never trimmed)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):

@@ -42,11 +42,12 @@ def _transfer_json(found: SandboxTransfer) -> SandboxTransferOut:
 class SandboxCryptoTransfersApi(MerchantApiView):
     operation = "sandbox"
     body_serializer = SandboxTransferIn
-    errors = ("INVALID_TRANSITION",)
+    errors = ("INVALID_AMOUNT", "ONCHAIN_WITHDRAW_INVALID_ADDRESS", "INVALID_TRANSITION")
     doc = OperationDoc(
         summary="Simulate an incoming crypto transfer",
         description="""
-            Pays `amount` tokens (a decimal string or number, at most the token's decimals) to
+            Pays `amount` tokens (a decimal string or number above 0, with at most the token's
+            decimals on the chain, else `INVALID_AMOUNT`) to
             one of your deposit addresses (from `GET /secure/crypto/deposit-address` or
             `GET /client/crypto/deposit-address`), as a sender on the chain would: it makes the
             deposit you then see in the deposit lists and webhooks. With `confirmations` at the
@@ -54,9 +55,9 @@ class SandboxCryptoTransfersApi(MerchantApiView):
             `POST /sandbox/crypto/transfers/{txHash}/confirmations` gives it more. `from` is the
             sender's address (random when not given).
 
-            An address that is not one of your deposit addresses is refused with
-            `VALIDATION_FAILED` on `address`; a Solana token account not open (yet)
-            `INVALID_TRANSITION`.
+            An address that is not one of your deposit addresses, or a `from` that is no address
+            of the chain, is refused with `ONCHAIN_WITHDRAW_INVALID_ADDRESS` naming the field; a
+            Solana token account not open (yet) `INVALID_TRANSITION`.
         """,
         request=examples.TRANSFER_REQUEST,
         response=examples.TRANSFER,

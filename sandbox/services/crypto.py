@@ -13,7 +13,7 @@ from eth_account import Account
 from solders.keypair import Keypair
 
 from core import clock
-from core.errors import DomainError, validation_error
+from core.errors import DomainError
 from crypto.keys import evm_address_valid, solana_address_valid
 from crypto.models import CryptoDeposit, CryptoWithdrawal
 from crypto.networks import CHAINS, EVM_CHAINS, min_confirmations, network
@@ -47,6 +47,13 @@ def _sender(chain: str) -> str:
     return str(Keypair().pubkey())
 
 
+NOT_OURS = "Not a deposit address of this merchant."
+
+
+def _invalid_address(field: str, message: str) -> DomainError:
+    return DomainError("ONCHAIN_WITHDRAW_INVALID_ADDRESS", message, fields={field: message})
+
+
 def sandbox_transfer_create(
     *,
     merchant: Merchant,
@@ -61,26 +68,25 @@ def sandbox_transfer_create(
     decimals = network(chain).token(token).decimals
     places = -int(amount.normalize().as_tuple().exponent)
     if amount <= 0 or amount > MAX_AMOUNT or places > decimals:
-        raise validation_error(
-            {"amount": f"A positive {token} amount with at most {decimals} decimals."}
-        )
+        message = f"A positive {token} amount with at most {decimals} decimals."
+        raise DomainError("INVALID_AMOUNT", message, fields={"amount": message})
     valid = evm_address_valid if chain in EVM_CHAINS else solana_address_valid
     if sender is not None and not valid(sender):
-        raise validation_error({"from": f"Not a valid {chain} address."})
+        raise _invalid_address("from", f"Not a valid {chain} address.")
     try:
         target = deposit_target(chain=chain, token=token, address=address)
     except UnknownAddressError as exc:
-        raise validation_error({"address": "Not a deposit address of this merchant."}) from exc
+        raise _invalid_address("address", NOT_OURS) from exc
     except AccountNotOpenError as exc:
         if exc.allocation.merchant_id != merchant.pk:
-            raise validation_error({"address": "Not a deposit address of this merchant."}) from exc
+            raise _invalid_address("address", NOT_OURS) from exc
         raise DomainError(
             "INVALID_TRANSITION",
             f"The {token} token account of this address is not open: ask for the deposit "
             "address with this token and wait for active.",
         ) from exc
     if target.allocation.merchant_id != merchant.pk:
-        raise validation_error({"address": "Not a deposit address of this merchant."})
+        raise _invalid_address("address", NOT_OURS)
     now = clock.now()
     transfer = SandboxChainTransfer.objects.create(
         tx_hash=sandbox_tx_hash(chain),

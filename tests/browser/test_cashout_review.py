@@ -46,7 +46,7 @@ def cashout_in_review(actor: Actor) -> str:
         format="json",
         headers=actor.headers,
     )
-    created = data(response, 201)
+    created = data(response)
     assert created["status"] == "in_review"
     return created["id"]
 

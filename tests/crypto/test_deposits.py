@@ -298,12 +298,13 @@ def test_a_solana_transfer_needs_the_tokens_account_open(desk, alice, clock_adva
 @pytest.mark.parametrize(
     ("fields", "field"),
     [
-        ({"amount": "1.0000001"}, "amount"),  # 7 decimals on a 6-decimal token
-        ({"amount": "0"}, "amount"),
         ({"amount": "-1"}, "amount"),
+        ({"amount": -1}, "amount"),
+        ({"amount": 1_000_000_001}, "amount"),
+        ({"amount": "1000000000"}, "amount"),
         ({"amount": "ten"}, "amount"),
+        ({"amount": " 5"}, "amount"),
         ({"amount": True}, "amount"),
-        ({"from": "0xnothex"}, "from"),
         ({"confirmations": -1}, "confirmations"),
         ({"chain": "TRX"}, "chain"),
         ({"extra": 1}, "extra"),
@@ -314,6 +315,32 @@ def test_sandbox_transfer_input_is_validated(desk, alice, fields, field):
     body = {"chain": "ETH", "token": "USDC", "address": address, "amount": "5"} | fields
     response = desk.post("/sandbox/crypto/transfers", body, headers=alice.headers)
     assert field in assert_error(response, 400, 1001, "VALIDATION_FAILED")["fields"]
+    assert not CryptoDeposit.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "amount",
+    ["1.0000001", "0", "0.0", 0],  # 7 decimals on a 6-decimal token; not above 0
+)
+def test_an_amount_the_token_cannot_carry_is_an_invalid_amount(desk, alice, amount):
+    """The document cannot tie the decimals to the token: the service's refusal, 1601."""
+    address = deposit_address(desk, alice, "ETH")["address"]
+    body = {"chain": "ETH", "token": "USDC", "address": address, "amount": amount}
+
+    response = desk.post("/sandbox/crypto/transfers", body, headers=alice.headers)
+
+    assert "amount" in assert_error(response, 400, 1601, "INVALID_AMOUNT")["fields"]
+    assert not CryptoDeposit.objects.exists()
+
+
+def test_a_sender_not_of_the_chain_is_an_invalid_address(desk, alice):
+    address = deposit_address(desk, alice, "ETH")["address"]
+    body = {"chain": "ETH", "token": "USDC", "address": address, "amount": "5", "from": "0xnothex"}
+
+    response = desk.post("/sandbox/crypto/transfers", body, headers=alice.headers)
+
+    error = assert_error(response, 400, 3004, "ONCHAIN_WITHDRAW_INVALID_ADDRESS")
+    assert set(error["fields"]) == {"from"}
     assert not CryptoDeposit.objects.exists()
 
 
@@ -328,7 +355,8 @@ def test_only_the_merchants_own_addresses_take_sandbox_transfers(desk, alice, bo
     bobs = deposit_address(desk, bob, "ETH")["address"]
     for address in (bobs, "0x976EA74026E726554dB657fA54763abd0C3a0aa9"):
         response = send(desk, alice, "ETH", address, "50")
-        assert "address" in assert_error(response, 400, 1001, "VALIDATION_FAILED")["fields"]
+        error = assert_error(response, 400, 3004, "ONCHAIN_WITHDRAW_INVALID_ADDRESS")
+        assert "address" in error["fields"]
     assert not CryptoDeposit.objects.exists()
 
 
@@ -414,6 +442,10 @@ def test_client_history_shows_the_tokens_own_deposits_only(desk, alice, bob):
         ({"platformId": USER, "limit": 0}, "limit"),
         ({"platformId": USER, "limit": 101}, "limit"),
         ({"platformId": USER, "before": "yesterday"}, "before"),
+        # The document's format: an RFC 3339 date-time, with its offset and a "T".
+        ({"platformId": USER, "before": "2026-05-02T12:00:00"}, "before"),
+        ({"platformId": USER, "before": "2026-05-02 12:00:00Z"}, "before"),
+        ({"platformId": USER, "before": "2026-05-02"}, "before"),
     ],
 )
 def test_history_queries_are_validated(desk, alice, params, field):
@@ -427,5 +459,6 @@ def test_another_merchants_solana_address_is_not_revealed_by_its_account_state(
     bobs = open_solana_address(desk, bob, clock_advance)["address"]
     for token in ("USDC", "USDT"):  # bob's USDC account is open, his USDT one is not
         response = send(desk, alice, "SOL", bobs, "5", token=token)
-        assert "address" in assert_error(response, 400, 1001, "VALIDATION_FAILED")["fields"]
+        error = assert_error(response, 400, 3004, "ONCHAIN_WITHDRAW_INVALID_ADDRESS")
+        assert "address" in error["fields"]
     assert not CryptoDeposit.objects.exists()

@@ -30,7 +30,7 @@ def switch(desk, actor, chain: str, **body: bool) -> dict:
 
 def cashout(desk, actor, chain: str = "ETH"):
     body = cashout_body(platformId=USER, chain=chain)
-    return data(desk.post("/secure/crypto/withdraw", body, headers=actor.headers), 201)
+    return data(desk.post("/secure/crypto/withdraw", body, headers=actor.headers))
 
 
 def status_of(withdrawal: dict) -> str:

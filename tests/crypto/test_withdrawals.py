@@ -1,5 +1,6 @@
-"""Crypto cashouts: creation (201, the object of decisions section 6), the approval callback,
-staff review, broadcasts and their failures, confirmations and settlement, refunds, errors."""
+"""Crypto cashouts: creation (200, as every create; the object of decisions section 6), the
+approval callback, staff review, broadcasts and their failures, confirmations and settlement,
+refunds, errors."""
 
 from decimal import Decimal
 
@@ -75,7 +76,7 @@ def staff_action(desk, action: str, ids: list[str]):
 
 
 def test_client_cashout_is_approved_by_callback_sent_and_settled(desk, alice, hooks):
-    created = data(client_cashout(desk, alice), 201)
+    created = data(client_cashout(desk, alice))
 
     assert created == {
         "id": created["id"],
@@ -143,7 +144,7 @@ def test_client_cashout_is_approved_by_callback_sent_and_settled(desk, alice, ho
 )
 def test_merchant_rejects_and_the_whole_amount_comes_back(desk, alice, hooks, answer):
     hooks.answer = lambda _: answer
-    created = data(client_cashout(desk, alice), 201)
+    created = data(client_cashout(desk, alice))
 
     rejected = row(created["id"])
     assert (rejected.status, rejected.reason) == ("rejected", "MERCHANT_REJECTED")
@@ -158,7 +159,7 @@ def test_merchant_rejects_and_the_whole_amount_comes_back(desk, alice, hooks, an
 
 def test_unanswered_approval_fails_with_approval_timeout(desk, alice, hooks, clock_advance):
     hooks.answer = lambda _: (503, b"")
-    created = data(client_cashout(desk, alice), 201)
+    created = data(client_cashout(desk, alice))
     assert row(created["id"]).status == "awaiting_approval"
     for seconds in (3, 6):
         clock_advance(seconds)
@@ -173,7 +174,7 @@ def test_unanswered_approval_fails_with_approval_timeout(desk, alice, hooks, clo
 
 def test_above_the_threshold_staff_approve_after_the_merchant(desk, alice, hooks):
     MerchantCryptoPolicy.objects.create(merchant=alice.merchant, withdraw_review_above_cents=2000)
-    created = data(client_cashout(desk, alice), 201)
+    created = data(client_cashout(desk, alice))
     assert row(created["id"]).status == "in_review"
     assert fundings(created["id"]) == {"WITHDRAWAL": "PENDING_ADMIN"}
 
@@ -193,7 +194,7 @@ def test_above_the_threshold_staff_approve_after_the_merchant(desk, alice, hooks
 
 def test_staff_reject_a_cashout_in_review(desk, alice, hooks):
     MerchantCryptoPolicy.objects.create(merchant=alice.merchant, withdraw_review_above_cents=2000)
-    created = data(secure_cashout(desk, alice), 201)
+    created = data(secure_cashout(desk, alice))
     assert created["status"] == "in_review"  # self cashouts need no merchant approval
 
     staff_action(desk, "reject", [created["id"]])
@@ -211,8 +212,8 @@ def test_staff_reject_a_cashout_in_review(desk, alice, hooks):
 
 def test_staff_cancel_a_cashout_awaiting_approval_but_not_a_sent_one(desk, alice, hooks):
     hooks.answer = lambda _: (503, b"")
-    waiting = data(client_cashout(desk, alice, requestId="req-waiting"), 201)
-    sent = data(secure_cashout(desk, alice, requestId="req-sent1"), 201)
+    waiting = data(client_cashout(desk, alice, requestId="req-waiting"))
+    sent = data(secure_cashout(desk, alice, requestId="req-sent1"))
     assert row(sent["id"]).status == "sent"
 
     staff_action(desk, "cancel", [waiting["id"], sent["id"]])
@@ -229,8 +230,7 @@ def test_secure_cashout_is_approved_at_once(desk, alice, hooks):
     created = data(
         secure_cashout(
             desk, alice, chain="SOL", token="USDT", address=SOL_RECIPIENT, amountCents=150
-        ),
-        201,
+        )
     )
     assert created["status"] == "approved"
     assert (created["feeCents"], created["receiveCents"]) == (50, 100)
@@ -242,7 +242,7 @@ def test_secure_cashout_is_approved_at_once(desk, alice, hooks):
 
 def test_a_refused_broadcast_is_retried_then_fails_and_refunds(desk, alice, hooks, clock_advance):
     desk.post("/sandbox/crypto/chains/ETH", {"failBroadcasts": True}, headers=alice.headers)
-    created = data(secure_cashout(desk, alice), 201)
+    created = data(secure_cashout(desk, alice))
     assert row(created["id"]).broadcast_attempts == 1
     assert desk.run(sweep_withdrawals.delay).get() == 0  # the next try is not due yet
 
@@ -262,7 +262,7 @@ def test_a_refused_broadcast_is_retried_then_fails_and_refunds(desk, alice, hook
 
 def test_a_broadcast_goes_out_once_the_node_accepts_again(desk, alice, clock_advance):
     desk.post("/sandbox/crypto/chains/BSC", {"failBroadcasts": True}, headers=alice.headers)
-    created = data(secure_cashout(desk, alice, chain="BSC"), 201)
+    created = data(secure_cashout(desk, alice, chain="BSC"))
     desk.post("/sandbox/crypto/chains/BSC", {"failBroadcasts": False}, headers=alice.headers)
     clock_advance(31)
     desk.run(sweep_withdrawals.delay)
@@ -272,7 +272,7 @@ def test_a_broadcast_goes_out_once_the_node_accepts_again(desk, alice, clock_adv
 
 def test_a_paused_chain_holds_broadcasts_and_completions(desk, alice):
     desk.post("/sandbox/crypto/chains/ETH", {"paused": True}, headers=alice.headers)
-    created = data(secure_cashout(desk, alice), 201)
+    created = data(secure_cashout(desk, alice))
     assert row(created["id"]).status == "approved"
     desk.post("/sandbox/crypto/chains/ETH", {"paused": False}, headers=alice.headers)
     desk.run(sweep_withdrawals.delay)
@@ -288,7 +288,7 @@ def test_a_paused_chain_holds_broadcasts_and_completions(desk, alice):
 
 
 def test_a_dropped_transaction_fails_the_cashout_and_refunds(desk, alice, hooks):
-    created = data(secure_cashout(desk, alice), 201)
+    created = data(secure_cashout(desk, alice))
     tx_hash = row(created["id"]).tx_hash
 
     dropped = data(desk.post(f"/sandbox/crypto/transfers/{tx_hash}/reorg", headers=alice.headers))
@@ -302,7 +302,7 @@ def test_a_dropped_transaction_fails_the_cashout_and_refunds(desk, alice, hooks)
 
 
 def test_a_completed_cashout_cannot_be_reorganised(desk, alice):
-    created = data(secure_cashout(desk, alice), 201)
+    created = data(secure_cashout(desk, alice))
     tx_hash = row(created["id"]).tx_hash
     data(confirm(desk, alice, tx_hash, 12))
     response = desk.post(f"/sandbox/crypto/transfers/{tx_hash}/reorg", headers=alice.headers)
@@ -311,7 +311,7 @@ def test_a_completed_cashout_cannot_be_reorganised(desk, alice):
 
 
 def test_another_merchants_cashout_transaction_is_not_found(desk, alice, bob):
-    created = data(secure_cashout(desk, alice), 201)
+    created = data(secure_cashout(desk, alice))
     tx_hash = row(created["id"]).tx_hash
     assert_error(confirm(desk, bob, tx_hash, 12), 404, 3001, "TRANSACTION_NOT_FOUND")
     response = desk.post(f"/sandbox/crypto/transfers/{tx_hash}/reorg", headers=bob.headers)
@@ -323,16 +323,16 @@ def test_another_merchants_cashout_transaction_is_not_found(desk, alice, bob):
 def test_the_same_request_id_returns_the_first_cashout(desk, alice):
     first = client_cashout(desk, alice)
     again = client_cashout(desk, alice, amountCents=9000)
-    assert first.status_code == 201
+    assert first.status_code == 200
     assert again.status_code == 200
-    assert data(again)["id"] == data(first, 201)["id"]
+    assert data(again)["id"] == data(first)["id"]
     assert data(again)["amountCents"] == 2500
     # The same requestId of another user, or on the secure route for another user, is new.
-    other = data(client_cashout(desk, alice, partner=2), 201)
-    assert other["id"] != data(first, 201)["id"]
+    other = data(client_cashout(desk, alice, partner=2))
+    assert other["id"] != data(first)["id"]
     secure_same_user = secure_cashout(desk, alice)
     assert secure_same_user.status_code == 200
-    assert data(secure_same_user)["id"] == data(first, 201)["id"]
+    assert data(secure_same_user)["id"] == data(first)["id"]
     assert CryptoWithdrawal.objects.count() == 2
     assert money(alice)["locked"] + money(alice)["available"] == Decimal("1000.00")
     assert clean()
@@ -344,7 +344,7 @@ def test_short_balance_is_3003_and_locks_nothing(desk, alice):
     assert not CryptoWithdrawal.objects.exists()
     assert not Funding.objects.exists()
     assert money(alice)["available"] == Decimal("1000.00")
-    assert data(secure_cashout(desk, alice, amountCents=100_000), 201)["amountCents"] == 100_000
+    assert data(secure_cashout(desk, alice, amountCents=100_000))["amountCents"] == 100_000
     assert clean()
 
 
@@ -397,7 +397,7 @@ def test_client_cashout_needs_a_callback_url(desk, db):
 
     wallet_admin_credit(merchant=actor.merchant, amount=Decimal("100.00"), reason="test")
     assert_error(client_cashout(desk, actor), 400, 1705, "MERCHANT_NO_CALLBACK_URL")
-    assert data(secure_cashout(desk, actor), 201)["status"] == "approved"
+    assert data(secure_cashout(desk, actor))["status"] == "approved"
 
 
 @pytest.mark.parametrize(
@@ -424,11 +424,9 @@ def test_bad_bodies_are_validation_failed(desk, alice, fields, field):
 
 
 def test_histories_page_newest_first_and_stay_with_their_user(desk, alice, bob):
-    ids = [
-        data(secure_cashout(desk, alice, requestId=f"req-hist-{n}"), 201)["id"] for n in range(3)
-    ]
-    data(secure_cashout(desk, alice, platformId=OTHER_USER, requestId="req-other"), 201)
-    data(secure_cashout(desk, bob, requestId="req-bob-1"), 201)
+    ids = [data(secure_cashout(desk, alice, requestId=f"req-hist-{n}"))["id"] for n in range(3)]
+    data(secure_cashout(desk, alice, platformId=OTHER_USER, requestId="req-other"))
+    data(secure_cashout(desk, bob, requestId="req-bob-1"))
 
     page = data(
         desk.get(
@@ -457,7 +455,7 @@ def test_histories_page_newest_first_and_stay_with_their_user(desk, alice, bob):
 
 
 def test_the_invariant_check_counts_cashout_locks(desk, alice):
-    created = data(secure_cashout(desk, alice), 201)
+    created = data(secure_cashout(desk, alice))
     assert clean()
     CryptoWithdrawal.objects.filter(pk=created["id"]).update(status="completed")
     report = wallet_invariants_check()

@@ -61,11 +61,12 @@ def test_external_id_too_long_and_is_instant_must_be_boolean(desk, owner):
     assert set(error["fields"]) == {"externalId", "isInstant"}
 
 
-def test_same_item_twice_in_one_deposit(desk, owner):
-    error = assert_error(
-        deposit(desk, owner, ak_item(0), ak_item(0)), 400, 1001, "VALIDATION_FAILED"
-    )
-    assert "items.1.itemId" in error["fields"]
+def test_same_item_twice_in_one_deposit_is_more_units_than_one_entry_may_ask(desk, owner):
+    item_id = ak_item(0)
+    error = assert_error(deposit(desk, owner, item_id, item_id), 400, 18, "EXCEEDS_MAX_AMOUNT")
+
+    assert error["details"] == {"itemId": item_id}
+    assert nothing_stored()
 
 
 def test_items_unavailable_names_the_missing_items(desk, owner):

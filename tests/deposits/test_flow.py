@@ -283,3 +283,30 @@ def test_identity_verification_raises_the_collateral_cap(desk, api, alice, world
     assert ok_data(desk.get("/client/inventory", headers=headers))["collateral"] == Decimal(
         "110.00"
     )
+
+
+def _collateral_text(response) -> bytes:
+    body = response.content
+    start = body.index(b'"collateral":')
+    return body[start : body.index(b"}", start) + 1]
+
+
+@pytest.mark.parametrize("instant", [False, True])
+def test_collateral_reads_the_same_when_created_and_when_read_back(
+    desk, api, alice, bob, world, instant
+):
+    """Numbers as written, not only their values: a standard deposit showed 0 at creation and
+    0.00 read back. bob's sell beside it is the same."""
+    headers = authenticate(api, alice, OWNER)
+    created = deposit(desk, headers, ak_item(0), isInstant=instant)
+    read = desk.get(f"/client/trades/{created.json()['data']['id']}", headers=headers)
+    sold = sell(desk, bob, ak_item(1), price="32.00")
+    sold_read = desk.get(f"/secure/trades/{sold.json()['data']['id']}", headers=bob.headers)
+
+    assert _collateral_text(created) == _collateral_text(read)
+    assert _collateral_text(sold) == _collateral_text(sold_read)
+    assert _collateral_text(sold) == b'"collateral":{"merchant":0.00,"provider":0.00}'
+    if instant:
+        assert _collateral_text(created) == b'"collateral":{"merchant":26.00,"provider":10.00}'
+    else:
+        assert _collateral_text(created) == b'"collateral":{"merchant":0.00,"provider":0.00}'

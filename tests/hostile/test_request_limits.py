@@ -99,6 +99,16 @@ def test_a_url_over_the_limit_is_refused(api, headers):
     }
 
 
+def test_the_limit_counts_characters_not_their_encoding(api, headers):
+    """The document bounds parameters in characters: 2000 of "é" are 12000 when encoded."""
+    path, query = "/secure/trades", "type=deposit&x="
+    text = "%C3%A9" * (MAX_URL_LENGTH - len(path) - len(query))
+
+    assert call(api, "GET", f"{path}?{query}{text}", headers).status_code == 200
+    response = call(api, "GET", f"{path}?{query}{text}%C3%A9", headers)
+    assert assert_error(response, 400, 1001, "VALIDATION_FAILED")["fields"].keys() == {"url"}
+
+
 def test_headers_over_the_limit_are_refused(api, headers):
     padding = {f"X-Pad-{n}": "a" * 4000 for n in range(MAX_HEADERS_BYTES // 4000 + 1)}
 

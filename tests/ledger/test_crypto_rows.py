@@ -23,7 +23,7 @@ def test_crypto_movements_are_ledger_rows(api, desk, alice_funded):
     sent = data(send(desk, alice_funded, "BSC", address, "3.5", token="USDT", confirmations=15))
     deposit = CryptoDeposit.objects.get(pk=sent["deposit"]["id"])
     body = cashout_body(platformId=USER, amountCents=2500)
-    cashout = data(desk.post("/secure/crypto/withdraw", body, headers=alice_funded.headers), 201)
+    cashout = data(desk.post("/secure/crypto/withdraw", body, headers=alice_funded.headers))
     tx_hash = CryptoWithdrawal.objects.get(pk=cashout["id"]).tx_hash
     data(desk.post(f"/sandbox/crypto/transfers/{tx_hash}/reorg", headers=alice_funded.headers))
 
@@ -37,13 +37,17 @@ def test_crypto_movements_are_ledger_rows(api, desk, alice_funded):
         "crypto": "3.500000",
         "token": "USDT",
         "chain": "BSC",
+        "exchangeRate": "1.00",
     }
     assert rows["DEPOSIT"]["txnHash"] == deposit.tx_hash
     assert rows["DEPOSIT"]["timestamps"]["completed"] is not None
     assert rows["WITHDRAWAL"]["status"] == "FAILED"
     assert rows["WITHDRAWAL"]["amount"]["usd"] == Decimal("25.00")
     assert rows["WITHDRAWAL"]["address"] == cashout["address"]
+    assert rows["WITHDRAWAL"]["amount"]["exchangeRate"] == "1.00"
     assert rows["REFUND"]["status"] == "COMPLETED"
+    assert rows["REFUND"]["amount"]["exchangeRate"] == "1.00"
+    assert rows["ADMIN_CREDIT"]["amount"]["exchangeRate"] is None
     assert [row["type"] for row in ledger(api, alice_funded, type="DEPOSIT")["items"]] == [
         "DEPOSIT"
     ]

@@ -60,6 +60,7 @@ class TestRows:
                 "crypto": "124.250000",
                 "token": "USDT",
                 "chain": "ETH",
+                "exchangeRate": "1.00",
             },
             "fee": Decimal("1.25"),
             "address": "0x52908400098527886E0F7030069857D2E4169EE7",
@@ -100,7 +101,13 @@ class TestRows:
             "id": str(debit.id),
             "type": "ADMIN_DEBIT",
             "status": "POSTED",
-            "amount": {"usd": Decimal("20.00"), "crypto": "0", "token": None, "chain": None},
+            "amount": {
+                "usd": Decimal("20.00"),
+                "crypto": "0",
+                "token": None,
+                "chain": None,
+                "exchangeRate": None,
+            },
             "fee": Decimal("0.00"),
             "address": None,
             "txnHash": None,
@@ -128,6 +135,7 @@ class TestRows:
             "crypto": "0.000000",
             "token": None,
             "chain": None,
+            "exchangeRate": None,
         }
         assert row["address"] is None
         assert row["txnHash"] is None
@@ -256,13 +264,18 @@ class TestDates:
 
         assert self.names(page, days) == {"may2_noon", "may2_credit", "may2_last"}
 
-    def test_offsets_are_honoured_and_a_naive_date_time_is_utc(self, api, alice, days):
+    def test_offsets_are_honoured(self, api, alice, days):
         with_offset = ledger(api, alice, startDate="2026-05-02T14:00:00+02:00")
-        naive = ledger(api, alice, startDate="2026-05-02T12:00:00")
+        in_utc = ledger(api, alice, startDate="2026-05-02T12:00:00z")
 
         expected = {"may2_noon", "may2_credit", "may2_last", "may3_midnight"}
         assert self.names(with_offset, days) == expected
-        assert self.names(naive, days) == expected
+        assert self.names(in_utc, days) == expected
+
+    def test_an_end_before_the_start_is_an_empty_range(self, api, alice, days):
+        page = ledger(api, alice, startDate="2026-05-02", endDate="2026-05-01T23:59:59Z")
+
+        assert ids(page) == []
 
     def test_the_same_date_at_both_ends_is_only_its_midnight(self, api, alice, days):
         page = ledger(api, alice, startDate="2026-05-02", endDate="2026-05-02")
@@ -386,7 +399,10 @@ class TestValidation:
             ({"startDate": "yesterday"}, "startDate"),
             ({"startDate": "2026-02-30"}, "startDate"),
             ({"endDate": "2026-05-01T25:00:00Z"}, "endDate"),
-            ({"startDate": "2026-05-02", "endDate": "2026-05-01T23:59:59Z"}, "endDate"),
+            # The document's formats: an RFC 3339 date-time carries its offset and a "T".
+            ({"startDate": "2026-05-02T12:00:00"}, "startDate"),
+            ({"startDate": "2026-05-02 12:00:00Z"}, "startDate"),
+            ({"endDate": "20260502"}, "endDate"),
         ],
     )
     def test_a_bad_query_is_1001_naming_the_field(self, api, alice, query, field):

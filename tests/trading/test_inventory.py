@@ -263,10 +263,20 @@ class TestFilters:
             ]
         ] == [D("8.00"), D("40.00"), D("360.00")]
 
-    def test_min_above_max_is_refused_as_on_the_market(self, as_alice, stocked):
-        refused(as_alice, "minPrice", minPrice="2", maxPrice="1")
+    def test_min_above_max_is_an_empty_range_as_on_the_market(self, as_alice, stocked):
+        page = inventory(as_alice, minPrice="2", maxPrice="1")
 
-    @pytest.mark.parametrize("value", ["-1", "abc", "0.001"])
+        assert page["inventory"] == []
+        assert page["count"] == 0
+
+    def test_a_bound_may_have_any_decimals(self, as_alice, stocked):
+        everything = inventory(as_alice)["inventory"]
+        above = inventory(as_alice, minPrice="8.001")["inventory"]
+
+        assert [r for r in everything if r["offer"]["price"] > D("8.001")] == above
+        assert 0 < len(above) < len(everything)
+
+    @pytest.mark.parametrize("value", ["-1", "abc", "1.", " 1", "1_0"])
     def test_bad_price_is_refused(self, as_alice, stocked, value):
         refused(as_alice, "minPrice", minPrice=value)
 

@@ -291,10 +291,16 @@ class TestPriceBounds:
         ]
         assert page["count"] == 2
 
-    def test_min_above_max_is_refused(self, as_alice, world):
-        refused(as_alice, "minPrice", minPrice="10.01", maxPrice="10.00")
+    def test_min_above_max_is_an_empty_range(self, as_alice, as_bob, boundary):
+        """The document cannot compare two parameters, so this is no refusal: nothing is in
+        the range."""
+        assert market(as_alice, minPrice="10.01", maxPrice="10.00") == {"items": [], "count": 0}
+        assert market(as_bob, minPrice="10.49", maxPrice="10.47") == {"items": [], "count": 0}
 
-    @pytest.mark.parametrize("value", ["-1", "abc", "1.001", "NaN"])
+    def test_bounds_may_have_more_decimals_than_cents(self, as_alice, boundary):
+        assert prices(market(as_alice, minPrice="10.001", sort="priceAsc")["items"]) == [D("10.01")]
+
+    @pytest.mark.parametrize("value", ["-1", "abc", "NaN", "1e", " 1", "0x10"])
     def test_bad_bounds_are_refused(self, as_alice, world, value):
         refused(as_alice, "minPrice", minPrice=value)
         refused(as_alice, "maxPrice", maxPrice=value)

@@ -43,7 +43,7 @@ def test_a_second_account_links_to_the_verified_identity(verifier, alice, ann):
 def test_email_matches_case_insensitively(verifier, alice, ann):
     second = verifier.person(alice, 2, kycHash=ANN)
 
-    assert ok(verifier.link(second, {"email": " ANN@Example.com"}))["verificationLevel"] == 3
+    assert ok(verifier.link(second, {"email": "ANN@Example.com"}))["verificationLevel"] == 3
 
 
 def test_linking_again_changes_nothing(verifier, alice, ann):

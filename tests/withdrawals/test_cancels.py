@@ -196,6 +196,43 @@ def test_an_item_still_awaiting_approval_is_not_considered(desk, alice_funded, p
     assert statuses(trade["id"]) == ["initiated", "initiated"]
 
 
+def test_an_item_cancel_on_a_finished_trade_says_it_is_finished(
+    desk, alice_funded, bob_funded, pair
+):
+    """alice's trade has completed: the refusal says so; bob's, still in flight, cancels."""
+    mine = self_buy(desk, alice_funded, [pair[0]])
+    for event in ("purchased", "accepted", "hold_ended"):
+        ok_data(sandbox_event(desk, alice_funded, mine["id"], event))
+    bobs = self_buy(desk, bob_funded, [pair[1]], fee="1.10")
+    advance_minutes(desk, alice_funded, 30)
+
+    response = desk.post(
+        f"/secure/buy/{mine['id']}/items/line-1/cancel", headers=alice_funded.headers
+    )
+
+    error = assert_error(response, 400, 28, "TRADE_NOT_CANCELLABLE")
+    assert error["message"] == "The trade is finished (completed): nothing is left to cancel."
+    assert error["details"] == {"status": "completed"}
+    assert statuses(mine["id"]) == ["completed"]
+    result = ok_data(
+        desk.post(f"/secure/buy/{bobs['id']}/items/line-1/cancel", headers=bob_funded.headers)
+    )
+    assert result["status"] == "cancelled"
+
+
+def test_a_finished_item_of_a_trade_in_flight_says_it_is_finished(desk, alice_funded, pair):
+    trade = self_buy(desk, alice_funded, pair)
+    ok_data(sandbox_event(desk, alice_funded, trade["id"], "purchase_failed", [pair[0].id]))
+    advance_minutes(desk, alice_funded, 30)
+
+    response = desk.post(
+        f"/secure/buy/{trade['id']}/items/line-1/cancel", headers=alice_funded.headers
+    )
+
+    error = assert_error(response, 400, 28, "TRADE_NOT_CANCELLABLE")
+    assert error["message"] == "The item is finished (failed)."
+
+
 def test_a_purchase_the_marketplace_no_longer_cancels_fails_its_row(desk, alice_funded, pair):
     trade = self_buy(desk, alice_funded, pair)
     first = TradeItem.objects.get(trade_id=trade["id"], position=0)
@@ -521,6 +558,20 @@ def test_auto_cancel_720_and_self_buys_are_never_auto_cancelled(
     assert desk.run(withdrawal_auto_cancels_due) == 0
     for trade in (off, own, rust):
         assert statuses(trade["id"]) == ["pending"]
+
+
+def test_a_self_buy_with_auto_cancel_is_cancelled_when_due(desk, alice_funded, bob_funded, pair):
+    """Only the trade that asked for it: bob's self buy without autoCancel stays."""
+    mine = self_buy(desk, alice_funded, [pair[0]], autoCancel=45)
+    bobs = self_buy(desk, bob_funded, [pair[1]], fee="1.10")
+    advance_minutes(desk, alice_funded, 44)
+    assert desk.run(withdrawal_auto_cancels_due) == 0
+    advance_minutes(desk, alice_funded, 2)
+
+    assert desk.run(withdrawal_auto_cancels_due) == 1
+    assert statuses(mine["id"]) == ["canceled"]
+    assert statuses(bobs["id"]) == ["pending"]
+    assert money(alice_funded)["locked"] == Decimal("0.00")
 
 
 def test_auto_cancel_skips_own_stock_items(desk, alice_funded, catalog_item):

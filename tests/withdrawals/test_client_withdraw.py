@@ -36,7 +36,9 @@ def two_listings(catalog_item):
     return make_listing(catalog_item, "10.00"), make_listing(catalog_item, "19.99")
 
 
-def test_a_fresh_self_buy_carries_only_what_was_submitted(desk, alice_funded, two_listings, hooks):
+def test_a_fresh_self_buy_shows_what_was_submitted_and_the_items_names(
+    desk, alice_funded, two_listings, hooks, catalog_item
+):
     first, second = two_listings  # 10.50 and 20.99 (19.99 x 1.05 = 20.9895, rounded up)
     hooks.answer = lambda _: (503, b"")  # no decision yet: the trade stays initiated
     response = desk.post(
@@ -52,8 +54,15 @@ def test_a_fresh_self_buy_carries_only_what_was_submitted(desk, alice_funded, tw
         headers=alice_funded.headers,
     )
     trade = ok_data(response)
+    named = {
+        "name": catalog_item.name,
+        "marketHashName": catalog_item.market_hash_name,
+        "type": catalog_item.item_type,
+        "iconUrl": catalog_item.icon_url,
+    }
     assert trade["items"] == [
         {
+            **named,
             "id": first.id,
             "externalId": "line-1",
             "appid": 730,
@@ -63,6 +72,7 @@ def test_a_fresh_self_buy_carries_only_what_was_submitted(desk, alice_funded, tw
             "offer": {"price": Decimal("10.50"), "delivery": "standard"},
         },
         {
+            **named,
             "id": second.id,
             "appid": 730,
             "tradable": True,
@@ -72,7 +82,7 @@ def test_a_fresh_self_buy_carries_only_what_was_submitted(desk, alice_funded, tw
         },
     ]
     for row in trade["items"]:
-        assert set(row) - {"externalId"} == FRESH_ITEM_KEYS
+        assert set(row) - {"externalId"} == FRESH_ITEM_KEYS | RESOLVED_KEYS
     assert trade["totalPrice"] == Decimal("31.49")
     assert trade["type"] == "withdraw"
     assert trade["source"] == "self"
@@ -84,7 +94,7 @@ def test_a_fresh_self_buy_carries_only_what_was_submitted(desk, alice_funded, tw
     assert trade["clientTradeUrl"] == trade_url(42)
     assert "clientUserId" not in trade
     assert "externalClientUserId" not in trade
-    assert "autoCancelAt" not in trade  # self buys have no autoCancel
+    assert "autoCancelAt" not in trade  # a self buy without autoCancel is never auto-cancelled
     for deposit_field in ("preCredit", "pendingCredit", "isInstant", "collateral"):
         assert deposit_field not in trade
     assert trade["createdAt"] == trade["updatedAt"]
@@ -101,13 +111,13 @@ def test_a_fresh_self_buy_carries_only_what_was_submitted(desk, alice_funded, tw
     assert initiated.json["trade"]["id"] == trade["id"]
     assert initiated.json["trade"]["source"] == "self"
     assert initiated.json["sequence"] == 1
-    assert RESOLVED_KEYS.isdisjoint(initiated.json["trade"]["items"][0])
+    assert [row["marketHashName"] for row in initiated.json["trade"]["items"]] == [
+        catalog_item.market_hash_name
+    ] * 2
     assert wallet_clean()
 
 
-def test_after_approval_items_are_resolved_against_the_catalog(
-    desk, alice_funded, two_listings, hooks, catalog_item
-):
+def test_items_are_named_from_creation_on(desk, alice_funded, two_listings, hooks, catalog_item):
     first, _ = two_listings
     created = ok_data(
         desk.post(
@@ -116,7 +126,8 @@ def test_after_approval_items_are_resolved_against_the_catalog(
             headers=alice_funded.headers,
         )
     )
-    assert RESOLVED_KEYS.isdisjoint(created["items"][0])
+    assert created["items"][0]["marketHashName"] == catalog_item.market_hash_name
+    assert created["items"][0]["name"] == catalog_item.name
     shown = ok_data(desk.get(f"/secure/trades/{created['id']}", headers=alice_funded.headers))
     assert shown["status"] == "pending"
     row = shown["items"][0]

@@ -4,6 +4,7 @@ each provoked on both routes with its HTTP status, and with nothing locked or wr
 import threading
 import uuid
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -232,6 +233,70 @@ def test_a_price_sent_with_a_trailing_zero_is_the_same_price(route, listing):
     assert ok_data(route.buy([item(listing, "10.500")]))["totalPrice"] == Decimal("10.50")
 
 
+# --- slippageBps (decisions section 11) -------------------------------------------------------
+
+
+def test_within_the_slippage_the_current_price_is_bought_and_locked(route, listing):
+    """alice's current price is 10.50: sent 10.40 with 100 bp (up to 10.504) buys at 10.50."""
+    before = money(route.actor)["available"]
+
+    trade = ok_data(route.buy([item(listing, "10.40")], slippageBps=100))
+
+    assert trade["items"][0]["offer"]["price"] == Decimal("10.50")
+    assert trade["totalPrice"] == Decimal("10.50")
+    assert money(route.actor)["available"] == before - Decimal("10.50")
+
+
+def test_beyond_the_slippage_the_price_changed(route, listing):
+    before = money(route.actor)
+    response = route.buy([item(listing, "10.40")], slippageBps=96)  # up to 10.49984
+
+    assert_error(response, 400, 11, "PRICE_CHANGED")
+    assert envelope(response)["error"]["details"]["price"] == Decimal("10.50")
+    assert_untouched(route.actor, before)
+
+
+def test_the_slippage_is_on_each_merchants_own_price(
+    desk, alice_funded, bob_funded, listing, catalog_item
+):
+    """The same sent price: within alice's tolerance of her 10.50, beyond bob's of his 11.00
+    (his fee is 10 %)."""
+    other = make_listing(catalog_item, "10.00")
+    alice, bob = (route_for(desk, actor, "secure") for actor in (alice_funded, bob_funded))
+
+    assert_error(bob.buy([item(other, "10.45")], slippageBps=100), 400, 11, "PRICE_CHANGED")
+    assert ok_data(alice.buy([item(listing, "10.45")], slippageBps=100))["totalPrice"] == Decimal(
+        "10.50"
+    )
+    assert ok_data(bob.buy([item(other, "10.90")], slippageBps=100))["totalPrice"] == Decimal(
+        "11.00"
+    )
+
+
+@pytest.mark.parametrize("value", [-1, 1001, 10.5, "50", True])
+def test_slippage_is_0_to_1000_basis_points(route, listing, value):
+    error = assert_error(
+        route.buy([item(listing)], slippageBps=value), 400, 1001, "VALIDATION_FAILED"
+    )
+    assert set(error["fields"]) == {"slippageBps"}
+
+
+# --- 18 EXCEEDS_MAX_AMOUNT: an item listed twice ---------------------------------------------
+
+
+def test_an_item_listed_twice_is_refused_as_more_than_one_entry_may_ask(route, listing):
+    """The document cannot say "distinct itemIds": a repeat is the service's refusal, not a
+    malformed body."""
+    before = money(route.actor)
+    response = route.buy([item(listing), item(listing, externalId="again")])
+
+    error = assert_error(response, 400, 18, "EXCEEDS_MAX_AMOUNT")
+
+    assert error["details"] == {"itemId": listing.id}
+    assert "listed twice" in error["message"]
+    assert_untouched(route.actor, before)
+
+
 # --- 12 MERCHANT_BALANCE_LOW -----------------------------------------------------------------
 
 
@@ -456,7 +521,6 @@ def _valid(listing: SandboxListing) -> dict[str, object]:
             "items.0.externalId",
         ),
         (lambda b, item_: b.update(items=[{**item_, "color": "red"}]), "items.0.color"),
-        (lambda b, item_: b.update(items=[item_, dict(item_)]), "items.1.itemId"),
         (lambda b, item_: b.update(unknown=1), "unknown"),
         (lambda b, item_: b.update(game="570"), "game"),
         (lambda b, item_: b.update(game=730.5), "game"),
@@ -519,9 +583,8 @@ def test_auto_cancel_must_be_an_integer(desk, alice_funded, listing, value):
 
 
 @pytest.mark.parametrize("minutes", [30, 720])
-def test_auto_cancel_on_the_second_game_is_refused(desk, alice_funded, rust_item, minutes):
+def test_auto_cancel_on_the_second_game_is_refused(route, alice_funded, rust_item, minutes):
     listing = make_rust_listing(rust_item, "10.00")
-    route = route_for(desk, alice_funded, "client")
     error = assert_error(
         route.buy([_valid(listing)], game="252490", autoCancel=minutes),
         400,
@@ -532,12 +595,13 @@ def test_auto_cancel_on_the_second_game_is_refused(desk, alice_funded, rust_item
     assert_untouched(alice_funded, money(alice_funded))
 
 
-def test_auto_cancel_is_not_a_property_of_a_self_buy(desk, alice_funded, listing):
+def test_a_self_buy_takes_auto_cancel_as_a_client_withdrawal_does(desk, alice_funded, listing):
     route = route_for(desk, alice_funded, "secure")
-    error = assert_error(
-        route.buy([_valid(listing)], autoCancel=60), 400, 1001, "VALIDATION_FAILED"
-    )
-    assert "autoCancel" in error["fields"]
+
+    trade = ok_data(route.buy([_valid(listing)], autoCancel=60))
+
+    created = datetime.fromisoformat(trade["createdAt"])
+    assert datetime.fromisoformat(trade["autoCancelAt"]) - created == timedelta(minutes=60)
 
 
 def test_a_client_request_needs_a_token(desk, alice_funded, listing):

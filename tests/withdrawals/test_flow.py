@@ -27,6 +27,10 @@ def test_self_buy_goes_from_initiated_to_completed_with_settlement(
     assert trade["items"] == [
         {
             "id": listing.id,
+            "name": catalog_item.name,
+            "marketHashName": catalog_item.market_hash_name,
+            "type": catalog_item.item_type,
+            "iconUrl": catalog_item.icon_url,
             "appid": 730,
             "tradable": True,
             "amount": 1,

@@ -96,6 +96,10 @@ def test_creation_locks_the_worst_case_with_one_placeholder_row_per_unit(
         == [
             {
                 "id": catalog_item.id,
+                "name": catalog_item.name,
+                "marketHashName": catalog_item.market_hash_name,
+                "type": catalog_item.item_type,
+                "iconUrl": catalog_item.icon_url,
                 "appid": 730,
                 "tradable": True,
                 "amount": 1,
@@ -178,8 +182,6 @@ def test_an_unknown_item_is_not_found(route, ladder, ref):
 @pytest.mark.parametrize(
     ("fields", "path"),
     [
-        ({"maxPrice": Decimal("0")}, "maxPrice"),
-        ({"maxPrice": Decimal("-5.00")}, "maxPrice"),
         ({"maxPrice": Decimal("100000.01")}, "maxPrice"),
         ({"maxPrice": "12.00"}, "maxPrice"),
         ({"amount": 0}, "amount"),
@@ -193,6 +195,9 @@ def test_an_unknown_item_is_not_found(route, ladder, ref):
         ({"itemId": None, "marketHashName": None}, "itemId"),
         ({"game": "570"}, "game"),
         ({"externalId": "x" * 129}, "externalId"),
+        ({"externalIds": ["a", "a"]}, "externalIds"),
+        ({"externalIds": [""]}, "externalIds.0"),
+        ({"externalIds": "a"}, "externalIds"),
         ({"color": "red"}, "color"),
     ],
 )
@@ -273,7 +278,7 @@ def test_the_cheapest_listing_exactly_at_the_ceiling_is_enough(route, catalog_it
     assert ok_data(route.buy(itemId=catalog_item.id, maxPrice=Decimal("10.50"), amount=1))
 
 
-@pytest.mark.parametrize("max_price", ["0.01", "0.015"])
+@pytest.mark.parametrize("max_price", ["0.01", "0.015", "0", "-5.00"])
 def test_a_max_price_that_leaves_no_sourcing_ceiling_is_an_invalid_amount(
     route, catalog_item, max_price
 ):
@@ -311,6 +316,61 @@ def test_without_a_callback_url_nothing_happens(route, catalog_item, ladder):
         "MERCHANT_NO_CALLBACK_URL",
     )
     nothing_written(route.actor, before)
+
+
+def test_external_ids_name_the_units_in_order(route, catalog_item, ladder, hooks):
+    hooks.answer = lambda _: (503, b"")  # undecided: the rows stay as created
+
+    trade = ok_data(
+        route.buy(
+            itemId=catalog_item.id, maxPrice=Decimal("12.00"), amount=3, externalIds=["u1", "u2"]
+        )
+    )
+
+    assert [row.get("externalId") for row in trade["items"]] == ["u1", "u2", None]
+    assert [row.get("externalId") for row in route.show(trade["id"])["items"]] == [
+        "u1",
+        "u2",
+        None,
+    ]
+
+
+def test_more_external_ids_than_units_is_too_many_items(route, catalog_item, ladder):
+    before = money(route.actor)
+
+    error = assert_error(
+        route.buy(
+            itemId=catalog_item.id, maxPrice=Decimal("12.00"), amount=1, externalIds=["a", "b"]
+        ),
+        400,
+        8,
+        "TOO_MANY_ITEMS",
+    )
+
+    assert "one per unit" in error["message"]
+    nothing_written(route.actor, before)
+
+
+def test_two_merchants_may_name_their_units_alike(
+    desk, alice_funded, bob_funded, catalog_item, ladder, hooks
+):
+    """Unit ids are per trade, as items[].externalId are: bob's "b" is not alice's."""
+    alice = quick_route(desk, alice_funded, "secure")
+    bob = quick_route(desk, bob_funded, "secure")
+    hooks.answer = lambda _: (503, b"")
+    mine = ok_data(
+        alice.buy(
+            itemId=catalog_item.id, maxPrice=Decimal("12.00"), amount=2, externalIds=["a", "b"]
+        )
+    )
+    theirs = ok_data(
+        bob.buy(itemId=catalog_item.id, maxPrice=Decimal("13.00"), amount=1, externalIds=["b"])
+    )
+
+    assert [row["externalId"] for row in mine["items"]] == ["a", "b"]
+    assert [row["externalId"] for row in theirs["items"]] == ["b"]
+    assert TradeItem.objects.filter(trade_id=mine["id"], external_id="b").count() == 1
+    assert TradeItem.objects.filter(trade_id=theirs["id"], external_id="b").count() == 1
 
 
 def test_the_external_id_is_unique(route, catalog_item, ladder):

@@ -12,6 +12,7 @@ from trading import examples
 from trading.models import Trade
 from trading.representations import TradeOrTrades, TradeOut, TradePageOut, trade_json
 from trading.selectors.trades import (
+    MAX_REFS,
     TradeFilter,
     client_trade_scope,
     client_trades,
@@ -126,7 +127,13 @@ class SecureTradeApi(MerchantApiView, TradeApi):
         parameters=[
             OpenApiParameter(
                 "tradeId",
-                str,
+                # At most MAX_REFS refs, and within the URL limit.
+                {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 4000,
+                    "pattern": rf"^[^,\u0000]*(,[^,\u0000]*){{0,{MAX_REFS - 1}}}$",
+                },
                 OpenApiParameter.PATH,
                 description="id or externalId; up to 100 comma-separated refs give an array",
             )

@@ -12,6 +12,7 @@ from merchants.authentication import ClientCaller
 from merchants.selectors import client_get
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading import examples
+from trading.games import CS_GAME
 from trading.models import Trade
 from trading.representations import TradeOut, trade_json
 from trading.serializers import (
@@ -104,8 +105,10 @@ class WithdrawApi(RecipientApi):
     )
 
     def auto_cancel_minutes(self, body: dict[str, Any]) -> int | None:
-        """Minutes after which the withdrawal's items still pending are cancelled; None: never."""
-        return None
+        """Minutes after which the withdrawal's items still pending are cancelled; None: never.
+        The body's ``autoCancel`` (game 730 only, its serializer's rule)."""
+        minutes: int | None = body.get("autoCancel")
+        return minutes
 
     @extend_schema(tags=["withdrawals"], responses=TradeOut)
     def post(self, request: Request) -> Response:
@@ -126,6 +129,7 @@ class WithdrawApi(RecipientApi):
             game=body["game"],
             external_id=body.get("externalId", ""),
             auto_cancel_minutes=self.auto_cancel_minutes(body),
+            slippage_bps=body.get("slippageBps"),
         )
         return Response(trade_json(trade))
 
@@ -189,7 +193,7 @@ class ClientWithdrawApi(ClientApiView, WithdrawApi):
 
     def auto_cancel_minutes(self, body: dict[str, Any]) -> int | None:
         """Game 730 only: the client's ``autoCancel``, 30 minutes when not given."""
-        return body.get("autoCancel", 30) if body["game"] == 730 else None
+        return body.get("autoCancel", 30) if body["game"] == CS_GAME else None
 
 
 QUICK_WITHDRAW = """
@@ -215,6 +219,7 @@ class QuickWithdrawApi(RecipientApi):
 
     errors: ClassVar[tuple[str, ...]] = (
         "EXTERNAL_ID_EXISTS",
+        "TOO_MANY_ITEMS",
         "MERCHANT_BALANCE_LOW",
         "INVALID_TRADEURL",
         "LISTING_NOT_FOUND",
@@ -239,9 +244,10 @@ class QuickWithdrawApi(RecipientApi):
             max_price=body["maxPrice"],
             amount=body["amount"],
             delivery=body["delivery"],
-            phase=body["phase"],
+            phase=body.get("phase", ""),
             game=body["game"],
             external_id=body.get("externalId", ""),
+            external_ids=body.get("externalIds", []),
         )
         return Response(trade_json(trade))
 

@@ -13,7 +13,7 @@ from core.handoffs import handoff_on_commit
 from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
-from trading.models import IN_FLIGHT, Status, Trade, TradeItem
+from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeItem
 from trading.representations import CancelResult, CancelResultRow, ItemCancelResult
 from trading.selectors.trades import trade_get
 from trading.services.trades import trade_lock
@@ -55,6 +55,18 @@ def _find(scope: QuerySet[Trade], trade_ref: str, *, self_only: bool) -> Trade:
     if trade.type != Trade.Type.WITHDRAW:
         raise DomainError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be cancelled.")
     return trade
+
+
+def _finished_check(trade: Trade) -> None:
+    """An item of a trade whose every item has ended cannot be cancelled, and the refusal says
+    why. (The whole trade's cancel answers an empty result then, as for any trade with nothing
+    left in flight: contract 4.7.)"""
+    if trade.status in TERMINAL_PRECEDENCE:
+        raise DomainError(
+            "TRADE_NOT_CANCELLABLE",
+            f"The trade is finished ({trade.status}): nothing is left to cancel.",
+            details={"status": trade.status},
+        )
 
 
 def _order_ref(market: Marketplace, item: TradeItem) -> str:
@@ -117,6 +129,7 @@ def withdrawal_item_cancel(
     found = _find(scope, trade_ref, self_only=self_only)
     with transaction.atomic():
         trade, items = trade_lock(trade_id=str(found.id))
+        _finished_check(trade)
         item = next(
             (i for i in items if item_ref in (i.public_id, i.external_id) and item_ref), None
         )
@@ -124,6 +137,12 @@ def withdrawal_item_cancel(
             raise DomainError("ITEM_NOT_FOUND", f"No item {item_ref} in this trade.")
         if not _supported(trade, item):
             raise DomainError("TRADE_CANCEL_UNSUPPORTED")
+        if item.status not in IN_FLIGHT:
+            raise DomainError(
+                "TRADE_NOT_CANCELLABLE",
+                f"The item is finished ({item.status}).",
+                details={"status": item.status},
+            )
         if item.status not in CANCELLABLE or item.cancel_requested_at is not None:
             raise DomainError("TRADE_NOT_CANCELLABLE", f"The item is {item.status}.")
         (row,) = _request(trade, [item], actor, min_age=True)

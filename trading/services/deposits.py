@@ -4,7 +4,7 @@ with the money of decisions sections 3 and 4 moving in the same transaction as e
 
 from dataclasses import dataclass
 from datetime import timedelta
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 from math import ceil
 from typing import Protocol
 
@@ -28,6 +28,7 @@ from trading.platform.base import (
     TradeOffer,
     TradeUrlState,
 )
+from trading.pricing import CENT
 from trading.representations import bans_json, bot_info_json, catalog_details
 from trading.selectors.deposits import (
     ASSET_UNIT_LIVE,
@@ -47,7 +48,13 @@ from trading.selectors.inventory import (
     inventory_assets,
 )
 from trading.selectors.switches import game_settings_get
-from trading.services.trades import Move, trade_apply, trade_emit, trade_lock
+from trading.services.trades import (
+    Move,
+    items_listed_once_check,
+    trade_apply,
+    trade_emit,
+    trade_lock,
+)
 from wallet.services import DepositCredit, wallet_deposit_post
 
 MAX_DEPOSIT_ITEMS = 250
@@ -193,6 +200,7 @@ def deposit_create(
         raise DomainError("MISSING_ITEMS")
     if len(items) > MAX_DEPOSIT_ITEMS:
         raise DomainError("TOO_MANY_ITEMS", f"At most {MAX_DEPOSIT_ITEMS} items.")
+    items_listed_once_check(item.item_id for item in items)
     if source == Trade.Source.CLIENT:
         deposit_guard_check(merchant=merchant, platform_id=depositor.platform_id)
     if is_instant and not merchant.instant_deposits_enabled:
@@ -210,7 +218,7 @@ def deposit_create(
             catalog_id=quote.item.id if quote.item is not None else "",
             appid=game,
             amount=item.amount,
-            price=item.price,
+            price=quote.price,  # the submitted price's value, written as stored (12.50)
             phase=quote.asset.phase,
             details=catalog_details(quote.item),
         )
@@ -266,18 +274,20 @@ def self_sell_create(
 def _credit_plan(
     merchant: Merchant, source: str, client: Client | None, is_instant: bool, value: Decimal
 ) -> dict[str, object]:
-    """preCredit, pendingCredit and the collateral split, fixed at creation."""
+    """preCredit, pendingCredit and the collateral split, fixed at creation, in cents as they
+    are stored (so the created trade reads as it will be read back)."""
     zero = Decimal("0.00")
+    none = {"collateral_provider": zero, "collateral_merchant": zero}
     if source == Trade.Source.SELF:
-        return {"pre_credit": value, "pending_credit": zero}
+        return {"pre_credit": value, "pending_credit": zero, **none}
     if not is_instant:
-        return {"pre_credit": zero, "pending_credit": value}
+        return {"pre_credit": zero, "pending_credit": value, **none}
     available = (
         client_collateral_available(client=client, merchant=merchant, now=clock.now())
         if client is not None
         else zero
     )
-    provider = min(value, available)
+    provider = min(value, available).quantize(CENT, rounding=ROUND_FLOOR)
     return {
         "pre_credit": value,
         "pending_credit": zero,

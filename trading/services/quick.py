@@ -37,9 +37,16 @@ def quick_withdrawal_create(
     phase: str,
     game: int,
     external_id: str = "",
+    external_ids: list[str] | None = None,
 ) -> Trade:
     """One placeholder row per unit at the ceiling; the worst case is locked. The item is named
-    by its catalog id or, without one, by its exact market hash name."""
+    by its catalog id or, without one, by its exact market hash name. ``external_ids`` name the
+    units in order (units past its end have none): more of them than units is 8."""
+    unit_ids = list(external_ids or [])
+    if len(unit_ids) > amount:
+        raise DomainError(
+            "TOO_MANY_ITEMS", f"{len(unit_ids)} externalIds for {amount} units: one per unit."
+        )
     item = catalog_item_resolve(item_id=item_id, market_hash_name=market_hash_name)
     if item is None:
         raise DomainError("LISTING_NOT_FOUND", "No catalog item by that id or name.")
@@ -59,16 +66,19 @@ def quick_withdrawal_create(
         catalog_id=item.id, phase=phase, delivery=delivery, ceiling=ceiling, limit=1
     ):
         raise DomainError("INSUFFICIENT_ITEM_AMOUNT", "No listing at or below maxPrice now.")
+    unit_ids += [""] * (amount - len(unit_ids))
     rows = [
         TradeItem(
             public_id=item.id,
             catalog_id=item.id,
+            external_id=unit_id,
             appid=game,
             price=unit_ceiling,
             delivery=delivery,
             phase=phase,
+            details=catalog_details(item),
         )
-        for _ in range(amount)
+        for unit_id in unit_ids
     ]
     return withdrawal_store(
         merchant=merchant,

@@ -26,6 +26,20 @@ DEPOSIT_MOVES: dict[str, frozenset[str]] = {
 }
 
 
+def items_listed_once_check(item_ids: Iterable[str]) -> None:
+    """An item appears once in a trade, its units in its ``amount``: a second entry asks more
+    of it than one entry may (18, with ``details.itemId``)."""
+    seen: set[str] = set()
+    for item_id in item_ids:
+        if item_id in seen:
+            raise DomainError(
+                "EXCEEDS_MAX_AMOUNT",
+                f"{item_id} is listed twice: list it once, with its amount.",
+                details={"itemId": item_id},
+            )
+        seen.add(item_id)
+
+
 def derived_status(items: Iterable[TradeItem]) -> str:
     """The least advanced in-flight status; once all are terminal, the first by precedence."""
     statuses = {item.status for item in items}

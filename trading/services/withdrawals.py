@@ -23,7 +23,13 @@ from trading.pricing import CENT, fee_inclusive
 from trading.representations import catalog_details
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
-from trading.services.trades import Move, trade_apply, trade_emit, trade_lock
+from trading.services.trades import (
+    Move,
+    items_listed_once_check,
+    trade_apply,
+    trade_emit,
+    trade_lock,
+)
 from wallet.services import (
     InsufficientFundsError,
     wallet_lock,
@@ -42,6 +48,7 @@ REJECTED_STATES = {
 # Second-game stacks: at most this many units of one listing in one withdrawal item.
 MAX_STACK_AMOUNT = 10_000
 MAX_WITHDRAW_ITEMS = 50
+BPS = 10_000  # basis points in a whole
 
 
 @dataclass(frozen=True)
@@ -76,11 +83,12 @@ def recipient_check(*, merchant: Merchant, trade_url: str) -> str:
 
 
 def withdraw_items_check(items: list[WithdrawItemIn]) -> None:
-    """Counts and prices with their own codes: 2, 8, 1601 and 15."""
+    """Counts, repeats and prices with their own codes: 2, 8, 18, 1601 and 15."""
     if not items:
         raise DomainError("MISSING_ITEMS")
     if len(items) > MAX_WITHDRAW_ITEMS:
         raise DomainError("TOO_MANY_ITEMS", f"At most {MAX_WITHDRAW_ITEMS} items.")
+    items_listed_once_check(item.item_id for item in items)
     for item in items:
         if item.price <= 0:
             raise DomainError("INVALID_AMOUNT", f"{item.item_id}: the price must be above 0.")
@@ -93,9 +101,18 @@ def external_id_check(merchant: Merchant, external_id: str) -> None:
         raise DomainError("EXTERNAL_ID_EXISTS")
 
 
+def price_accepted(*, submitted: Decimal, current: Decimal, slippage_bps: int | None) -> bool:
+    """Without a tolerance the current price must be the submitted one; with one it may exceed
+    it by at most ``slippage_bps`` hundredths of a percent (exactly, no rounding) or be lower."""
+    if slippage_bps is None:
+        return current == submitted
+    return current * BPS <= submitted * (BPS + slippage_bps)
+
+
 def _priced_listings(
-    merchant: Merchant, game: int, items: list[WithdrawItemIn]
-) -> list[tuple[WithdrawItemIn, Listing]]:
+    merchant: Merchant, game: int, items: list[WithdrawItemIn], slippage_bps: int | None
+) -> list[tuple[WithdrawItemIn, Listing, Decimal]]:
+    """Each item with its listing and the fee-inclusive price it is bought (and locked) at."""
     market = get_marketplace()
     for item in items:
         if not market.listing_id_valid(game=game, listing_id=item.item_id):
@@ -119,13 +136,13 @@ def _priced_listings(
                 "INSUFFICIENT_ITEM_AMOUNT", f"{item.item_id}: {listing.amount} available."
             )
         current = fee_inclusive(listing.price, merchant.withdraw_fee_rate)
-        if item.price != current:
+        if not price_accepted(submitted=item.price, current=current, slippage_bps=slippage_bps):
             raise DomainError(
                 "PRICE_CHANGED",
                 f"{item.item_id} now costs {current}.",
                 details={"itemId": item.item_id, "price": current},
             )
-        priced.append((item, listing))
+        priced.append((item, listing, current))
     return priced
 
 
@@ -210,13 +227,18 @@ def withdrawal_create(
     game: int,
     external_id: str = "",
     auto_cancel_minutes: int | None = None,
+    slippage_bps: int | None = None,
 ) -> Trade:
-    """``POST /secure/buy`` and ``POST /client/trading/withdraw``."""
+    """``POST /secure/buy`` and ``POST /client/trading/withdraw``. With ``slippage_bps`` an item
+    whose price moved within the tolerance is bought at its current price, which is locked."""
     withdraw_items_check(items)
     if not merchant.has_active_callback:
         raise DomainError("MERCHANT_NO_CALLBACK_URL")
     external_id_check(merchant, external_id)
     platform_id = recipient_check(merchant=merchant, trade_url=recipient.trade_url)
+    priced = _priced_listings(merchant, game, items, slippage_bps)
+    # Named from the start: the created trade shows each item's name and marketHashName.
+    catalog = CatalogItem.objects.in_bulk({listing.catalog_id for _, listing, _ in priced})
     rows = [
         TradeItem(
             public_id=item.item_id,
@@ -225,12 +247,13 @@ def withdrawal_create(
             catalog_id=listing.catalog_id,
             appid=game,
             amount=item.amount,
-            price=item.price,
+            price=price,
             sourcing_price=listing.price,
             delivery=listing.delivery,
             phase=listing.phase,
+            details=catalog_details(catalog.get(listing.catalog_id)),
         )
-        for item, listing in _priced_listings(merchant, game, items)
+        for item, listing, price in priced
     ]
     return withdrawal_store(
         merchant=merchant,

@@ -45,8 +45,7 @@ def test_a_node_that_does_not_answer_leaves_everything_to_the_next_sweep(
 
     chain.anvil.stop()
     made = data(
-        desk.post("/secure/crypto/withdraw", cashout_body(platformId=USER), headers=alice.headers),
-        201,
+        desk.post("/secure/crypto/withdraw", cashout_body(platformId=USER), headers=alice.headers)
     )
     clock_advance(16)
     for sweep in (evm_scan, sweep_deposits, sweep_withdrawals, evm_sweep_transactions):
