@@ -13,6 +13,7 @@ from standardwebhooks.webhooks import Webhook
 from crypto.models import CryptoWithdrawal, MerchantCryptoPolicy
 from crypto.tasks import sweep_withdrawals
 from ledger.models import Funding
+from merchants.callers import callers_changed
 from merchants.models import Merchant, WebhookEvent
 from merchants.webhooks.tasks import sweep_webhooks
 from sandbox.models import SandboxChainTransfer
@@ -386,6 +387,7 @@ def test_crypto_off_is_2500_and_unverified_is_2522(desk, alice, settings, db):
     assert_error(client_cashout(desk, alice), 503, 2500, "ONCHAIN_DISABLED")
     settings.CRYPTO_ENABLED = True
     Merchant.objects.filter(pk=alice.merchant.pk).update(is_verified=False)
+    callers_changed()  # as the admin's change does
     assert_error(secure_cashout(desk, alice), 403, 2522, "ONCHAIN_MERCHANT_NOT_VERIFIED")
     assert_error(client_cashout(desk, alice), 403, 2522, "ONCHAIN_MERCHANT_NOT_VERIFIED")
     assert not CryptoWithdrawal.objects.exists()
