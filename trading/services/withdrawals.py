@@ -23,7 +23,7 @@ from trading.pricing import CENT, fee_inclusive
 from trading.representations import catalog_details
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
-from trading.services.trades import Move, trade_apply, trade_emit, trade_lock
+from trading.services.trades import Move, items_known, trade_apply, trade_emit, trade_lock
 from wallet.services import (
     InsufficientFundsError,
     wallet_lock,
@@ -154,7 +154,9 @@ def withdrawal_store(
     def write() -> Trade:
         if recipient.client is not None:
             _claim_client(recipient.client)
-        trade = Trade.objects.create(
+        # Inserted by ``trade_emit``'s save with its first sequence number: one INSERT, not an
+        # INSERT and then a full-row UPDATE.
+        trade = Trade(
             merchant=merchant,
             client=recipient.client,
             type=Trade.Type.WITHDRAW,
@@ -177,9 +179,10 @@ def withdrawal_store(
             row.position = position
             row.locked = row.price * row.amount
             row.updated_at = now
+        trade_emit(trade=trade, items=rows, before=None, is_approval=True)
         TradeItem.objects.bulk_create(rows)
         wallet_lock(merchant=merchant, amount=total, cause_type="trade", cause_id=str(trade.id))
-        trade_emit(trade=trade, items=rows, before=None, is_approval=True)
+        items_known(trade, rows)
         return trade
 
     try:
