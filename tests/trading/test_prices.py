@@ -7,6 +7,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from merchants.callers import callers_changed
 from sandbox.models import SandboxListing
 from tests.factories import assert_error, make_actor
 from tests.trading.factories import SandboxListingFactory
@@ -321,6 +322,7 @@ class TestCache:
         alice.merchant.withdraw_fee_rate = D("0.2000")
         alice.merchant.deposit_margin_rate = D("0.5000")
         alice.merchant.save()
+        callers_changed()  # a hand edit: the caller this process keeps would serve it for 1 s
         entry = by_name(book(api, alice))["AWP | Asiimov (Field-Tested)"]
         assert entry["deposit"] == D("25.00")
         assert entry["withdraw"]["standard"] == D("48.00")
