@@ -73,16 +73,17 @@ def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradeP
         rows = db.fetchall()
     # Rendered from the rows' values (named tuples with the models' attribute names), not from
     # model instances: building 20 trades and their items cost more than the query.
+    trade_record, item_record, width = _TRADES.recorder(), _ITEMS.recorder(), _TRADES.width
     page: list[Trade] = []
     items: dict[uuid.UUID, list[TradeItem]] = {}
     last = None  # the trade id of the row before, as the database gave it
     for row in rows:
         if row[_TRADE_ID] != last:
             last = row[_TRADE_ID]
-            page.append(_TRADES.record(row[: _TRADES.width]))
+            page.append(trade_record(row[:width]))
             items[page[-1].id] = []
-        if row[_TRADES.width + _ITEM_ID] is not None:
-            items[page[-1].id].append(_ITEMS.record(row[_TRADES.width :]))
+        if row[width + _ITEM_ID] is not None:
+            items[page[-1].id].append(item_record(row[width:]))
     more = len(page) > limit
     page = page[:limit]
     return {
