@@ -124,7 +124,10 @@ class FundingAdmin(admin.ModelAdmin):
             request,
             form,
             title="Credit or debit a wallet",
-            explanation="Shown to the merchant as ADMIN_CREDIT or ADMIN_DEBIT in its ledger.",
+            explanation=(
+                "Shown to the merchant as an ADMIN_CREDIT or ADMIN_DEBIT row of its ledger "
+                "(GET /v1/ledger/transactions, also filtered by type=ADMIN_CREDIT or ADMIN_DEBIT)."
+            ),
         )
 
     def transfer_view(self, request: HttpRequest) -> HttpResponse:

@@ -30,8 +30,10 @@ class LedgerTransactionsApi(MerchantApiView):
             listed: read the trades for those. `INITIATED` fundings older than 24 hours are
             left out.
 
-            Filter by `type` (`DEPOSIT` or `WITHDRAWAL` also leave out staff rows; the others
-            keep them), `status` (staff rows are not filtered by it), and `startDate`/`endDate`
+            Filter by `type` (`DEPOSIT` or `WITHDRAWAL` also leave out staff rows,
+            `REFUND` and `INTERNAL_TRANSFER` keep them, `ADMIN_CREDIT` or `ADMIN_DEBIT` lists
+            only those staff rows), `status` (staff rows are not filtered by it), and
+            `startDate`/`endDate`
             (ISO 8601 date or date-time, both ends included; a date means midnight UTC at the
             start of that day, so pass a date-time to include a whole end day). Page with
             `limit` (1-100) and `offset`; `pagination.total` counts every matching row.

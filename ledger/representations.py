@@ -54,6 +54,7 @@ class _RowMoney(TypedDict):
     txnHash: str | None
 
 
+CENT = Decimal("0.01")
 ROW_ID = Doc("Funding id, or the ledger transaction id of admin rows.")
 
 
@@ -89,13 +90,14 @@ def _money(row: dict[str, Any]) -> _RowMoney:
     is_admin = row["type"] in ADMIN_KINDS
     return {
         "amount": {
-            "usd": row["amount_usd"],
+            # Two decimals whatever the database hands back (SQLite keeps 10000 as 10000).
+            "usd": row["amount_usd"].quantize(CENT),
             # Token amounts are strings with 6 decimals; an admin row has no token: "0".
             "crypto": "0" if is_admin else format(row["amount_crypto"], "f"),
             "token": None if is_admin else row["token"] or None,
             "chain": None if is_admin else row["chain"] or None,
         },
-        "fee": row["fee"],
+        "fee": row["fee"].quantize(CENT),
         "address": row["address"] or None,
         "txnHash": row["txn_hash"] or None,
     }

@@ -30,7 +30,8 @@ logger = logging.getLogger(__name__)
 # A history read that takes longer is cut off and answered with SERVER_ERROR (retry).
 STATEMENT_TIMEOUT_MS = 5000
 
-# Filtering by these types leaves staff credits and debits out (contract 4.12).
+# Filtering by these types leaves staff credits and debits out (contract 4.12); filtering by an
+# admin kind (ADMIN_CREDIT, ADMIN_DEBIT) leaves every funding out.
 TYPES_WITHOUT_ADMIN_ROWS = (Funding.Type.DEPOSIT, Funding.Type.WITHDRAWAL)
 
 # The columns of a ledger row, in the same order on both sides of the union.
@@ -91,9 +92,8 @@ def _admin_rows(*, merchant: Merchant, query: LedgerQuery) -> QuerySet[Any]:
     """Staff credits and debits of the merchant (their cause names it), shaped as ledger rows
     (always POSTED); the amount is the size of the transfer's postings. The constants are cast
     to the funding columns' types so both sides of the union line up exactly."""
-    rows = Transfer.objects.filter(
-        cause_type="admin", cause_id=str(merchant.pk), kind__in=ADMIN_KINDS
-    )
+    kinds = [query.type] if query.type in ADMIN_KINDS else ADMIN_KINDS
+    rows = Transfer.objects.filter(cause_type="admin", cause_id=str(merchant.pk), kind__in=kinds)
     posted = Posting.objects.filter(transfer=OuterRef("pk")).values("amount")[:1]
     text = {name: Cast(Value(""), _column(Funding, name)) for name in ("token", "chain")}
     rows = _created_between(rows, query).annotate(
@@ -145,10 +145,16 @@ def _page_ids(sides: list[QuerySet[Any]], *, offset: int, limit: int) -> list[uu
     """The ids of the page, newest first, from the narrow (id, created) rows: each side is an
     index-only range. Each side of a union is cut to its own first ``offset + limit`` rows, so
     PostgreSQL merges the index ranges instead of sorting the whole history (it does not push
-    an outer ORDER BY into the branches of a UNION ALL)."""
+    an outer ORDER BY into the branches of a UNION ALL). SQLite (the quick start) allows no
+    LIMIT inside a compound statement: there the union is sorted and cut as a whole."""
     end = offset + limit
     narrow = [side.values("id", "created_at").order_by(*NEWEST_FIRST) for side in sides]
-    rows = narrow[0] if len(narrow) == 1 else _union_all([side[:end] for side in narrow])
+    if len(narrow) == 1:
+        rows = narrow[0]
+    elif connection.features.supports_slicing_ordering_in_compound:
+        rows = _union_all([side[:end] for side in narrow])
+    else:
+        rows = _union_all([side.order_by() for side in narrow])
     return [row["id"] for row in rows.order_by(*NEWEST_FIRST)[offset:end]]
 
 
@@ -156,7 +162,9 @@ def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPageOut:
     """One page of the merchant's ledger, newest first (created, then id), and the number of
     rows matching the query. Three statements: the page's ids, their rows, the count (the
     first and the last read only narrow, index-covered columns)."""
-    sides = [_funding_rows(merchant=merchant, query=query, now=clock.now())]
+    sides: list[QuerySet[Any]] = []
+    if query.type not in ADMIN_KINDS:
+        sides.append(_funding_rows(merchant=merchant, query=query, now=clock.now()))
     if query.type not in TYPES_WITHOUT_ADMIN_ROWS:
         sides.append(_admin_rows(merchant=merchant, query=query))
     with _history_read():

@@ -7,7 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ledger.models import Funding
+from ledger.models import ADMIN_KINDS, Funding
 
 MAX_OFFSET = 2**31 - 1
 
@@ -42,9 +42,12 @@ _MOMENT = "ISO 8601 date (midnight UTC at the start of that day) or date-time"
 
 class LedgerQueryIn(serializers.Serializer):
     type = serializers.ChoiceField(
-        choices=Funding.Type.values,
+        choices=[*Funding.Type.values, *ADMIN_KINDS],
         required=False,
-        help_text="DEPOSIT and WITHDRAWAL also leave out admin rows; the others keep them",
+        help_text=(
+            "DEPOSIT and WITHDRAWAL also leave out admin rows, REFUND and INTERNAL_TRANSFER keep "
+            "them; ADMIN_CREDIT and ADMIN_DEBIT list only the staff credits or debits"
+        ),
     )
     status = serializers.ChoiceField(
         choices=Funding.Status.values, required=False, help_text="admin rows are not filtered"

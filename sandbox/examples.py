@@ -113,3 +113,17 @@ DEMO_CALLBACK_RECEIVED = [
         },
     }
 ]
+
+AUTOPILOT_REQUEST = {"enabled": False}
+AUTOPILOT = {"enabled": False, "stepSeconds": 5}
+
+RESET = {
+    "platformUsersForgotten": 1,
+    "bots": "online",
+    "identityProvider": "online",
+    "chains": [
+        {"chain": chain, "paused": False, "failBroadcasts": False}
+        for chain in ("ETH", "BSC", "SOL")
+    ],
+    "autopilot": {"enabled": True, "stepSeconds": 5},
+}

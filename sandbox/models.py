@@ -1,10 +1,10 @@
 """The simulated outside world: the game platform (its users, bots and trade offers), the
-supplier marketplace (listings and purchases), the chains and the identity provider, and what the
-demo receiver got.
+supplier marketplace (listings and purchases), the chains and the identity provider, what the
+demo receiver got, and whether the autopilot moves a merchant's world.
 
 The market is one world for everyone, as the real one is. What the ``/sandbox/`` helpers
-configure (platform users, the fleet's status, a chain's switches, the provider's outage) belongs
-to the calling merchant's world only."""
+configure (platform users, the fleet's status, a chain's switches, the provider's outage, the
+autopilot) belongs to the calling merchant's world only; ``POST /sandbox/reset`` drops it."""
 
 from django.db import models
 
@@ -279,3 +279,20 @@ class SandboxIdentityProviderState(models.Model):
     def __str__(self) -> str:
         state = "online" if self.online else "offline"
         return f"sandbox identity provider ({state}) @ {self.merchant_id}"
+
+
+# -- The world's own motion.
+
+
+class SandboxAutopilotState(models.Model):
+    """Whether the autopilot (``SANDBOX_AUTOPILOT_SECONDS``) moves one merchant's trades and
+    chain transactions (``POST /sandbox/autopilot``); without a row it does."""
+
+    merchant = models.OneToOneField(
+        "merchants.Merchant", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    enabled = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        state = "on" if self.enabled else "off"
+        return f"sandbox autopilot ({state}) @ {self.merchant_id}"

@@ -1,8 +1,12 @@
 """Shapes of the ``/sandbox/`` helpers' answers (one description: the views build them, the
 OpenAPI document is generated from them)."""
 
-from typing import Literal, TypedDict
+from typing import Annotated, Literal, TypedDict, cast
 
+from django.conf import settings
+
+from core.shapes import Doc
+from crypto.networks import CHAINS
 from crypto.representations import Chain, DepositOut, WithdrawalOut
 
 
@@ -23,3 +27,37 @@ class SandboxChainOut(TypedDict):
 
 class SandboxIdentityProviderOut(TypedDict):
     status: Literal["online", "offline"]
+
+
+class SandboxAutopilotOut(TypedDict):
+    enabled: Annotated[bool, Doc("whether the autopilot moves your trades and transactions")]
+    stepSeconds: Annotated[
+        int,
+        Doc("idle seconds before the world moves an item (SANDBOX_AUTOPILOT_SECONDS); 0: never"),
+    ]
+
+
+class SandboxResetOut(TypedDict):
+    platformUsersForgotten: Annotated[int, Doc("configured platform users now generated again")]
+    bots: Literal["online"]
+    identityProvider: Literal["online"]
+    chains: list[SandboxChainOut]
+    autopilot: SandboxAutopilotOut
+
+
+def autopilot_json(*, enabled: bool) -> SandboxAutopilotOut:
+    return {"enabled": enabled, "stepSeconds": settings.SANDBOX_AUTOPILOT_SECONDS}
+
+
+def reset_json(*, platform_users_forgotten: int) -> SandboxResetOut:
+    """The merchant's world as a reset leaves it."""
+    return {
+        "platformUsersForgotten": platform_users_forgotten,
+        "bots": "online",
+        "identityProvider": "online",
+        "chains": [
+            {"chain": cast(Chain, chain), "paused": False, "failBroadcasts": False}
+            for chain in CHAINS
+        ],
+        "autopilot": autopilot_json(enabled=True),
+    }

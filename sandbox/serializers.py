@@ -136,3 +136,7 @@ class SandboxVerificationDecideIn(StrictSerializer):
 
 class SandboxIdentityProviderIn(StrictSerializer):
     status = StrictChoiceField(choices=["online", "offline"])
+
+
+class SandboxAutopilotIn(StrictSerializer):
+    enabled = StrictBooleanField()

@@ -11,6 +11,7 @@ from sandbox.apis.democallback import SandboxDemoCallbackApi
 from sandbox.apis.identity import SandboxIdentityProviderApi, SandboxVerificationDecideApi
 from sandbox.apis.platform import SandboxBotsApi, SandboxPlatformUserApi
 from sandbox.apis.trades import SandboxTradeEventApi
+from sandbox.apis.world import SandboxAutopilotApi, SandboxResetApi
 
 urlpatterns = [
     path("sandbox/verification/<str:dossierId>", SandboxVerificationDecideApi.as_view()),
@@ -28,4 +29,6 @@ urlpatterns = [
     ),
     path("sandbox/crypto/transfers/<str:txHash>/reorg", SandboxCryptoReorgApi.as_view()),
     path("sandbox/crypto/chains/<str:chain>", SandboxCryptoChainApi.as_view()),
+    path("sandbox/autopilot", SandboxAutopilotApi.as_view()),
+    path("sandbox/reset", SandboxResetApi.as_view()),
 ]

@@ -91,7 +91,7 @@ def test_postgresql_migrated_without_the_sandbox_has_no_sandbox_table(fresh_post
     assert [table for table in tables if "sandbox" in table] == []
 
 
-@pytest.mark.parametrize(("sandbox", "expected"), [(False, 0), (True, 12)])
+@pytest.mark.parametrize(("sandbox", "expected"), [(False, 0), (True, 13)])
 def test_sqlite_quick_start_has_sandbox_tables_only_with_the_sandbox(tmp_path, sandbox, expected):
     env = deployment_env(sandbox=sandbox, database=None, var_dir=tmp_path)
     migrated = manage("migrate", "--no-input", env=env)

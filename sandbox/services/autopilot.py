@@ -11,8 +11,9 @@ from django.conf import settings
 from django.db import transaction
 
 from core import clock
+from merchants.models import Merchant
 from sandbox.marketplace import listing_from_snapshot, listing_of, listing_snapshot
-from sandbox.models import SandboxListing
+from sandbox.models import SandboxAutopilotState, SandboxListing
 from sandbox.services.trades import DEPOSIT_EVENTS, WITHDRAW_EVENTS, Handler, item_eligible
 from trading.games import CS_GAME
 from trading.marketplace.base import Listing
@@ -34,12 +35,13 @@ BATCH = 100
 
 
 def sandbox_autopilot_step() -> int:
-    """Advance every item idle for N seconds by one step and stir the market; returns how many
-    items and listings moved."""
+    """Advance every item idle for N seconds by one step (but the items of merchants that turned
+    the autopilot off) and stir the market; returns how many items and listings moved."""
     seconds = settings.SANDBOX_AUTOPILOT_SECONDS
     if seconds <= 0:
         return 0
     idle_since = clock.now() - timedelta(seconds=seconds)
+    by_hand = SandboxAutopilotState.objects.filter(enabled=False).values("merchant_id")
     moved = sandbox_market_churn()
     for trade_type, event, events in STEPS:
         source_statuses, handle = events[event]
@@ -47,6 +49,7 @@ def sandbox_autopilot_step() -> int:
             TradeItem.objects.filter(
                 trade__type=trade_type, status__in=source_statuses, updated_at__lte=idle_since
             )
+            .exclude(trade__merchant_id__in=by_hand)
             .values_list("trade_id", flat=True)
             .distinct()[:BATCH]
         )
@@ -117,3 +120,9 @@ def _relisted(withdrawn: SandboxListing, rng: random.Random) -> SandboxListing:
     listing = listing_from_snapshot(fields)
     listing.save(force_insert=True)
     return listing
+
+
+def sandbox_autopilot_set(*, merchant: Merchant, enabled: bool) -> None:
+    """Let the autopilot move the merchant's trades and chain transactions, or leave them to the
+    ``/sandbox/`` helpers; every other merchant keeps its own setting."""
+    SandboxAutopilotState.objects.update_or_create(merchant=merchant, defaults={"enabled": enabled})

@@ -29,7 +29,7 @@ from crypto.services.deposits import (
 from crypto.services.withdrawals import crypto_withdrawal_refresh, crypto_withdrawals_sweep_sent
 from merchants.models import Merchant
 from sandbox.chains import sandbox_tx_hash
-from sandbox.models import SandboxChain, SandboxChainTransfer
+from sandbox.models import SandboxAutopilotState, SandboxChain, SandboxChainTransfer
 
 MAX_AMOUNT = Decimal(1_000_000_000)
 
@@ -174,24 +174,22 @@ def sandbox_chain_set(
     return config
 
 
-def _halted_for_its_merchant(chain: str) -> Q:
-    """The transfer is a deposit or cashout of a merchant that halted ``chain`` in its world."""
+def _held_for_its_merchant(chain: str) -> Q:
+    """The transfer is a deposit or cashout of a merchant that halted ``chain`` or turned the
+    autopilot off in its world."""
     halted = SandboxChain.objects.filter(chain=chain, paused=True).values("merchant_id")
+    by_hand = SandboxAutopilotState.objects.filter(enabled=False).values("merchant_id")
+    held = Q(merchant_id__in=halted) | Q(merchant_id__in=by_hand)
     return Exists(
-        CryptoDeposit.objects.filter(
-            chain=chain, tx_hash=OuterRef("tx_hash"), merchant_id__in=halted
-        )
-    ) | Exists(
-        CryptoWithdrawal.objects.filter(
-            chain=chain, tx_hash=OuterRef("tx_hash"), merchant_id__in=halted
-        )
-    )
+        CryptoDeposit.objects.filter(held, chain=chain, tx_hash=OuterRef("tx_hash"))
+    ) | Exists(CryptoWithdrawal.objects.filter(held, chain=chain, tx_hash=OuterRef("tx_hash")))
 
 
 def crypto_sandbox_autopilot_step() -> int:
     """With SANDBOX_AUTOPILOT_SECONDS=N, a transaction idle for N seconds gets the confirmations
-    its chain asks for (unless the chain is paused, for everyone or in its merchant's world), and
-    the sweeps apply them at once. Returns how many transactions moved."""
+    its chain asks for (unless the chain is paused, for everyone or in its merchant's world, or
+    its merchant turned the autopilot off), and the sweeps apply them at once. Returns how many
+    transactions moved."""
     seconds = settings.SANDBOX_AUTOPILOT_SECONDS
     if seconds <= 0:
         return 0
@@ -208,7 +206,7 @@ def crypto_sandbox_autopilot_step() -> int:
                 confirmations__lt=required,
                 updated_at__lte=now - timedelta(seconds=seconds),
             )
-            .exclude(_halted_for_its_merchant(chain))
+            .exclude(_held_for_its_merchant(chain))
             .update(confirmations=required, updated_at=now)
         )
     crypto_deposits_sweep()

@@ -173,6 +173,23 @@ class TestTypeFilter:
     def test_without_a_type_every_row_is_listed(self, api, alice, rows):
         assert sorted(ids(ledger(api, alice))) == sorted(rows.values())
 
+    @pytest.mark.parametrize("kind", ["ADMIN_CREDIT", "ADMIN_DEBIT"])
+    def test_an_admin_kind_lists_only_those_staff_rows(self, api, alice, bob, rows, kind):
+        admin_credit(bob, "7.00")
+
+        page = ledger(api, alice, type=kind)
+
+        assert ids(page) == [rows[kind]]
+        assert page["pagination"]["total"] == 1
+        assert page["items"][0]["type"] == kind
+
+    def test_an_admin_kind_ignores_the_status_filter_as_every_admin_row_does(
+        self, api, alice, rows
+    ):
+        assert ids(ledger(api, alice, type="ADMIN_CREDIT", status="PENDING")) == [
+            rows["ADMIN_CREDIT"]
+        ]
+
 
 class TestStatusFilter:
     def test_only_fundings_of_that_status_and_every_admin_row(self, api, alice):
@@ -362,7 +379,7 @@ class TestValidation:
             ({"limit": "ten"}, "limit"),
             ({"offset": "-1"}, "offset"),
             ({"offset": "1.5"}, "offset"),
-            ({"type": "ADMIN_CREDIT"}, "type"),
+            ({"type": "ADMIN_TRANSFER"}, "type"),
             ({"type": "deposit"}, "type"),
             ({"status": "POSTED"}, "status"),
             ({"status": "DONE"}, "status"),

@@ -133,7 +133,14 @@ class TestCreditAndDebit:
             "ADMIN_CREDIT",
             Decimal("25.50"),
         )
+        assert ledger(api, alice, type="ADMIN_CREDIT")["items"] == [row]
         assert wallet_invariants_check().clean
+
+    def test_the_form_says_where_the_merchant_finds_the_row(self, staff):
+        page = staff.get(ADJUST).content.decode()
+
+        assert "ADMIN_CREDIT or ADMIN_DEBIT row of its ledger" in page
+        assert "type=ADMIN_CREDIT" in page
 
     def test_a_debit_takes_money_out_and_is_audited(self, staff, api, alice):
         credit(alice, "100.00")

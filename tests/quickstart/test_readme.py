@@ -1,0 +1,166 @@
+"""The README's "First calls", in the README's order, against a real quick start: ``bin/start``
+(migrations, the seeded sandbox world, the demo merchant, gunicorn, a Celery worker and beat on
+SQLite and files) on a free port with a VAR_DIR of its own. Every curl of the README runs as
+written, with the values of its ``<placeholders>`` taken from the answers its notes name
+(tests/quickstart/readme_calls.py); the first call that fails fails the test, named."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from tests.quickstart import readme_calls
+
+README = settings.BASE_DIR / "README.md"
+RUNNER = Path(readme_calls.__file__)
+START_SECONDS = 240  # migrations, static files and seeding 4,000 items on a shared machine
+STOP_SECONDS = 20
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass(frozen=True)
+class QuickStart:
+    port: int
+    var_dir: Path
+    log: Path
+
+    @property
+    def api_key(self) -> str:
+        key: str = json.loads((self.var_dir / "demo.json").read_text())["apiKey"]
+        return key
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _quick_start_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    return env | extra
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as answer:
+            return bool(answer.status == 200)
+    except OSError:
+        return False
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """The whole process group bin/start leads (gunicorn, the worker, beat)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=STOP_SECONDS)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@pytest.fixture(scope="module")
+def quick_start(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart]:
+    var_dir = tmp_path_factory.mktemp("quick-start-var")
+    started = QuickStart(port=_free_port(), var_dir=var_dir, log=var_dir / "bin-start.log")
+    env = _quick_start_env(
+        PORT=str(started.port),
+        FEED_PORT=str(_free_port()),
+        VAR_DIR=str(var_dir),
+        # The README's world, faster: a step a second instead of bin/start's five.
+        SANDBOX_AUTOPILOT_SECONDS="1",
+        CRYPTO_SANDBOX_ACCOUNT_OPEN_SECONDS="1",
+    )
+    with started.log.open("wb") as log:
+        process = subprocess.Popen(
+            [str(settings.BASE_DIR / "bin" / "start")],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while not _healthy(started.port):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("bin/start did not come up:\n" + started.log.read_text()[-3000:])
+            time.sleep(1)  # waiting for another process, not for the service clock
+        # bin/start sets the demo merchant's callback URL once the server answers.
+        while "Serving on" not in started.log.read_text():
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("bin/start did not finish:\n" + started.log.read_text()[-3000:])
+            time.sleep(1)
+        yield started
+    finally:
+        _stop(process)
+
+
+def test_the_readme_first_calls_parse_into_calls_with_their_notes():
+    script, commands = readme_calls.readme_script(
+        README.read_text(), python=sys.executable, runner=str(RUNNER)
+    )
+    calls = [command for command in commands if command.is_call]
+    defined = {
+        note.split("=")[0].removeprefix("#").strip()
+        for command in calls
+        for note in command.notes
+        if readme_calls.DEFINE.match(note)
+    }
+
+    assert len(calls) >= 60
+    assert {"<token>", "<its token>", "<txHash>", "<funding id>", "<dossierId>"} <= defined
+    assert calls[-3].text.startswith("curl -s -X POST $B/sandbox/reset")
+    assert script.count("readme_next ") == len(calls)
+
+
+def test_every_placeholder_is_given_by_an_answer_above_its_first_use():
+    _, commands = readme_calls.readme_script(
+        README.read_text(), python=sys.executable, runner=str(RUNNER)
+    )
+    given = {"<apiKey>"}  # printed by bin/start
+    used_before_given = []
+    for command in commands:
+        used = set(readme_calls.PLACEHOLDER.findall(command.text))
+        used_before_given += sorted(used - given)
+        given |= {
+            match.group(1) for note in command.notes if (match := readme_calls.DEFINE.match(note))
+        }
+
+    assert used_before_given == []
+
+
+def test_the_readme_first_calls_work_in_order_against_the_quick_start(quick_start, tmp_path):
+    script, commands = readme_calls.readme_script(
+        README.read_text(), python=sys.executable, runner=str(RUNNER)
+    )
+    state = tmp_path / "readme-state.json"
+    state.write_text(json.dumps({"values": {"<apiKey>": quick_start.api_key}, "calls": 0}))
+
+    done = subprocess.run(
+        ["bash", "-c", script],
+        env=os.environ | {"PORT": str(quick_start.port), "README_STATE": str(state)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+    calls = sum(command.is_call for command in commands)
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert json.loads(state.read_text())["calls"] == calls
