@@ -103,6 +103,7 @@ class Web:
     web: subprocess.Popen[bytes]
     workers: int
     server: str
+    ready_dir: Path | None = None  # gunicorn: a file per worker that has loaded the application
 
     def web_pids(self) -> list[int]:
         out = subprocess.run(
@@ -119,10 +120,25 @@ class Web:
         while time.monotonic() < deadline:
             pids = set(self.web_pids())
             if len(pids) == self.workers and not pids & old:
+                self.workers_ready(deadline)
                 _wait_for(f"{self.base_url}/health", 30)
                 return
             time.sleep(0.2)
         raise RuntimeError(f"{self.server} did not renew its workers")
+
+    def workers_ready(self, deadline: float) -> None:
+        """Until every current worker has loaded the application (gunicorn only): connections
+        opened before then would all stay on the workers already up."""
+        if self.ready_dir is None:
+            return
+        while time.monotonic() < deadline:
+            pids = self.web_pids()
+            if len(pids) == self.workers and all(
+                (self.ready_dir / str(pid)).exists() for pid in pids
+            ):
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"{self.server}'s workers did not load the application")
 
     def peak_rss_mb(self) -> float:
         """The largest peak resident set (VmHWM) among the web workers, in MB (2^20 bytes)."""
@@ -147,7 +163,7 @@ def web_argv(
         return [
             str(VENV / "gunicorn"),
             "-c",
-            str(ROOT / "config" / "gunicorn.py"),
+            str(ROOT / "bench" / "gunicorn_ready.py"),  # config/gunicorn.py and a readiness hook
             app,
             "--bind",
             f"127.0.0.1:{port}",
@@ -216,22 +232,31 @@ def web(
     argv = web_argv(
         server, app, port, workers=workers, threads=threads, worker_connections=worker_connections
     )
+    ready_dir = None
+    if server == "gunicorn":
+        ready_dir = Path(tempfile.mkdtemp(prefix="ready-", dir=RESULTS))
     process = subprocess.Popen(
         argv,
         cwd=ROOT,
-        env={**os.environ, **BENCH_ENV, **(env or {})},
+        env={**os.environ, **BENCH_ENV, **(env or {}), "BENCH_READY_DIR": str(ready_dir or "")},
         stdout=log,
         stderr=log,
         start_new_session=True,
     )
     base_url = f"http://127.0.0.1:{port}"
     try:
+        served = Web(
+            base_url=base_url, web=process, workers=workers, server=server, ready_dir=ready_dir
+        )
+        served.workers_ready(time.monotonic() + 60)
         _wait_for(f"{base_url}{health}", 60)
-        yield Web(base_url=base_url, web=process, workers=workers, server=server)
+        yield served
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
         log.close()
+        if ready_dir is not None:
+            shutil.rmtree(ready_dir, ignore_errors=True)
 
 
 def load_average() -> tuple[float, float, float]:
@@ -326,6 +351,7 @@ def stack(
                 web=served.web,
                 workers=served.workers,
                 server=served.server,
+                ready_dir=served.ready_dir,
                 worker=worker,
             )
         finally:

@@ -60,6 +60,20 @@ class Measured:
         """Cores used by the web server's master and its workers."""
         return sum(cpu for kind, cpu in self.cores.items() if kind.startswith("web"))
 
+    def _worker_cores(self) -> list[float]:
+        return [cpu for kind, cpu in sorted(self.cores.items()) if kind.startswith("web ")]
+
+    def uneven(self, least_share: float) -> bool:
+        """One web worker did under ``least_share`` of the workers' CPU: keep-alive connections
+        landed mostly on the other, and the run measured about one core."""
+        workers = self._worker_cores()
+        total = sum(workers)
+        return len(workers) > 1 and total > 0 and min(workers) < least_share * total
+
+    def web_spread(self) -> str:
+        """The web workers' cores, as "0.44 / 0.02"."""
+        return " / ".join(f"{cpu:.2f}" for cpu in self._worker_cores())
+
     @property
     def web_ms_per_request(self) -> float:
         """Web CPU per request: robust to a busy machine where req/s is not."""

@@ -3,11 +3,12 @@ reads of hot rows."""
 
 import hashlib
 import logging
+from collections import namedtuple
 from collections.abc import Callable, Sequence
 from copy import deepcopy
 from typing import Any, TypeVar
 
-from django.db import OperationalError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, OperationalError, connection, connections, transaction
 from django.db.models import Field, Model
 from django.db.models.expressions import Col
 
@@ -64,7 +65,8 @@ class ModelRows:
         self.fields = model._meta.concrete_fields
         self.width = len(self.fields)
         self._attnames = [field.attname for field in self.fields]
-        self._converters: dict[str, list[tuple[Col, list[Callable[..., Any]]]]] = {}
+        self._converters: dict[str, list[tuple[int, Col, list[Callable[..., Any]]]]] = {}
+        self._record: Any = namedtuple(f"{model.__name__}Row", self._attnames)  # type: ignore[misc]
 
     def index(self, attname: str) -> int:
         """Where a field's value is in a row of ``columns``."""
@@ -92,13 +94,38 @@ class ModelRows:
     def build(self, values: Sequence[Any]) -> Any:
         return self.instance(self.converted(values))
 
+    def recorder(self) -> Callable[[Sequence[Any]], Any]:
+        """Rows to named tuples of their converted values with the model's attribute names:
+        what a page of many rows renders from, without a model instance for each. The
+        connection and its converters are looked up once (``connection`` is a thread-local
+        proxy: looked up per row, it cost a tenth of a trade page)."""
+        db = connections[DEFAULT_DB_ALIAS]
+        converting = self._for_connection()
+        make, width = self._record._make, self.width
+
+        def record(values: Sequence[Any]) -> Any:
+            if len(values) != width:
+                raise ValueError(f"{len(values)} values for {width} columns")
+            converted = list(values)
+            for index, column, converters in converting:
+                value = converted[index]
+                for convert in converters:
+                    value = convert(value, column, db)
+                converted[index] = value
+            return make(converted)
+
+        return record
+
     def converted(self, values: Sequence[Any]) -> tuple[Any, ...]:
         """A row's values as the model's fields hold them."""
-        converted = []
-        for value, (column, converters) in zip(values, self._for_connection(), strict=True):
+        if len(values) != self.width:
+            raise ValueError(f"{len(values)} values for {self.width} columns")
+        converted = list(values)
+        for index, column, converters in self._for_connection():
+            value = converted[index]
             for convert in converters:
                 value = convert(value, column, connection)
-            converted.append(value)
+            converted[index] = value
         return tuple(converted)
 
     def instance(self, converted: Sequence[Any]) -> Any:
@@ -110,16 +137,19 @@ class ModelRows:
             [deepcopy(v) if isinstance(v, (dict, list)) else v for v in converted],
         )
 
-    def _for_connection(self) -> list[tuple[Col, list[Callable[..., Any]]]]:
+    def _for_connection(self) -> list[tuple[int, Col, list[Callable[..., Any]]]]:
+        """The columns whose values need converting (by position), with their converters."""
         if connection.vendor not in self._converters:
             columns = [field.get_col(self.model._meta.db_table) for field in self.fields]
-            self._converters[connection.vendor] = [
+            converting = [
                 (
+                    index,
                     column,
                     connection.ops.get_db_converters(column) + column.get_db_converters(connection),
                 )
-                for column in columns
+                for index, column in enumerate(columns)
             ]
+            self._converters[connection.vendor] = [c for c in converting if c[2]]
         return self._converters[connection.vendor]
 
 

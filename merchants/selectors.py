@@ -106,7 +106,7 @@ def api_key_peek(*, raw_key: str) -> tuple[str, bool] | None:
     """The merchant (id, verified) of a key this process keeps, without any I/O and whatever the
     epoch: only a guess of who calls, for counting the request in the same round trip
     (``merchants.gate``)."""
-    rows = CALLERS.get(_KEY, raw_key[: ApiKey.PREFIX_LENGTH])
+    rows = CALLERS.guess(_KEY, raw_key[: ApiKey.PREFIX_LENGTH])
     if rows is None or not hmac.compare_digest(rows[0][_KEY_HASH], api_key_hash(raw_key)):
         return None
     return str(rows[1][_MERCHANT_ID]), rows[1][_MERCHANT_VERIFIED]
@@ -158,7 +158,7 @@ _EXPIRES_AT = _SECRETS.index("expires_at")
 def merchant_peek(*, merchant_id: str) -> tuple[str, bool] | None:
     """The merchant (id, verified) whose secrets this process keeps, without any I/O and
     whatever the epoch (see ``api_key_peek``)."""
-    rows = CALLERS.get(_SECRETS_OF, merchant_id)
+    rows = CALLERS.guess(_SECRETS_OF, merchant_id)
     return (str(rows[0][1][_MERCHANT_ID]), rows[0][1][_MERCHANT_VERIFIED]) if rows else None
 
 

@@ -97,6 +97,48 @@ class TestHit:
         assert commands == ["EVALSHA"]
         assert response["X-RateLimit-Remaining"] == str(int(response["X-RateLimit-Limit"]) - 2)
 
+    def test_a_key_kept_over_a_second_is_read_again_but_counted_in_the_one_round_trip(
+        self, api, alice, monkeypatch, monotonic
+    ):
+        assert clock(api, alice).status_code == 200
+        monotonic(CallerCache.SECONDS + 0.5)
+        commands: list[str] = []
+        send = redis.Redis.execute_command
+
+        def counted(self, *args, **options):  # type: ignore[no-untyped-def]
+            commands.append(str(args[0]))
+            return send(self, *args, **options)
+
+        monkeypatch.setattr(redis.Redis, "execute_command", counted)
+        with CaptureQueriesContext(connection) as queries:
+            response = clock(api, alice)
+        assert response.status_code == 200
+        assert any("merchants_apikey" in q["sql"] for q in queries)  # the row is read again
+        assert commands == ["EVALSHA"]
+        assert response["X-RateLimit-Remaining"] == str(int(response["X-RateLimit-Limit"]) - 2)
+
+    def test_a_wrong_guess_from_an_old_row_is_counted_once_in_the_right_window(
+        self, api, alice, monotonic
+    ):
+        """The old kept row names the other verification state: the count the gate made in
+        that window is taken back, and the request counted in the merchant's own."""
+        was = alice.merchant.is_verified
+
+        def flip_by_hand(verified: bool) -> None:
+            Merchant.objects.filter(pk=alice.merchant.pk).update(is_verified=verified)
+            monotonic(CallerCache.SECONDS + 0.5)
+
+        def remaining() -> int:
+            response = clock(api, alice)
+            assert response.status_code == 200
+            return int(response["X-RateLimit-Limit"]) - int(response["X-RateLimit-Remaining"])
+
+        assert remaining() == 1
+        flip_by_hand(not was)
+        assert remaining() == 1  # counted once in the other window
+        flip_by_hand(was)
+        assert remaining() == 2  # the first request and this one; the guess's count taken back
+
     def test_outside_a_request_the_rows_are_read_afresh(self, api, alice):
         assert clock(api, alice).status_code == 200
         key = ApiKey.objects.get(prefix=alice.api_key[:16])

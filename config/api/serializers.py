@@ -7,6 +7,7 @@ rules across fields of a body are ``StrictSerializer.rules``. In a query string 
 optional parameter means "not given" (``allowEmptyValue`` in the document), as DRF reads forms."""
 
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -192,9 +193,27 @@ class Rfc3339DateTimeField(serializers.DateTimeField):
             self.fail("invalid", format="RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z")
 
 
+# Each thread's bound fields of each serializer class parsed without options (``_fields_of``).
+_KEPT_FIELDS = threading.local()
+
+
+def _fields_of(serializer_class: type[serializers.Serializer]) -> Any:
+    """The class's fields, built and bound once per thread. DRF deep-copies every declared field
+    for each serializer it builds: a quarter of authenticate-client's CPU (bench/README.md).
+    A field keeps nothing of one validation for the next; kept per thread, never shared by two
+    validations at once; bound to a serializer with no context, as ``parse`` builds them."""
+    kept: dict[type[serializers.Serializer], Any] = _KEPT_FIELDS.__dict__.setdefault("fields", {})
+    fields = kept.get(serializer_class)
+    if fields is None:
+        fields = kept[serializer_class] = serializer_class().fields
+    return fields
+
+
 def parse(serializer_class: type[serializers.Serializer], data: Any, **kwargs: Any) -> Any:
     """Validated data of a body or query, or VALIDATION_FAILED with dotted ``fields``."""
     serializer = serializer_class(data=data, **kwargs)
+    if not kwargs:
+        serializer.__dict__["fields"] = _fields_of(serializer_class)  # the cached_property's slot
     if not serializer.is_valid():
         raise serializers.ValidationError(serializer.errors)
     return serializer.validated_data

@@ -70,6 +70,15 @@ def trade_lock(*, trade_id: str) -> tuple[Trade, list[TradeItem]]:
     return trade, items
 
 
+def items_known(trade: Trade, items: list[TradeItem]) -> None:
+    """``trade.items.all()`` answers ``items`` (in position order) without a query, as a
+    prefetch would: for the response of the request that has just written them."""
+    known = TradeItem.objects.filter(trade=trade).order_by("position")
+    known._result_cache = items
+    known._prefetch_done = True  # type: ignore[attr-defined]
+    trade._prefetched_objects_cache = {"items": known}  # type: ignore[attr-defined]
+
+
 @dataclass
 class Move:
     item: TradeItem

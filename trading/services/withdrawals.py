@@ -25,6 +25,7 @@ from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
 from trading.services.trades import (
     Move,
+    items_known,
     items_listed_once_check,
     trade_apply,
     trade_emit,
@@ -171,7 +172,9 @@ def withdrawal_store(
     def write() -> Trade:
         if recipient.client is not None:
             _claim_client(recipient.client)
-        trade = Trade.objects.create(
+        # Inserted by ``trade_emit``'s save with its first sequence number: one INSERT, not an
+        # INSERT and then a full-row UPDATE.
+        trade = Trade(
             merchant=merchant,
             client=recipient.client,
             type=Trade.Type.WITHDRAW,
@@ -194,9 +197,10 @@ def withdrawal_store(
             row.position = position
             row.locked = row.price * row.amount
             row.updated_at = now
+        trade_emit(trade=trade, items=rows, before=None, is_approval=True)
         TradeItem.objects.bulk_create(rows)
         wallet_lock(merchant=merchant, amount=total, cause_type="trade", cause_id=str(trade.id))
-        trade_emit(trade=trade, items=rows, before=None, is_approval=True)
+        items_known(trade, rows)
         return trade
 
     try:
