@@ -1,6 +1,7 @@
 """Requests sent byte for byte as written (no client library re-encoding the URL or the body),
 and what a refusal must look like."""
 
+import contextlib
 import http.client
 import json
 import time
@@ -32,7 +33,10 @@ def send(port: int, attack: Attack, credentials: dict[str, str]) -> Answer:
             connection.putheader("Content-Type", "application/json")
         if attack.body is not None or attack.method != "GET":
             connection.putheader("Content-Length", str(len(attack.body or b"")))
-        connection.endheaders(attack.body)
+        # The server may answer a body it refuses (too large) before reading it, and close: the
+        # answer is already on its way, and is read as curl would read it.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            connection.endheaders(attack.body)
         response = connection.getresponse()
         headers = {name.lower(): value for name, value in response.getheaders()}
         return Answer(response.status, headers, response.read())
