@@ -3,26 +3,26 @@ from a change's commit to its receipt on every socket of its merchant, and the f
 per socket.
 
     .venv/bin/python bench/feed.py [--sockets 1000] [--merchants 100] [--rate 100] [--seconds 30]
-                                   [--drivers 4]
+                                   [--drivers 4] [--port 8096]
 
 One ``manage.py feed`` process (Redis bus) on the bench database and Redis; the sockets live in
 a second process (this script with ``--clients``): minimal Engine.IO 4 websocket clients on
-aiohttp, so the measuring side costs little CPU. This process is the publisher: from ``--drivers``
-threads it moves withdrawal trades (initiated -> pending -> active -> hold -> completed) through
-the trade state machine (``trade_apply``, one transaction per change, so each change also writes
-its webhook to the outbox) at ``--rate`` per second, spread over the merchants, and notes when
-each commit returned. Every socket notes when each ``trade`` event arrived. Each change reaches
-every socket of its merchant (``--sockets`` / ``--merchants`` of them).
+aiohttp, so the measuring side costs little CPU. This process is the publisher: ``--drivers``
+forked processes move withdrawal trades (initiated -> pending -> active -> hold -> completed)
+through the trade state machine (``trade_apply``, one transaction per change, so each change
+also writes its webhook to the outbox) at ``--rate`` per second, spread over the merchants, and
+note when each commit returned. Every socket notes when each ``trade`` event arrived. Each
+change reaches every socket of its merchant (``--sockets`` / ``--merchants`` of them).
 """
 
 import argparse
 import asyncio
 import math
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from decimal import Decimal
@@ -33,6 +33,7 @@ import aiohttp
 import orjson
 
 MOVES = ("pending", "active", "hold", "completed")
+CONNECT_SECONDS = 120
 
 
 # The sockets' side (``--clients``): no Django here.
@@ -71,7 +72,10 @@ async def _clients(url: str, keys: list[str], receipts: Path) -> None:
     out: list[tuple] = []
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    async with aiohttp.ClientSession() as session:
+    deadline = time.monotonic() + CONNECT_SECONDS
+    # aiohttp's connector holds 100 connections by default and a websocket keeps its own for
+    # good: without lifting the limit the 101st socket waits for ever.
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         tasks = []
         for start in range(0, len(keys), 50):  # connect in batches: 50 auth lookups at a time
             batch = [
@@ -83,6 +87,9 @@ async def _clients(url: str, keys: list[str], receipts: Path) -> None:
                 failed = [t for t in tasks if t.done()]
                 if failed:
                     failed[0].result()
+                if stop.is_set() or time.monotonic() > deadline:
+                    print(f"CONNECTED ONLY {len(_READY)} of {len(keys)}", flush=True)
+                    return
                 await asyncio.sleep(0.02)
         print(f"READY {len(_READY)}", flush=True)
         await stop.wait()
@@ -151,46 +158,50 @@ def _trades(merchants: list[Any], count: int) -> list[str]:
 
 def _drive(trade_ids: list[str], rate: float, changes: int, drivers: int) -> tuple[dict, float]:
     """``changes`` trade changes at ``rate`` per second, each trade's next move a full round of
-    the trades later, from ``drivers`` threads (each its own database connection; a trade's
-    moves stay in one thread, in order). Returns when each commit returned, and the rate
-    achieved."""
-    from django.db import connection, transaction
+    the trades later, from ``drivers`` processes (threads of one process shared its GIL and fell
+    behind the rate on this machine; spawned, not forked, as a fork would share the parent's
+    database connection pool; a trade's moves stay in one process, in order). Returns when each
+    commit returned, and the rate achieved."""
+    started = time.time() + 5  # every child starts on the same schedule, once all have booted
+    with multiprocessing.get_context("spawn").Pool(drivers) as pool:
+        parts = pool.starmap(
+            _drive_part,
+            [(part, drivers, trade_ids, rate, changes, started) for part in range(drivers)],
+        )
+    committed = {moment: at for part in parts for moment, at in part.items()}
+    return committed, changes / (time.time() - started)
+
+
+def _drive_part(
+    part: int, drivers: int, trade_ids: list[str], rate: float, changes: int, started: float
+) -> dict[tuple[str, str], float]:
+    """One driver's share: the trades whose index modulo ``drivers`` is ``part``."""
+    from harness import setup_django
+
+    setup_django()
+    from django.db import transaction
 
     from trading.services.trades import Move, trade_apply, trade_lock
 
     committed: dict[tuple[str, str], float] = {}
-    started = time.monotonic()
-
-    def drive(part: int) -> None:
-        for n in range(changes):
-            trade_index = n % len(trade_ids)
-            if trade_index % drivers != part:
-                continue
-            trade_id, to = trade_ids[trade_index], MOVES[n // len(trade_ids)]
-            pause = started + n / rate - time.monotonic()
-            if pause > 0:
-                time.sleep(pause)
-            moment: list[float] = []
-            with transaction.atomic():
-                # Registered first, so it runs first after the commit (before the publish).
-                transaction.on_commit(lambda moment=moment: moment.append(time.time()))
-                trade, items = trade_lock(trade_id=trade_id)
-                trade_apply(
-                    trade=trade,
-                    items=items,
-                    moves=[Move(items[0], to)],
-                    actor="bench",
-                    kind="bench",
-                )
-            committed[(trade_id, to)] = moment[0]
-        connection.close()
-
-    threads = [threading.Thread(target=drive, args=(part,)) for part in range(drivers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return committed, changes / (time.monotonic() - started)
+    for n in range(changes):
+        trade_index = n % len(trade_ids)
+        if trade_index % drivers != part:
+            continue
+        trade_id, to = trade_ids[trade_index], MOVES[n // len(trade_ids)]
+        pause = started + n / rate - time.time()
+        if pause > 0:
+            time.sleep(pause)
+        moment: list[float] = []
+        with transaction.atomic():
+            # Registered first, so it runs first after the commit (before the publish).
+            transaction.on_commit(lambda moment=moment: moment.append(time.time()))
+            trade, items = trade_lock(trade_id=trade_id)
+            trade_apply(
+                trade=trade, items=items, moves=[Move(items[0], to)], actor="bench", kind="bench"
+            )
+        committed[(trade_id, to)] = moment[0]
+    return committed
 
 
 def _rss_kb(pid: int) -> int:
@@ -215,7 +226,7 @@ def main() -> None:
     parser.add_argument("--merchants", type=int, default=100)
     parser.add_argument("--rate", type=float, default=100.0, help="trade changes per second")
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--drivers", type=int, default=4, help="threads making the changes")
+    parser.add_argument("--drivers", type=int, default=4, help="processes making the changes")
     parser.add_argument("--port", type=int, default=8096)
     parser.add_argument("--clients", help=argparse.SUPPRESS)  # internal: the sockets' process
     args = parser.parse_args()
@@ -245,8 +256,10 @@ def main() -> None:
 
     from django.conf import settings
 
-    # A channel of this run's own: this process publishes there, the feed reads it.
+    # A channel of this run's own: the drivers (spawned with this environment) publish there, the
+    # feed reads it.
     channel = settings.FEED_CHANNEL = f"trading-feed-bench:{uuid.uuid4().hex[:8]}"
+    os.environ["FEED_CHANNEL"] = channel
     RESULTS.mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,
@@ -291,10 +304,9 @@ def main() -> None:
         clients.wait(timeout=30)
         got = orjson.loads(receipts.read_bytes())
     finally:
-        for process in (clients, feed):
-            if process is not None and process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=30)
+        for process in (clients, feed):  # the sockets first: the feed waits for them to close
+            if process is not None:
+                _stop(process)
         flush_rate_limits()  # the webhook deliveries the changes queued (no worker runs here)
 
     latencies = [
@@ -318,6 +330,18 @@ def main() -> None:
         f"| {(rss_open - rss_before) / args.sockets:.1f} | {cpu / drive_seconds:.0%} |"
     )
     sys.stdout.flush()
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """SIGTERM to the process group, SIGKILL if it has not gone in ten seconds."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def _wait_healthy(url: str) -> None:

@@ -208,8 +208,11 @@ FEED_PUBLISH_TIMEOUT_SECONDS = env_float("FEED_PUBLISH_TIMEOUT_SECONDS", 0.25)
 FEED_PUBLISH_PAUSE_SECONDS = env_float("FEED_PUBLISH_PAUSE_SECONDS", 5.0)
 # Open sockets per merchant, service-wide (counted in Redis; per feed process on the spool).
 FEED_MAX_SOCKETS_PER_MERCHANT = env_int("FEED_MAX_SOCKETS_PER_MERCHANT", 100)
-# How often a feed process re-checks its sockets' keys (revoked, merchant disabled, scope, IP).
+# How often a feed process looks whether its sockets' keys may have changed (the auth epoch),
+# and re-reads them all when they may have; and how often it re-reads them all anyway (rows
+# edited behind the services' back bump no epoch).
 FEED_RECHECK_SECONDS = env_float("FEED_RECHECK_SECONDS", 2.0)
+FEED_RECHECK_FULL_SECONDS = env_float("FEED_RECHECK_FULL_SECONDS", 30.0)
 # Packets waiting for one socket: above the first, its market events are dropped (it gets a
 # ``sync`` once it has caught up); above the second, the socket is disconnected.
 FEED_SOCKET_BACKLOG = env_int("FEED_SOCKET_BACKLOG", 100)

@@ -10,8 +10,10 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from django.conf import settings
+from redis.exceptions import RedisError
 
 from merchants.models import ApiKey, Scope
+from merchants.ratelimits import auth_epoch_read
 from merchants.selectors import api_key_find, api_key_refusal, api_keys_get
 from merchants.services import api_key_touch
 
@@ -76,6 +78,15 @@ def socket_grant(*, raw_key: str, address: str) -> Grant | None:
     if grant is not None and key is not None:
         api_key_touch(api_key=key)
     return grant
+
+
+def access_epoch() -> str | None:
+    """The auth epoch, which every committed change to a key, secret or merchant replaces; None
+    when it cannot be read (the caller then re-checks everything)."""
+    try:
+        return auth_epoch_read()
+    except RedisError:
+        return None
 
 
 def grants_recheck(*, holders: Iterable[Holder]) -> dict[Holder, Grant | None]:

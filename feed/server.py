@@ -6,10 +6,13 @@ merchant's room from its first moment and may ``subscribe`` to a game's market; 
 accepted all the same and disconnected without any event, as the original service does. The bus
 delivers what web and worker processes published after their commits; a re-check every
 ``FEED_RECHECK_SECONDS`` (and at once when a key is revoked) closes sockets whose key no longer
-passes."""
+passes: it re-reads the keys when the auth epoch moved (a key, secret or merchant changed) and
+every ``FEED_RECHECK_FULL_SECONDS`` in any case, so a quiet service does not re-read a thousand
+keys every two seconds (that read, in the database thread, held up the event loop)."""
 
 import asyncio
 import logging
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
@@ -22,7 +25,13 @@ from django.db import DatabaseError, close_old_connections
 from engineio import packet as eio_packet
 
 from core.json import dumps
-from feed.access import grants_recheck, socket_address, socket_grant, socket_key
+from feed.access import (
+    access_epoch,
+    grants_recheck,
+    socket_address,
+    socket_grant,
+    socket_key,
+)
 from feed.bus import FeedSource, RedisSource, SpoolSource
 from feed.dispatch import Dispatcher, event_packet
 from feed.limits import SocketLimit
@@ -122,6 +131,11 @@ class FeedServer:
             else SpoolSource(settings.FEED_SPOOL_DIR)
         )
         self.tasks: list[asyncio.Task[None]] = []
+        # The auth epoch at the last re-read of the keys, when that was (None: not yet), and
+        # how many there were.
+        self.checked_epoch: str | None = None
+        self.checked_at: float | None = None
+        self.rechecks = 0
         self.refusals: set[asyncio.Task[None]] = set()
         self.sio.on("connect", self.on_connect)
         self.sio.on("disconnect", self.on_disconnect)
@@ -262,24 +276,35 @@ class FeedServer:
         for socket in list(self.registry.sockets.values()):
             if self.sink.backlog(socket.eio_sid) is None:  # gone without a disconnect event
                 await self.on_disconnect(socket.sid)
-        await self.recheck(self.registry.sockets.values())
+        epoch = await in_database(access_epoch)
+        now = time.monotonic()
+        stale = (
+            epoch is None
+            or epoch != self.checked_epoch
+            or self.checked_at is None
+            or now - self.checked_at >= settings.FEED_RECHECK_FULL_SECONDS
+        )
+        if stale and await self.recheck(self.registry.sockets.values()):
+            self.checked_epoch, self.checked_at = epoch, now
+            self.rechecks += 1
         await self.limit.renew(self.registry.merchants())
 
     async def recheck_merchant(self, merchant_id: str) -> None:
         await self.recheck(self.registry.of_merchant(merchant_id))
 
-    async def recheck(self, sockets: Iterable[FeedSocket]) -> None:
-        """Close the sockets whose key no longer passes; note fee changes of the others."""
+    async def recheck(self, sockets: Iterable[FeedSocket]) -> bool:
+        """Close the sockets whose key no longer passes; note fee changes of the others. False
+        when the keys could not be read."""
         sockets = list(sockets)
         if not sockets:
-            return
+            return True
         try:
             verdicts = await in_database(
                 grants_recheck, holders=[(s.key_id, s.address) for s in sockets]
             )
         except DatabaseError:
             logger.warning("feed: cannot re-check sockets (database unavailable)", exc_info=True)
-            return
+            return False
         for socket in sockets:
             if self.registry.get(socket.sid) is None:
                 continue
@@ -289,6 +314,7 @@ class FeedServer:
                 await self.sio.disconnect(socket.sid)
             else:
                 socket.fee_rate = grant.fee_rate
+        return True
 
     # Health (not routed to the feed by the reverse proxy; for local checks and the bench).
 
@@ -304,6 +330,7 @@ class FeedServer:
                 "sockets": len(self.registry),
                 "events": dict(self.dispatcher.stats),
                 "connections": dict(self.stats),
+                "rechecks": self.rechecks,
             }
         )
         await send(

@@ -170,6 +170,8 @@ class WindowCounter(Protocol):
         self, *, settings_key: str, expected_epoch: str | None, window: Window | None
     ) -> SharedRead: ...
 
+    def epoch(self) -> str: ...
+
     def epoch_bump(self) -> None: ...
 
 
@@ -218,6 +220,10 @@ class RedisWindowCounter:
         raw, epoch, hits = self._read(keys=keys, args=args)
         return SharedRead(raw or None, epoch.decode(), None if hits < 0 else int(hits))
 
+    def epoch(self) -> str:
+        epoch = self._client.get(EPOCH_KEY)
+        return epoch.decode() if isinstance(epoch, bytes) else ""
+
     def epoch_bump(self) -> None:
         self._client.set(EPOCH_KEY, uuid.uuid4().hex)
 
@@ -243,7 +249,10 @@ class DatabaseWindowCounter:
     def read(
         self, *, settings_key: str, expected_epoch: str | None, window: Window | None
     ) -> SharedRead:
-        return SharedRead(None, str(cache.get(EPOCH_KEY) or ""), None)
+        return SharedRead(None, self.epoch(), None)
+
+    def epoch(self) -> str:
+        return str(cache.get(EPOCH_KEY) or "")
 
     def epoch_bump(self) -> None:
         cache.set(EPOCH_KEY, uuid.uuid4().hex, timeout=None)
@@ -261,6 +270,11 @@ def shared_read(
 ) -> SharedRead:
     """The request's one round trip to the shared state (``WindowCounter.read``)."""
     return _counter().read(settings_key=settings_key, expected_epoch=expected_epoch, window=window)
+
+
+def auth_epoch_read() -> str:
+    """The auth epoch now ("" when none was ever set)."""
+    return _counter().epoch()
 
 
 def auth_epoch_bump() -> None:

@@ -1,21 +1,39 @@
 """Who may open a socket: the API's own key rules. A refused key is accepted, then disconnected
 at once without any event (decisions section 10); a revoked key's sockets close within seconds."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from django.db import transaction
 
+from merchants.callers import callers_changed
 from merchants.models import ApiKey, Merchant, Scope
 from merchants.services import api_key_revoke
 from tests.factories import Actor, add_api_key
-from tests.feed.harness import FeedClient
+from tests.faults.processes import wait_until
+from tests.feed.harness import FeedClient, FeedProcess
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 Connect = Callable[..., FeedClient]
 SUBSCRIBE = {"market": {"game": "730"}}
 SUBSCRIBED = {"type": "sync", "reason": "subscribe", "game": "730"}
+
+
+@pytest.fixture(scope="module")
+def module_feed(
+    django_db_setup: None, tmp_path_factory: pytest.TempPathFactory, feed_channel: str
+) -> Iterator[FeedProcess]:
+    """This module's feed re-reads every key only hourly: a change it sees within seconds was
+    found through the auth epoch (or a revoke's own event)."""
+    process = FeedProcess(
+        tmp_path_factory.mktemp("feed") / "feed.log",
+        channel=feed_channel,
+        FEED_RECHECK_FULL_SECONDS="3600",
+    )
+    yield process.start()
+    process.stop()
 
 
 def refused(client: FeedClient) -> None:
@@ -92,17 +110,45 @@ def test_revoking_a_key_closes_its_sockets_within_seconds(
     assert not survivor.disconnected.is_set()
 
 
-def test_a_merchant_disabled_behind_the_services_back_loses_its_sockets_at_the_next_check(
-    open_socket: Connect, alice: Actor, bob: Actor
+def test_a_merchant_disabled_in_the_admin_loses_its_sockets_within_seconds(
+    open_socket: Connect, feed: FeedProcess, alice: Actor, bob: Actor
 ) -> None:
-    """No event announces a change written straight to the table: the periodic re-check (every
-    2 s) finds it."""
+    """The admin's save announces the change (``callers_changed``: a new auth epoch at commit);
+    the feed's next look at the epoch re-reads the keys."""
     alices, bobs = open_socket(alice.api_key), open_socket(bob.api_key)
     admitted(alices)
     admitted(bobs)
+    # Past the feed's first re-read (it reads everything once): from now on only a new epoch
+    # makes it read the keys again.
+    wait_until(lambda: feed.health().get("rechecks", 0) >= 1, "the first re-read")
 
-    Merchant.objects.filter(pk=alice.merchant.pk).update(status=Merchant.Status.DISABLED)
+    with transaction.atomic():
+        Merchant.objects.filter(pk=alice.merchant.pk).update(status=Merchant.Status.DISABLED)
+        callers_changed()
 
     alices.wait_disconnected(timeout=10)
     assert alices.pending() == []
     assert bobs.emit("unsubscribe", SUBSCRIBE) == {"market": {"game": "730"}, "subscribed": False}
+
+
+def test_a_merchant_disabled_behind_the_services_back_loses_its_sockets_at_the_full_recheck(
+    open_socket: Connect, alice: Actor, bob: Actor, feed_channel: str, tmp_path: Path
+) -> None:
+    """Nothing announces a change written straight to the table: the full re-read of every key
+    (every ``FEED_RECHECK_FULL_SECONDS``, here 1 s) finds it."""
+    feed = FeedProcess(
+        tmp_path / "feed.log", channel=feed_channel, FEED_RECHECK_FULL_SECONDS="1"
+    ).start()
+    try:
+        alices, bobs = open_socket(alice.api_key, to=feed), open_socket(bob.api_key, to=feed)
+        admitted(alices)
+        admitted(bobs)
+
+        Merchant.objects.filter(pk=alice.merchant.pk).update(status=Merchant.Status.DISABLED)
+
+        alices.wait_disconnected(timeout=10)
+        assert alices.pending() == []
+        unsubscribed = bobs.emit("unsubscribe", SUBSCRIBE)
+        assert unsubscribed == {"market": {"game": "730"}, "subscribed": False}
+    finally:
+        feed.stop()
