@@ -151,12 +151,14 @@ class Window:
 @dataclass(frozen=True)
 class SharedRead:
     """One round trip's answer (``WindowCounter.read``): the cached service switches (None: not
-    cached), the auth epoch ("" when none was ever set) and the window's count (None: not
-    counted, because no window was given or the epoch was not the one expected)."""
+    cached), the auth epoch ("" when none was ever set), the window's count (None: not counted,
+    because no window was given or the epoch was not the one expected) and the cached market
+    version (None: not cached, or not read)."""
 
     settings: bytes | None
     epoch: str
     hits: int | None
+    market_version: bytes | None
 
 
 class WindowCounter(Protocol):
@@ -167,7 +169,12 @@ class WindowCounter(Protocol):
     def unhit(self, key: str, slot: int) -> None: ...
 
     def read(
-        self, *, settings_key: str, expected_epoch: str | None, window: Window | None
+        self,
+        *,
+        settings_key: str,
+        market_version_key: str,
+        expected_epoch: str | None,
+        window: Window | None,
     ) -> SharedRead: ...
 
     def epoch(self) -> str: ...
@@ -186,17 +193,19 @@ class RedisWindowCounter:
     if hits == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
     return hits
     """
-    # A request's one round trip: the switches, the epoch, and the count when the epoch is the
-    # one the caller expects (its cached rows, which named the merchant, are then still valid).
+    # A request's one round trip: the switches, the epoch, the market version, and the count
+    # when the epoch is the one the caller expects (its cached rows, which named the merchant,
+    # are then still valid).
     _READ = """
     local settings = redis.call('GET', KEYS[1])
     local epoch = redis.call('GET', KEYS[2]) or ''
+    local market_version = redis.call('GET', KEYS[3])
     local hits = -1
-    if #KEYS > 2 and epoch == ARGV[1] then
-        hits = redis.call('INCR', KEYS[3])
-        if hits == 1 then redis.call('EXPIRE', KEYS[3], ARGV[2]) end
+    if #KEYS > 3 and epoch == ARGV[1] then
+        hits = redis.call('INCR', KEYS[4])
+        if hits == 1 then redis.call('EXPIRE', KEYS[4], ARGV[2]) end
     end
-    return {settings or '', epoch, hits}
+    return {settings or '', epoch, hits, market_version or ''}
     """
 
     def __init__(self, url: str) -> None:
@@ -211,14 +220,21 @@ class RedisWindowCounter:
         self._client.decr(f"rl:{key}:{slot}")
 
     def read(
-        self, *, settings_key: str, expected_epoch: str | None, window: Window | None
+        self,
+        *,
+        settings_key: str,
+        market_version_key: str,
+        expected_epoch: str | None,
+        window: Window | None,
     ) -> SharedRead:
-        keys = [settings_key, EPOCH_KEY]
+        keys = [settings_key, EPOCH_KEY, market_version_key]
         if window is not None and expected_epoch is not None:
             keys.append(f"rl:{window.key}:{window.slot}")
         args: list[str | int] = [expected_epoch or "", window.seconds + 1 if window else 0]
-        raw, epoch, hits = self._read(keys=keys, args=args)
-        return SharedRead(raw or None, epoch.decode(), None if hits < 0 else int(hits))
+        raw, epoch, hits, version = self._read(keys=keys, args=args)
+        return SharedRead(
+            raw or None, epoch.decode(), None if hits < 0 else int(hits), version or None
+        )
 
     def epoch(self) -> str:
         epoch = self._client.get(EPOCH_KEY)
@@ -247,9 +263,14 @@ class DatabaseWindowCounter:
         RateLimitWindow.objects.filter(key=key, slot=slot).update(hits=F("hits") - 1)
 
     def read(
-        self, *, settings_key: str, expected_epoch: str | None, window: Window | None
+        self,
+        *,
+        settings_key: str,
+        market_version_key: str,
+        expected_epoch: str | None,
+        window: Window | None,
     ) -> SharedRead:
-        return SharedRead(None, self.epoch(), None)
+        return SharedRead(None, self.epoch(), None, None)
 
     def epoch(self) -> str:
         return str(cache.get(EPOCH_KEY) or "")
@@ -266,10 +287,19 @@ def _counter() -> WindowCounter:
 
 
 def shared_read(
-    *, settings_key: str, expected_epoch: str | None, window: Window | None
+    *,
+    settings_key: str,
+    market_version_key: str,
+    expected_epoch: str | None,
+    window: Window | None,
 ) -> SharedRead:
     """The request's one round trip to the shared state (``WindowCounter.read``)."""
-    return _counter().read(settings_key=settings_key, expected_epoch=expected_epoch, window=window)
+    return _counter().read(
+        settings_key=settings_key,
+        market_version_key=market_version_key,
+        expected_epoch=expected_epoch,
+        window=window,
+    )
 
 
 def auth_epoch_read() -> str:

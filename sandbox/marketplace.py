@@ -18,6 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Min, Q, QuerySet
 
 from core import clock
+from core.market_version import market_version, market_version_bump
 from sandbox.models import SandboxListing, SandboxPurchase
 from trading.games import CS_GAME
 from trading.marketplace.base import (
@@ -30,7 +31,6 @@ from trading.marketplace.base import (
 )
 from trading.models import CatalogItem
 from trading.platform.base import BotInfo
-from trading.selectors.market import market_version, market_version_bump
 from trading.services.market import market_listings_changed
 
 # First-game listings are UUIDs; second-game ones are compound: <catalog id>-<sequence>.

@@ -12,6 +12,7 @@ from django.utils.safestring import SafeString
 
 from core.admin_display import json_block, json_readonly, readable_fields
 from core.errors import DomainError
+from core.market_version import market_version_bump
 from merchants.console import changelist_of, merchant_column, merchant_panel
 from merchants.models import Merchant, WebhookEvent
 from trading.models import (
@@ -22,7 +23,6 @@ from trading.models import (
     TradeItem,
 )
 from trading.risk import RiskPolicy
-from trading.selectors.market import market_version_bump
 from trading.services.withdrawals import trade_force_cancel
 from wallet.models import Transfer
 

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core import clock
+from core.market_version import market_version_bump
 from merchants.models import Merchant
 from sandbox.marketplace import listing_from_snapshot, listing_of, listing_snapshot
 from sandbox.models import SandboxAutopilotState, SandboxListing
@@ -18,7 +19,6 @@ from sandbox.services.trades import DEPOSIT_EVENTS, WITHDRAW_EVENTS, Handler, it
 from trading.games import CS_GAME
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Trade, TradeItem
-from trading.selectors.market import market_version_bump
 from trading.services.market import market_listings_changed
 from trading.services.trades import trade_lock
 

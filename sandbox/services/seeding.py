@@ -12,11 +12,11 @@ from random import Random
 import orjson
 from django.db import connection, transaction
 
+from core.market_version import market_version_bump
 from sandbox.models import SandboxBot, SandboxListing
 from sandbox.names import EXTERIORS, CatalogEntry, catalog_entry, charm, stickers
 from trading.games import CS_GAME, GAMES, RUST_GAME
 from trading.models import CatalogItem, CatalogPhase
-from trading.selectors.market import market_version_bump
 from trading.services.market import market_resync
 
 CENT = Decimal("0.01")

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from core.market_version import market_version_bump
+from sandbox.models import SandboxListing
 from tests.factories import trade_url
 from tests.quickstart.conftest import OWNER, Http, World, ok
 from wallet.services import wallet_admin_credit
@@ -326,3 +328,19 @@ def test_market_item_second_page_follows_the_first(http: Http, world: World, rou
 
     assert _ids(first) + _ids(second) == _ids(both)
     assert len(both) == 2
+
+
+@pytest.mark.parametrize("route", ["/secure/market/item", "/client/market/item"])
+def test_market_item_is_cached_until_the_market_version_moves(http: Http, world: World, route: str):
+    """Without Redis the request's round trip reads no market version: the file cache's is."""
+    headers = headers_of(world, "merchant" if route.startswith("/secure") else "client")
+    query = {"itemId": world.listed_item["reference"]}
+    first = ok(http.get(route, query, headers=headers))
+    SandboxListing.objects.filter(item_id=query["itemId"]).update(price=Decimal("1.00"))
+    assert ok(http.get(route, query, headers=headers)) == first
+
+    market_version_bump()
+
+    assert {row["offer"]["price"] for row in ok(http.get(route, query, headers=headers))} == {
+        Decimal("1.05")
+    }

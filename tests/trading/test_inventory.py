@@ -5,12 +5,12 @@ from decimal import Decimal
 
 import pytest
 
+from core.market_version import market_version_bump
 from sandbox.models import SandboxBot, SandboxBotState, SandboxPlatformUser
 from tests.factories import assert_error, platform_id, trade_url
 from tests.trading.factories import CatalogItemFactory
 from tests.trading.helpers import Caller, client_token, names, ok
 from trading.models import CatalogItem, GameSettings
-from trading.selectors.market import market_version_bump
 
 pytestmark = pytest.mark.django_db
 

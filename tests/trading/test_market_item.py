@@ -4,10 +4,10 @@ from decimal import Decimal
 
 import pytest
 
+from core.market_version import market_version_bump
 from sandbox.models import SandboxListing
 from tests.factories import assert_error
 from tests.trading.helpers import ok, prices
-from trading.selectors.market import market_version_bump
 
 pytestmark = pytest.mark.django_db
 

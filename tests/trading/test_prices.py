@@ -7,13 +7,13 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.market_version import market_version_bump
 from merchants.callers import callers_changed
 from sandbox.models import SandboxListing
 from tests.factories import assert_error, make_actor
 from tests.trading.factories import SandboxListingFactory
 from tests.trading.helpers import ok
 from trading.selectors import prices
-from trading.selectors.market import market_version_bump
 from trading.selectors.prices import MAX_AGE
 
 pytestmark = pytest.mark.django_db

@@ -7,12 +7,12 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 
+from core.market_version import market_version
 from sandbox.models import SandboxBot, SandboxListing
 from sandbox.names import PHASED_FINISHES
 from tests.trading.factories import CatalogItemFactory
 from tests.trading.helpers import ok
 from trading.models import CatalogItem, CatalogPhase
-from trading.selectors.market import market_version
 
 pytestmark = pytest.mark.django_db
 

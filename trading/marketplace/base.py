@@ -88,7 +88,7 @@ PriceFloors = dict[tuple[str, str, str], Decimal]
 
 class Marketplace(Protocol):
     """Market reads are cached under the domain's market version
-    (``trading.selectors.market.market_version``): whatever learns that a listing appeared, went
+    (``core.market_version.market_version``): whatever learns that a listing appeared, went
     or changed price calls ``market_version_bump``. Calls raise MarketplaceUnavailableError when
     the marketplace cannot answer."""
 

@@ -13,6 +13,7 @@ from django.core.cache import cache
 
 from core import clock
 from core.errors import DomainError
+from core.market_version import market_version
 from merchants.models import Client, Merchant
 from trading.games import CS_GAME, GAMES
 from trading.marketplace import get_marketplace
@@ -23,7 +24,6 @@ from trading.platform.base import FleetStatus, InventoryAsset, PlatformError, Tr
 from trading.pricing import ZERO, deposit_price
 from trading.representations import InventoryItemOut, InventoryOut, inventory_item_json
 from trading.selectors.deposits import client_collateral_available
-from trading.selectors.market import market_version
 from trading.selectors.switches import game_settings_get
 
 USER_STATE_ERRORS = {

@@ -1,8 +1,7 @@
 """Market browsing: listings with the merchant's fee applied, one item's listings, suggestions;
-and the market version every cached market read is kept under."""
+cached under the market version (``core.market_version``)."""
 
 import hashlib
-import uuid
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -12,6 +11,7 @@ from django.core.cache import cache
 from django.db.models import Case, IntegerField, Value, When
 
 from core.json import dumps
+from core.market_version import market_version
 from merchants.models import Merchant
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import ItemListingsQuery, Listing, MarketQuery, MarketSort
@@ -21,19 +21,6 @@ from trading.representations import ListingOut, MarketPageOut, SuggestionOut, li
 
 SUGGESTIONS_LIMIT = 20
 PAGE_TTL_SECONDS = 30
-MARKET_VERSION_KEY = "market-version"
-
-
-def market_version() -> str:
-    """The version of what the market shows: cached market pages, price books and inventory
-    offers are kept under it, so a change is seen at once."""
-    return str(cache.get_or_set(MARKET_VERSION_KEY, lambda: uuid.uuid4().hex, timeout=None))
-
-
-def market_version_bump() -> None:
-    """Whatever changes the market calls this: staff editing the catalog (reference prices,
-    stock limits), and the marketplace's side when a listing appears, goes or changes price."""
-    cache.set(MARKET_VERSION_KEY, uuid.uuid4().hex, timeout=None)
 
 
 def listings_render(listings: list[Listing], *, fee_rate: Decimal) -> list[ListingOut]:

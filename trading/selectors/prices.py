@@ -25,6 +25,7 @@ from django.core.cache import cache
 
 from core import clock
 from core.json import dumps
+from core.market_version import market_version
 from merchants.models import Merchant
 from trading.games import CS_GAME, PHASES
 from trading.marketplace import get_marketplace
@@ -32,7 +33,6 @@ from trading.marketplace.base import Delivery, PriceFloors
 from trading.models import CatalogItem, CatalogPhase
 from trading.pricing import deposit_price, fee_inclusive
 from trading.representations import Phase, PriceEntryOut, WithdrawPricesOut
-from trading.selectors.market import market_version
 
 MAX_AGE = timedelta(seconds=30)
 BOOK_TTL = 24 * 3600
