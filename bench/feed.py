@@ -117,6 +117,16 @@ def _merchants(count: int, per_merchant: int) -> tuple[list[Any], list[str]]:
     return merchants, keys
 
 
+def _outbox_end(merchants: list[Any]) -> None:
+    """This run's webhooks, which have nowhere to go, end failed: left pending, beat's sweep would
+    have the next suite run's worker attempt them for 72 hours, and its drain wait on them."""
+    from merchants.models import WebhookEvent
+
+    WebhookEvent.objects.filter(merchant__in=merchants, status=WebhookEvent.Status.PENDING).update(
+        status=WebhookEvent.Status.FAILED, next_attempt_at=None, last_error="feed bench: no URL"
+    )
+
+
 def _trades(merchants: list[Any], count: int) -> list[str]:
     """Withdrawal trades of one item each, initiated, spread over the merchants."""
     from django.utils import timezone
@@ -308,6 +318,7 @@ def main() -> None:
             if process is not None:
                 _stop(process)
         flush_rate_limits()  # the webhook deliveries the changes queued (no worker runs here)
+        _outbox_end(merchants)
 
     latencies = [
         (received - committed[(trade_id, status)]) * 1000

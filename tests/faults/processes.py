@@ -133,7 +133,8 @@ def service_env(*, database_url: str, redis_url: str) -> dict[str, str]:
 
 def celery_worker(env: Mapping[str, str], log: Path, pool: str = "solo") -> Process:
     """One worker taking one task at a time, so "the task in flight" is a single, known task:
-    run by the worker itself (``solo``) or by its one pool process (``prefork``)."""
+    run by the worker itself (``solo``), by its one pool process (``prefork``) or by its one
+    thread (``threads``, the pool production runs)."""
     argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", pool]
     argv += ["--concurrency", "1", "-Q", "celery", "--loglevel", "WARNING"]
     argv += ["--without-mingle", "--without-gossip", "--without-heartbeat"]

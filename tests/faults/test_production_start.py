@@ -70,7 +70,7 @@ def test_web_worker_and_beat_run_under_production_settings_without_var(
     event = due_event(shop)
     assert Merchant.objects.get(pk=shop.merchant.pk).callback_url == callback.url
 
-    worker = celery_worker(env, tmp_path / "worker.log").start()
+    worker = celery_worker(env, tmp_path / "worker.log", "threads").start()
     beat = celery_beat(env, tmp_path / "beat.log").start()
     try:
         with web_serving(env, tmp_path / "web.log") as web:

@@ -1,5 +1,6 @@
-"""End to end with a real Celery worker: the API writes the outbox, the broker (the test Redis)
-carries the tasks, the worker delivers the approval callback to a real HTTP endpoint and buys."""
+"""End to end with a real Celery worker on threads, as production runs it: the API writes the
+outbox, the broker (the test Redis) carries the tasks, the worker delivers the approval callback
+to a real HTTP endpoint and buys."""
 
 import os
 import subprocess
@@ -62,7 +63,9 @@ def worker(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
             "config",
             "worker",
             "--pool",
-            "solo",
+            "threads",
+            "--concurrency",
+            "4",
             "-Q",
             "celery",
             "--loglevel",
