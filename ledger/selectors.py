@@ -34,7 +34,7 @@ STATEMENT_TIMEOUT_MS = 5000
 # admin kind (ADMIN_CREDIT, ADMIN_DEBIT) leaves every funding out.
 TYPES_WITHOUT_ADMIN_ROWS = (Funding.Type.DEPOSIT, Funding.Type.WITHDRAWAL)
 
-# The columns of a ledger row, in the same order on both sides of the union.
+# The columns of a ledger row, as both sides (fundings, staff transfers) read them.
 ROW_COLUMNS = (
     "id",
     "type",
