@@ -34,7 +34,7 @@ STATEMENT_TIMEOUT_MS = 5000
 # admin kind (ADMIN_CREDIT, ADMIN_DEBIT) leaves every funding out.
 TYPES_WITHOUT_ADMIN_ROWS = (Funding.Type.DEPOSIT, Funding.Type.WITHDRAWAL)
 
-# The columns of a ledger row, in the same order on both sides of the union.
+# The columns of a ledger row, as both sides (fundings, staff transfers) read them.
 ROW_COLUMNS = (
     "id",
     "type",
@@ -70,7 +70,7 @@ def _created_between(rows: QuerySet[Any], query: LedgerQuery) -> QuerySet[Any]:
     return rows
 
 
-def _funding_rows(*, merchant: Merchant, query: LedgerQuery, now: datetime) -> QuerySet[Any]:
+def _fundings(*, merchant: Merchant, query: LedgerQuery, now: datetime) -> QuerySet[Any]:
     rows = Funding.objects.filter(merchant=merchant).exclude(
         status=Funding.Status.INITIATED, created_at__lt=now - INITIATED_VISIBLE_FOR
     )
@@ -78,7 +78,7 @@ def _funding_rows(*, merchant: Merchant, query: LedgerQuery, now: datetime) -> Q
         rows = rows.filter(type=query.type)
     if query.status is not None:
         rows = rows.filter(status=query.status)
-    return _created_between(rows, query).values(*ROW_COLUMNS)
+    return _created_between(rows, query)
 
 
 def _column(model: type[models.Model], name: str) -> "models.Field[Any, Any]":
@@ -88,15 +88,23 @@ def _column(model: type[models.Model], name: str) -> "models.Field[Any, Any]":
     return field
 
 
-def _admin_rows(*, merchant: Merchant, query: LedgerQuery) -> QuerySet[Any]:
-    """Staff credits and debits of the merchant (their cause names it), shaped as ledger rows
-    (always POSTED); the amount is the size of the transfer's postings. The constants are cast
-    to the funding columns' types so both sides of the union line up exactly."""
+def _admin_transfers(*, merchant: Merchant, query: LedgerQuery) -> QuerySet[Any]:
+    """Staff credits and debits of the merchant (their cause names it)."""
     kinds = [query.type] if query.type in ADMIN_KINDS else ADMIN_KINDS
     rows = Transfer.objects.filter(cause_type="admin", cause_id=str(merchant.pk), kind__in=kinds)
+    return _created_between(rows, query)
+
+
+def _ledger_rows(rows: QuerySet[Any]) -> QuerySet[Any]:
+    """Fundings or staff transfers as ledger rows. A transfer is always POSTED; its amount is
+    the size of its postings; the constants are cast to the funding columns' types, so its
+    values read back as a funding's would. Shaped only where the rows are read, not for the
+    page's ids and the count: the annotations cost more to build and compile than the rest."""
+    if rows.model is Funding:
+        return rows.values(*ROW_COLUMNS)
     posted = Posting.objects.filter(transfer=OuterRef("pk")).values("amount")[:1]
     text = {name: Cast(Value(""), _column(Funding, name)) for name in ("token", "chain")}
-    rows = _created_between(rows, query).annotate(
+    rows = rows.annotate(
         type=Cast(F("kind"), _column(Funding, "type")),
         status=Cast(Value(ADMIN_STATUS), _column(Funding, "status")),
         amount_usd=Abs(Subquery(posted)),
@@ -120,12 +128,16 @@ def _history_read() -> Iterator[None]:
     try:
         with transaction.atomic():
             if connection.vendor == "postgresql":
+                # One round trip for both settings (a statement without parameters may hold
+                # several).
                 with connection.cursor() as cursor:
-                    if own_transaction:
-                        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                     cursor.execute(
-                        "SELECT set_config('statement_timeout', %s, true)",
-                        [str(STATEMENT_TIMEOUT_MS)],
+                        (
+                            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; "
+                            if own_transaction
+                            else ""
+                        )
+                        + f"SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS:d}"
                     )
             yield
     except DatabaseError as exc:
@@ -158,18 +170,32 @@ def _page_ids(sides: list[QuerySet[Any]], *, offset: int, limit: int) -> list[uu
     return [row["id"] for row in rows.order_by(*NEWEST_FIRST)[offset:end]]
 
 
+def _rows_by_id(sides: list[QuerySet[Any]], ids: list[uuid.UUID]) -> dict[uuid.UUID, Any]:
+    """The page's rows by id, side by side: the first side (the fundings, unless the query is
+    for staff rows only) is read alone, the staff side only for the ids it left (a page of
+    fundings is one plain statement, not a union of two to build and compile)."""
+    found: dict[uuid.UUID, Any] = {}
+    for side in sides:
+        left = [row_id for row_id in ids if row_id not in found]
+        if not left:
+            break
+        found.update((row["id"], row) for row in _ledger_rows(side.filter(id__in=left)))
+    return found
+
+
 def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPageOut:
     """One page of the merchant's ledger, newest first (created, then id), and the number of
-    rows matching the query. Three statements: the page's ids, their rows, the count (the
-    first and the last read only narrow, index-covered columns)."""
+    rows matching the query. Three statements: the page's ids, their rows (two when the page
+    mixes fundings and staff rows), the count (the first and the last read only narrow,
+    index-covered columns)."""
     sides: list[QuerySet[Any]] = []
     if query.type not in ADMIN_KINDS:
-        sides.append(_funding_rows(merchant=merchant, query=query, now=clock.now()))
+        sides.append(_fundings(merchant=merchant, query=query, now=clock.now()))
     if query.type not in TYPES_WITHOUT_ADMIN_ROWS:
-        sides.append(_admin_rows(merchant=merchant, query=query))
+        sides.append(_admin_transfers(merchant=merchant, query=query))
     with _history_read():
         ids = _page_ids(sides, offset=query.offset, limit=query.limit)
-        found = {row["id"]: row for row in _union_all([s.filter(id__in=ids) for s in sides])}
+        found = _rows_by_id(sides, ids)
         total = query.offset + len(ids)
         # A page that is not full ends the list, unless it is past the end (count then).
         if len(ids) == query.limit or (not ids and query.offset):
@@ -187,7 +213,7 @@ def ledger_transaction_get(
         funding_id = uuid.UUID(transaction_id)
     except ValueError:
         return None
-    rows = Funding.objects.filter(merchant=merchant, pk=funding_id).values(*ROW_COLUMNS)
+    rows = _ledger_rows(Funding.objects.filter(merchant=merchant, pk=funding_id))
     with _history_read():
         row = rows.first()
     return ledger_transaction_json(row) if row is not None else None

@@ -57,10 +57,11 @@ def client_token_claimed_merchant(token: str) -> str | None:
 def client_token_merchant_id(token: str) -> str:
     """The merchant a token claims, from the ``merchantId`` claim or the ``userId`` header."""
     try:
-        header = jwt.get_unverified_header(token)
-        claims = jwt.decode(token, options={"verify_signature": False})
+        # Header and claims from one parse (PyJWT checks the token character by character).
+        unverified = jwt.decode_complete(token, options={"verify_signature": False})
     except jwt.PyJWTError as exc:
         raise InvalidClientTokenError("malformed token") from exc
+    header, claims = unverified["header"], unverified["payload"]
     if header.get("alg") != ALGORITHM:
         raise InvalidClientTokenError("algorithm not allowed")
     header_id, claim_id = header.get("userId"), claims.get("merchantId")
