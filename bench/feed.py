@@ -252,6 +252,7 @@ def main() -> None:
         VENV,
         ensure_database,
         flush_rate_limits,
+        process_group_stop,
         setup_django,
     )
 
@@ -316,7 +317,7 @@ def main() -> None:
     finally:
         for process in (clients, feed):  # the sockets first: the feed waits for them to close
             if process is not None:
-                _stop(process)
+                process_group_stop(process, grace=10)
         flush_rate_limits()  # the webhook deliveries the changes queued (no worker runs here)
         _outbox_end(merchants)
 
@@ -341,18 +342,6 @@ def main() -> None:
         f"| {(rss_open - rss_before) / args.sockets:.1f} | {cpu / drive_seconds:.0%} |"
     )
     sys.stdout.flush()
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """SIGTERM to the process group, SIGKILL if it has not gone in ten seconds."""
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 def _wait_healthy(url: str) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # The checkout's own virtualenv, else the one running this script (a worktree shares one).
@@ -252,11 +253,23 @@ def web(
         _wait_for(f"{base_url}{health}", 60)
         yield served
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
+        process_group_stop(process)
         log.close()
         if ready_dir is not None:
             shutil.rmtree(ready_dir, ignore_errors=True)
+
+
+def process_group_stop(process: subprocess.Popen[Any], *, grace: float = 30) -> None:
+    """SIGTERM to a process started in its own session, SIGKILL to its group if it has not
+    gone within ``grace`` seconds (a server waiting for clients that never close)."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def load_average() -> tuple[float, float, float]:
@@ -358,8 +371,7 @@ def stack(
             )
         finally:
             if worker is not None:
-                os.killpg(worker.pid, signal.SIGTERM)
-                worker.wait(timeout=30)
+                process_group_stop(worker)
                 log.close()
 
 
