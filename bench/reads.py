@@ -71,6 +71,7 @@ def _world() -> dict[str, tuple[str, dict[str, str]]]:
     allocation_get(merchant=Merchant.objects.get(pk=seller.id), platform_id=client.platform_id)
     ledger_headers = {"api-key": ledger_key}
     return {
+        "no-op": ("/sandbox/clock", {"api-key": seller.key}),
         "ledger list": ("/v1/ledger/transactions", ledger_headers),
         "ledger lookup": (f"/v1/ledger/transactions/{funding}", ledger_headers),
         "balance": ("/v1/wallets/me/balance", {"api-key": seller.key}),

@@ -18,15 +18,23 @@ class CallerCache:
     An entry serves a request only when the request's round trip to the shared state
     (``merchants.gate``) found the auth epoch this cache was filled under, and only for
     ``SECONDS`` after it was read from the database: a change that bumped the epoch is seen by the
-    next request of every process, one that did not (a bump lost to a Redis outage, a row edited
-    by hand) within ``SECONDS``. Outside requests (workers, commands) it is not used at all."""
+    next request of every process. A bump lost to a Redis outage is made up for (``bump_owed``,
+    and every process that met the outage drops its entries); only a row edited by hand, behind
+    the services, waits for ``SECONDS``. Outside requests (workers, commands) it is not used at
+    all."""
 
-    SECONDS = 1.0
+    # Re-reading every second cost most requests a database read of their own once many
+    # merchants share a process (docs/decisions.md, "Per-request path"); the feed re-reads its
+    # sockets' keys on the same period (FEED_RECHECK_FULL_SECONDS).
+    SECONDS = 30.0
     MAX_ENTRIES = 10_000
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], tuple[float, Any]] = {}
         self.epoch: str | None = None  # None: not known yet
+        # This process changed a caller and could not move the epoch: it does so at its next
+        # round trip to the shared state (``merchants.gate``).
+        self.bump_owed = False
 
     def epoch_seen(self, epoch: str) -> None:
         """The epoch a request's round trip read: entries of another epoch are dropped, and the
@@ -54,8 +62,8 @@ class CallerCache:
     def guess(self, kind: str, key: str) -> Any:
         """An entry's values whatever their age, or None: only for guessing who calls (the
         request's count then made in the gate's round trip is taken back if the guess was
-        wrong). Each key's entry is read again every second; under load from many merchants,
-        refusing an old entry here sent most requests to Redis twice."""
+        wrong). An entry past ``SECONDS`` is read again before it authenticates; refusing it
+        here too would send that request to Redis twice."""
         found = self._entries.get((kind, key))
         return None if found is None else found[1]
 
@@ -77,14 +85,18 @@ CALLERS = CallerCache()
 
 def callers_changed() -> None:
     """An API key, an API secret or a merchant changed: every web process drops the callers it
-    keeps (``merchants.selectors.CallerCache``), this one now and again at commit (a request may
-    have kept the old rows meanwhile), the others at their next request once the commit bumped
-    the auth epoch. A bump that fails (Redis away) is logged; the others then see the change
-    within ``CallerCache.SECONDS``."""
+    keeps (``CallerCache``), this one now and again at commit (a request may have kept the old
+    rows meanwhile), the others at their next request once the commit bumped the auth epoch. A
+    bump that fails (Redis away) is owed: this process makes it at its next round trip, and every
+    process whose round trip failed meanwhile has dropped its callers."""
 
     def bump() -> None:
         CALLERS.clear()
-        auth_epoch_bump()
+        try:
+            auth_epoch_bump()
+        except Exception:
+            CALLERS.bump_owed = True
+            raise  # logged by on_commit(robust=True)
 
     CALLERS.clear()
     transaction.on_commit(bump, robust=True)
