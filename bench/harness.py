@@ -6,6 +6,7 @@ against the bench database), then runs scenarios and prints a markdown table."""
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -315,6 +316,28 @@ def _wait_for(url: str, deadline_seconds: float) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
+# As production runs them (README, "Production"): one worker process per core, each running its
+# tasks in threads, and beat in the first.
+WORKER_PROCESSES = 2
+WORKER_THREADS = 8
+
+
+def celery_argvs() -> list[list[str]]:
+    common = ["-A", "config", "worker", "--loglevel", "WARNING", "--pool", "threads"]
+    return [
+        [
+            str(VENV / "celery"),
+            *common,
+            "--concurrency",
+            str(WORKER_THREADS),
+            "--hostname",
+            f"bench{n}@%h",
+            *(["--beat", "--schedule", str(RESULTS / "celerybeat-schedule")] if n == 0 else []),
+        ]
+        for n in range(WORKER_PROCESSES)
+    ]
+
+
 @contextmanager
 def stack(
     *,
@@ -338,22 +361,10 @@ def stack(
         worker = None
         if celery:
             log = open(RESULTS / "stack.log", "ab")  # noqa: SIM115 (open for the worker's lifetime)
+            # One shell whose process tree holds every worker process: the CPU shares count the
+            # tree, and stopping its process group stops them all.
             worker = subprocess.Popen(
-                [
-                    str(VENV / "celery"),
-                    "-A",
-                    "config",
-                    "worker",
-                    "--beat",
-                    "--loglevel",
-                    "WARNING",
-                    "--pool",
-                    "threads",
-                    "--concurrency",
-                    "16",
-                    "--schedule",
-                    str(RESULTS / "celerybeat-schedule"),
-                ],
+                ["sh", "-c", " & ".join(shlex.join(argv) for argv in celery_argvs()) + " & wait"],
                 cwd=ROOT,
                 env={**os.environ, **BENCH_ENV, **(extra_env or {})},
                 stdout=log,

@@ -6,10 +6,12 @@ from typing import Any
 
 from celery import Celery, Task
 from celery.schedules import crontab
+from celery.signals import task_postrun, task_prerun
 from django.conf import settings
 from kombu.exceptions import OperationalError
 
 import config.broker  # noqa: F401 (registers the quick start's broker transport)
+from core.context import task_ended, task_started
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -52,3 +54,13 @@ def enqueue(task: Task, *args: Any) -> None:
         task.apply_async(args)
     except OperationalError as exc:
         logger.warning("broker unavailable, %s%r is left to its sweep: %s", task.name, args, exc)
+
+
+@task_prerun.connect
+def _task_prerun(task_id: str, **_: Any) -> None:
+    task_started(task_id)
+
+
+@task_postrun.connect
+def _task_postrun(task_id: str, **_: Any) -> None:
+    task_ended(task_id)

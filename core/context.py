@@ -1,5 +1,5 @@
 """The request being served now: its id (for the envelope and every log line) and a memo of
-values read once per request."""
+values read once per request. A worker's task is served the same way (``task_started``)."""
 
 import logging
 import re
@@ -12,6 +12,7 @@ T = TypeVar("T")
 
 _request_id: ContextVar[str] = ContextVar("request_id", default="-")
 _memo: ContextVar[dict[str, Any] | None] = ContextVar("request_memo", default=None)
+_task_serving: ContextVar[str | None] = ContextVar("task_serving", default=None)
 
 
 def current_request_id() -> str:
@@ -37,8 +38,24 @@ def end_request() -> None:
     _memo.set(None)
 
 
+def task_started(task_id: str) -> None:
+    """A worker's task is one unit of work, like a request: its log lines carry its id and the
+    switches (the sandbox clock) are read once for it, not at every ``clock.now()``. A task run
+    eagerly inside a request keeps the request's."""
+    if _memo.get() is None:
+        start_request(task_id)
+        _task_serving.set(task_id)
+
+
+def task_ended(task_id: str) -> None:
+    if _task_serving.get() == task_id:
+        end_request()
+        _request_id.set("-")
+        _task_serving.set(None)
+
+
 def request_memo(key: str, load: Callable[[], T]) -> T:
-    """``load()`` once per request; outside a request (workers, shells) every time."""
+    """``load()`` once per request or task; outside one (shells, beat) every time."""
     memo = _memo.get()
     if memo is None:
         return load()

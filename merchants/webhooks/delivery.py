@@ -115,6 +115,18 @@ def _record_attempt(*, event_id: str, lease_until: datetime, url: str, result: P
     _record(event_id=event_id, lease_until=lease_until, url=url, result=unrecorded, give_up=True)
 
 
+# What settling an attempt changes: only these are read under the lock and written back (the
+# payload is neither decoded nor encoded again).
+_SETTLED_FIELDS = (
+    "status",
+    "attempts",
+    "next_attempt_at",
+    "lease_until",
+    "delivered_at",
+    "last_error",
+)
+
+
 def _record(
     *, event_id: str, lease_until: datetime, url: str, result: PostResult, give_up: bool = False
 ) -> None:
@@ -124,8 +136,8 @@ def _record(
     with transaction.atomic():
         # The event row alone (trade_lock says why): an approval goes on to lock its trade.
         event = (
-            WebhookEvent.objects.select_for_update(of=("self",), no_key=True)
-            .select_related("merchant")
+            WebhookEvent.objects.select_for_update(no_key=True)
+            .only(*_SETTLED_FIELDS, "merchant_id", "subject_type", "subject_id", "is_approval")
             .get(pk=event_id)
         )
         if event.status != WebhookEvent.Status.PENDING or event.lease_until != lease_until:
@@ -151,7 +163,7 @@ def _record(
             _settle_approval(event, result, now)
         else:
             _settle_regular(event, result, now)
-        event.save()
+        event.save(update_fields=_SETTLED_FIELDS)
 
 
 def _finish(event: WebhookEvent, status: str, now: datetime) -> None:
