@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from config.celery import app as celery_app
 from merchants.models import Merchant
 from sandbox.services.seeding import sandbox_seed
+from tests.eager import _eager_celery  # noqa: F401 (autouse: tasks run eagerly)
 from tests.factories import Actor, make_actor, platform_id, trade_url
 from tests.test_openapi import CONFORMANCE, schema, wsgi_in_test_transaction  # noqa: F401
 from tests.trading.helpers import clock_move
@@ -118,13 +118,6 @@ class Walk:
         assert response.status_code == status, response.text
         self.walked.add((method, path))
         return json.loads(response.content, parse_float=Decimal)["data"]
-
-
-@pytest.fixture(autouse=True)
-def _eager_celery() -> Iterator[None]:
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture

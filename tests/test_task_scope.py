@@ -2,15 +2,14 @@
 the sandbox clock are read once for the whole task, not at every ``clock.now()``, and its log
 lines carry the task's id; a task run eagerly inside a request keeps the request's."""
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from celery import shared_task
 
-from config.celery import app as celery_app
 from core import clock, selectors
 from core.context import current_request_id, end_request, request_memo_peek, start_request
+from tests.eager import _eager_celery  # noqa: F401 (autouse: tasks run eagerly)
 
 pytestmark = pytest.mark.django_db
 
@@ -20,13 +19,6 @@ def clock_thrice() -> str:
     for _ in range(3):
         clock.now()
     return current_request_id()
-
-
-@pytest.fixture(autouse=True)
-def _eager_celery() -> Iterator[None]:
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from config.celery import app as celery_app
+from tests.eager import _eager_celery  # noqa: F401 (autouse: tasks run eagerly)
 from tests.factories import Actor, make_actor, platform_id
 from tests.withdrawals.conftest import Desk, client_headers, envelope, funded
 from tests.withdrawals.receiver import Receiver, receiver
@@ -19,13 +19,6 @@ OTHER_RECIPIENT = "0x976EA74026E726554dB657fA54763abd0C3a0aa9"
 SOL_RECIPIENT = "5vftMkHL72JaJG6ExQfGAsT2uGVHpRR7oTNUPMs68Y2N"
 USER = platform_id(1)
 OTHER_USER = platform_id(2)
-
-
-@pytest.fixture(autouse=True)
-def _eager_celery() -> Iterator[None]:
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture

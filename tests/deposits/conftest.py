@@ -10,9 +10,9 @@ from decimal import Decimal
 
 import pytest
 
-from config.celery import app as celery_app
 from merchants.models import Client, Merchant
 from sandbox.models import SandboxBot, SandboxPlatformUser
+from tests.eager import _eager_celery  # noqa: F401 (autouse: tasks run eagerly)
 from tests.factories import Actor, make_actor, platform_id, trade_url
 from tests.trading.factories import RUST, CatalogItemFactory, SandboxBotFactory
 from tests.withdrawals.conftest import Desk, client_headers, ok_data
@@ -23,13 +23,6 @@ from trading.selectors.inventory import inventory_cache_forget
 OWNER = 1
 OTHER = 2
 AK_ASSETS = [f"1000000{n:03d}" for n in range(30)]
-
-
-@pytest.fixture(autouse=True)
-def _eager_celery() -> Iterator[None]:
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture

@@ -7,18 +7,11 @@ from typing import Any
 
 import pytest
 
-from config.celery import app as celery_app
 from sandbox.services.seeding import sandbox_seed
+from tests.eager import _eager_celery  # noqa: F401 (autouse: tasks run eagerly)
 from tests.factories import Actor, make_actor
 from tests.withdrawals.conftest import Desk, envelope, funded
 from tests.withdrawals.receiver import Receiver, receiver
-
-
-@pytest.fixture(autouse=True)
-def _eager_celery() -> Iterator[None]:
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture

@@ -1,14 +1,15 @@
 """The verification endpoints as the tests drive them, over alice's and bob's clients."""
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
 
-from config.celery import app as celery_app
 from merchants.models import Client
+
+# The verdict sweep queues one poll per due process; they run in the test's process.
+from tests.eager import _eager_celery  # noqa: F401 (autouse: tasks run eagerly)
 from tests.factories import Actor, platform_id
 from tests.trading.helpers import client_token, ok
 
@@ -78,14 +79,6 @@ class Verifier:
         dossier_id = self.started(person, email)["dossierId"]
         data: dict[str, Any] = ok(self.decide(person.actor, dossier_id, "ACCEPTED"))
         return data
-
-
-@pytest.fixture(autouse=True)
-def _eager_celery() -> Iterator[None]:
-    """The verdict sweep queues one poll per due process; run them in the test's process."""
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture

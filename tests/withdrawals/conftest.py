@@ -4,20 +4,13 @@ from decimal import Decimal
 
 import pytest
 
-from config.celery import app as celery_app
 from merchants.models import Merchant
 from sandbox.models import SandboxListing
+from tests.eager import _eager_celery  # noqa: F401 (autouse: tasks run eagerly)
 from tests.factories import Actor, make_actor
 from tests.withdrawals.receiver import Receiver, receiver
 from trading.models import CatalogItem
 from wallet.services import wallet_admin_credit
-
-
-@pytest.fixture(autouse=True)
-def _eager_celery() -> Iterator[None]:
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = False
 
 
 @pytest.fixture
