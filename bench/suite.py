@@ -40,7 +40,7 @@ from harness import (
 )
 from limits import NO_IO, READ, WRITE, limit_lines, limit_server, limit_tables_ensure
 from report import Measured, report_write
-from tradedata import RECEIVER_PORT, drain
+from tradedata import RECEIVER_PORT, drain, vacuum_analyze
 
 WARMUP_SECONDS = 3
 WEB_WORKERS = 2  # one per core; threads overlap a request's waits on PostgreSQL and Redis
@@ -182,6 +182,20 @@ def available(path: str) -> bool:
 
 # Below this many cores the Celery worker counts as idle; reads are measured only then.
 WORKER_IDLE_CORES = 0.05
+
+
+def worker_cost(service: Stack, before: dict, outcome: Measured) -> str:  # type: ignore[type-arg]
+    """The Celery worker's CPU per request of a write, over its load and the drain after it:
+    steadier than the drain's seconds, which depend on how many requests the load made."""
+    assert service.worker is not None
+    assert outcome.result is not None
+    used = cpu_used(before, snapshot(), {"worker": service.worker.pid}, os.getpid())["worker"]
+    served = outcome.result.requests
+    per_request = used / served * 1000 if served else 0.0
+    return (
+        f"{outcome.label}: the worker used {used:.1f} s of CPU for {served} requests,"
+        f" {per_request:.1f} ms each (the load and the drain)."
+    )
 
 
 def worker_idle_wait(service: Stack, max_seconds: int = 300) -> float | None:
@@ -366,6 +380,13 @@ def main() -> None:
         notes.append(
             f"Price book warmed before the run in {time.perf_counter() - started_build:.1f} s."
         )
+        started_vacuum = time.perf_counter()
+        vacuum_analyze()
+        notes.append(
+            "The database vacuumed and analysed before the run in"
+            f" {time.perf_counter() - started_vacuum:.1f} s: this machine's PostgreSQL runs without"
+            " autovacuum, and the dead rows earlier runs' writes leave would slow this one."
+        )
         merchant_ids = cast.merchant_ids() + scale.merchant_ids
         chosen = [
             s
@@ -393,6 +414,7 @@ def main() -> None:
                         if waited is None
                         else f"Before {scenario.label}: waited {waited:.0f} s for an idle worker."
                     )
+                worker_before = snapshot()
                 outcome = measure(service, limits, scenario, warmup, args.seconds, args.profile)
                 if not scenario.write and outcome.uneven(UNEVEN_SHARE):
                     notes.append(
@@ -410,6 +432,7 @@ def main() -> None:
                         if waited is not None
                         else f"After {scenario.label} the worker had not finished in 600 s."
                     )
+                    notes.append(worker_cost(service, worker_before, outcome))
                 if scenario.key == "buy":
                     clean, output = wallet_check()
                     notes.append(f"`manage.py check_wallet` after secure buy: {output}")

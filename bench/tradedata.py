@@ -171,11 +171,12 @@ def loaded_merchants(
 
 
 def vacuum_analyze(*tables: str) -> None:
-    """Fresh rows: set the visibility map (index-only scans) and the planner's statistics."""
+    """Fresh rows: set the visibility map (index-only scans) and the planner's statistics.
+    Without tables: the whole database."""
     from django.db import connection
 
     with connection.cursor() as cursor:
-        for table_name in tables:
+        for table_name in tables or ("",):
             cursor.execute(f"VACUUM ANALYZE {table_name}")
 
 

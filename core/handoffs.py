@@ -1,14 +1,25 @@
 """Work a commit makes due, handed to a worker once the transaction commits. Services name the
 work; each app's tasks module registers how a worker gets it (imported by the app's
 ``AppConfig.ready``, so every process has it), and services never import their tasks. A lost
-hand-off costs only time: the sweeps find the work in the database."""
+hand-off costs only time: the sweeps find the work in the database.
 
-from collections.abc import Callable
+A worker's task may instead keep the work it made due and do it itself when it is done
+(``handoffs_followed``): one task and one broker round trip fewer, for work that comes right
+after the task's own (a withdrawal's purchase after its approval)."""
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.db import transaction
 
+logger = logging.getLogger(__name__)
+
 # Work name (the Celery task's name) -> hands one id to a worker.
 HANDOFFS: dict[str, Callable[[str], None]] = {}
+
+_followed: ContextVar[list[Callable[[], None]] | None] = ContextVar("followed", default=None)
 
 
 def handoff_register(name: str, hand_off: Callable[[str], None]) -> None:
@@ -19,3 +30,31 @@ def handoff_on_commit(name: str, subject_id: str) -> None:
     """Hand ``subject_id`` to the worker of ``name`` after the surrounding transaction commits
     (at once outside one)."""
     transaction.on_commit(lambda: HANDOFFS[name](subject_id))
+
+
+def handoff_follow(work: Callable[[], None]) -> bool:
+    """Keep ``work`` for the end of the enclosing ``handoffs_followed`` block; False outside
+    one (then the caller hands it to a worker)."""
+    followed = _followed.get()
+    if followed is None:
+        return False
+    followed.append(work)
+    return True
+
+
+@contextmanager
+def handoffs_followed() -> Iterator[None]:
+    """Work kept by ``handoff_follow`` inside the block runs when the block ends without an
+    error, in this thread, outside any transaction. Work that fails is logged and left to its
+    sweep, as a lost hand-off would be; so is work kept by a block that raised."""
+    followed: list[Callable[[], None]] = []
+    token = _followed.set(followed)
+    try:
+        yield
+    finally:
+        _followed.reset(token)
+    for work in followed:
+        try:
+            work()
+        except Exception:
+            logger.exception("work after the task failed; it is left to its sweep")

@@ -5,7 +5,7 @@ class TradingConfig(AppConfig):
     name = "trading"
 
     def ready(self) -> None:
-        from merchants.webhooks.outbox import APPROVAL_HANDLERS
+        from merchants.webhooks.outbox import APPROVAL_HANDLERS, APPROVAL_RESUMES
         from trading import (
             checks,  # noqa: F401 (warns about unconfigured outside systems)
             tasks,  # noqa: F401 (registers the hand-offs to workers)
@@ -18,11 +18,15 @@ class TradingConfig(AppConfig):
             deposit_provider_advances,
         )
         from trading.selectors.trades import withdrawal_locks
-        from trading.services.withdrawals import withdrawal_approval_resolve
+        from trading.services.withdrawals import (
+            withdrawal_approval_resolve,
+            withdrawal_approval_resume,
+        )
         from wallet.models import Account
         from wallet.selectors import DOUBLED_CREDITS, HELD_BALANCES, LOCK_HOLDERS, SHARED_ASSETS
 
         APPROVAL_HANDLERS["trade"] = withdrawal_approval_resolve
+        APPROVAL_RESUMES["trade"] = withdrawal_approval_resume
         LOCK_HOLDERS["withdrawals"] = withdrawal_locks
         HELD_BALANCES[Account.Kind.ESCROW] = deposit_escrow_held
         HELD_BALANCES[Account.Kind.COLLATERAL] = deposit_collateral_held

@@ -3,7 +3,7 @@
 from celery import shared_task
 
 from config.celery import enqueue
-from core.handoffs import handoff_register
+from core.handoffs import handoff_follow, handoff_register
 from trading.services.cancels import (
     withdrawal_auto_cancels_due,
     withdrawal_cancels_complete,
@@ -27,7 +27,9 @@ def purchase_withdrawal(trade_id: str) -> None:
 
 
 def enqueue_purchase(trade_id: str) -> None:
-    enqueue(purchase_withdrawal, trade_id)
+    """After an approval callback the delivering task buys too (``handoffs_followed``)."""
+    if not handoff_follow(lambda: withdrawal_fulfil(trade_id=trade_id)):
+        enqueue(purchase_withdrawal, trade_id)
 
 
 @shared_task(name="trading.sweep_purchases", time_limit=120)

@@ -17,7 +17,7 @@ from django.db.models import Q
 from core import clock
 from merchants.callers import callers_changed
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
-from merchants.webhooks.outbox import APPROVAL_HANDLERS, Approval
+from merchants.webhooks.outbox import APPROVAL_HANDLERS, APPROVAL_RESUMES, Approval
 from merchants.webhooks.signing import PostResult, signed_post, storable_text
 
 logger = logging.getLogger(__name__)
@@ -71,6 +71,7 @@ def webhook_event_deliver(*, event_id: str) -> None:
         .update(lease_until=lease_until)
     )
     if not claimed:
+        _approval_resume(event_id=event_id)
         return
     event = WebhookEvent.objects.select_related("merchant").get(pk=event_id)
     merchant = event.merchant
@@ -87,6 +88,22 @@ def webhook_event_deliver(*, event_id: str) -> None:
     _record_attempt(
         event_id=event_id, lease_until=lease_until, url=merchant.callback_url, result=result
     )
+
+
+def _approval_resume(*, event_id: str) -> None:
+    """A delivery run again for an approval already answered: its first run may have died
+    after recording the answer, in the work the answer made due (``handoffs_followed``), so
+    that work is handed on again rather than left to its sweep."""
+    answered = (
+        WebhookEvent.objects.filter(
+            pk=event_id, is_approval=True, status=WebhookEvent.Status.DELIVERED
+        )
+        .values_list("subject_type", "subject_id")
+        .first()
+    )
+    if answered is not None:
+        subject_type, subject_id = answered
+        APPROVAL_RESUMES[subject_type](subject_id)
 
 
 def _record_attempt(*, event_id: str, lease_until: datetime, url: str, result: PostResult) -> None:

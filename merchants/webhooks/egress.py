@@ -6,10 +6,16 @@ letting ``requests`` resolve it again would let a name that answers a public add
 and an internal one to the connection (DNS rebinding) through. The Host header, TLS SNI and the
 certificate check keep using the name from the URL. Answers are read up to a size and a time
 limit, so a receiver can neither fill the worker's memory nor hold it past its lease.
+
+Each worker thread keeps its connections open between posts (one handshake per receiver, not
+per attempt), as merchants' servers expect of a webhook sender; it keeps no cookies, so nothing
+one receiver sets travels with a later post.
 """
 
+import http.cookiejar
 import ipaddress
 import socket
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -117,25 +123,39 @@ class Answer:
     body: bytes  # at most MAX_ANSWER_BYTES
 
 
+_kept = threading.local()
+
+
+def _session(*, pinned: bool) -> requests.Session:
+    """This thread's session: with the pinned adapter outside the sandbox, plain inside."""
+    sessions: dict[bool, requests.Session] = _kept.__dict__.setdefault("sessions", {})
+    session = sessions.get(pinned)
+    if session is None:
+        session = requests.Session()
+        session.trust_env = False
+        session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+        if pinned:
+            session.mount("https://", PinnedAddressAdapter(public_address))
+        sessions[pinned] = session
+    return session
+
+
 def callback_post(url: str, *, body: bytes, headers: Mapping[str, str], timeout: float) -> Answer:
     """One POST, never following redirects nor an environment proxy (which would resolve the
     name itself). Raises ``requests.RequestException``, ``OSError`` or ``UnsafeAddressError``."""
     started = time.monotonic()
-    with requests.Session() as session:
-        session.trust_env = False
-        if not settings.SANDBOX:
-            if urlsplit(url).scheme != "https":
-                raise UnsafeAddressError("callback URLs must be https")
-            session.mount("https://", PinnedAddressAdapter(public_address))
-        with session.post(
-            url,
-            data=body,
-            headers=dict(headers),
-            timeout=(CONNECT_TIMEOUT_SECONDS, timeout),
-            allow_redirects=False,
-            stream=True,
-        ) as response:
-            return Answer(response.status_code, _read_capped(response, started + timeout))
+    pinned = not settings.SANDBOX
+    if pinned and urlsplit(url).scheme != "https":
+        raise UnsafeAddressError("callback URLs must be https")
+    with _session(pinned=pinned).post(
+        url,
+        data=body,
+        headers=dict(headers),
+        timeout=(CONNECT_TIMEOUT_SECONDS, timeout),
+        allow_redirects=False,
+        stream=True,
+    ) as response:
+        return Answer(response.status_code, _read_capped(response, started + timeout))
 
 
 def _read_capped(response: requests.Response, deadline: float) -> bytes:
@@ -147,6 +167,9 @@ def _read_capped(response: requests.Response, deadline: float) -> bytes:
     while size < MAX_ANSWER_BYTES and time.monotonic() < deadline:
         chunk = response.raw.read1(MAX_ANSWER_BYTES - size, decode_content=True)
         if not chunk:
+            # Read to its end: the connection can carry the next post. One left with a part of
+            # the answer unread is closed with the response.
+            response.raw.release_conn()
             break
         chunks.append(chunk)
         size += len(chunk)

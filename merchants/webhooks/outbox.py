@@ -1,6 +1,7 @@
 """The outbox the domain writes to: an event stored in the transaction of the change it reports,
 handed to a worker after commit; and the hook through which an approval's answer reaches the
-app that asked (``APPROVAL_HANDLERS``, filled in each app's ``AppConfig.ready``)."""
+app that asked (``APPROVAL_HANDLERS`` and ``APPROVAL_RESUMES``, filled in each app's
+``AppConfig.ready``)."""
 
 import uuid
 from collections.abc import Callable, Mapping
@@ -26,6 +27,9 @@ class Approval:
 # merchant's answer. Apps register theirs at start-up.
 ApprovalHandler = Callable[[str, str, str], None]
 APPROVAL_HANDLERS: dict[str, ApprovalHandler] = {}
+# subject_type -> resume(subject_id): hands on again the work an answered approval made due, for
+# a delivery task run again after its first run died past the answer (the work is idempotent).
+APPROVAL_RESUMES: dict[str, Callable[[str], None]] = {}
 
 
 def webhook_event_emit(

@@ -5,13 +5,17 @@ new events to a worker."""
 from celery import shared_task
 
 from config.celery import enqueue
-from core.handoffs import handoff_register
+from core.handoffs import handoff_register, handoffs_followed
 from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
 
 
-@shared_task(name="webhooks.deliver", acks_late=True, time_limit=60, soft_time_limit=45)
+# The limits hold an attempt (connect 3 s + read 10 s, and a slow answer) and the work an
+# approval makes due that the task then does itself (a purchase: trading.withdrawal_purchase's
+# 120 s).
+@shared_task(name="webhooks.deliver", acks_late=True, time_limit=180, soft_time_limit=165)
 def deliver_webhook(event_id: str) -> None:
-    webhook_event_deliver(event_id=event_id)
+    with handoffs_followed():
+        webhook_event_deliver(event_id=event_id)
 
 
 @shared_task(name="webhooks.sweep", time_limit=60)

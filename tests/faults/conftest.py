@@ -9,7 +9,9 @@ from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 
+import orjson
 import pytest
+import redis
 import requests
 from django.conf import settings
 from rest_framework.test import APIClient
@@ -102,6 +104,12 @@ def prefork_worker(
     process = celery_worker(env, tmp_path / "worker.log", "prefork").start()
     yield process
     process.stop()
+
+
+def queued_tasks() -> list[str]:
+    """The names of the tasks waiting in the broker's queue (taken by no worker yet)."""
+    broker = redis.Redis.from_url(celery_app.conf.broker_url)
+    return [orjson.loads(message)["headers"]["task"] for message in broker.lrange("celery", 0, -1)]
 
 
 def sweeps_send() -> None:

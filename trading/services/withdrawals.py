@@ -285,6 +285,12 @@ def refund_item(trade: Trade, item: TradeItem, kind: str = "REFUND") -> None:
         item.locked = Decimal("0.00")
 
 
+def withdrawal_approval_resume(trade_id: str) -> None:
+    """The purchase an approval started, handed on again: it buys only what is not yet
+    bought (keyed by item), and nothing for a trade the answer failed."""
+    handoff_on_commit("trading.withdrawal_purchase", trade_id)
+
+
 def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> None:
     """The merchant's answer to the approval callback (runs in the delivery's transaction)."""
     trade, items = trade_lock(trade_id=trade_id)
@@ -335,15 +341,18 @@ def withdrawal_purchase(*, trade_id: str) -> None:
             key=f"ti-{item.pk}",
             amount=item.amount,
         )
+        if result.ok:
+            # Only the item's row changes: one guarded statement, no lock of the trade. An item
+            # that left PENDING meanwhile (cancelled) keeps no ref; its cancel finds the
+            # purchase by its key.
+            TradeItem.objects.filter(pk=item.pk, status=Status.PENDING, purchase_ref="").update(
+                purchase_ref=result.ref, updated_at=clock.now()
+            )
+            continue
         with transaction.atomic():
             trade, items = trade_lock(trade_id=trade_id)
             current = next(i for i in items if i.pk == item.pk)
             if current.status != Status.PENDING or current.purchase_ref:
-                continue
-            if result.ok:
-                current.purchase_ref = result.ref
-                current.updated_at = clock.now()
-                current.save(update_fields=["purchase_ref", "updated_at"])
                 continue
             refund_item(trade, current)
             trade_apply(

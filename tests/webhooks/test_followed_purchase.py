@@ -1,0 +1,115 @@
+"""The approval's delivery task buys itself, after its commit, instead of handing the purchase
+to another task through the broker; a purchase that fails there is left to the purchase sweep."""
+
+import logging
+
+import pytest
+
+from core.handoffs import HANDOFFS, handoff_follow, handoffs_followed
+from merchants.webhooks.tasks import deliver_webhook
+from sandbox.models import SandboxPurchase
+from tests.webhooks.conftest import approval_event, bought
+from trading import tasks
+from trading.models import Trade
+from trading.services.sweeps import PURCHASE_GRACE, withdrawal_purchases_due
+
+# Real commits: the hand-off runs at the delivery's commit, inside the task.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[object, ...]]]:
+    """Tasks the trading hand-offs give the broker."""
+    sent: list[tuple[str, tuple[object, ...]]] = []
+    monkeypatch.setattr(tasks, "enqueue", lambda task, *args: sent.append((task.name, args)))
+    return sent
+
+
+def test_the_approval_task_buys_without_a_purchase_task(api, shop, listing, hooks, enqueued):
+    trade_id = bought(api, shop, listing)
+
+    deliver_webhook.apply(args=[str(approval_event(trade_id).id)])
+
+    assert enqueued == []
+    (purchase,) = SandboxPurchase.objects.all()
+    assert purchase.listing_id == listing.id
+    assert Trade.objects.get(pk=trade_id).status == "pending"
+
+
+def test_a_purchase_outside_a_delivery_task_is_handed_to_the_broker(
+    api, shop, listing, enqueued, clock_advance
+):
+    trade_id = bought(api, shop, listing)
+    clock_advance(int(PURCHASE_GRACE.total_seconds()) + 1)
+
+    tasks.enqueue_purchase(trade_id)
+
+    assert enqueued == [("trading.withdrawal_purchase", (trade_id,))]
+    assert not SandboxPurchase.objects.exists()
+
+
+def test_a_failed_purchase_after_the_approval_is_logged_and_left_to_the_sweep(
+    api, shop, listing, hooks, enqueued, monkeypatch, caplog, clock_advance
+):
+    def out_of_service(*, trade_id: str) -> None:
+        raise ConnectionError("the marketplace hung up")
+
+    monkeypatch.setattr(tasks, "withdrawal_fulfil", out_of_service)
+    trade_id = bought(api, shop, listing)
+    event = approval_event(trade_id)
+
+    with caplog.at_level(logging.ERROR, logger="core.handoffs"):
+        assert deliver_webhook.apply(args=[str(event.id)]).successful()
+
+    event.refresh_from_db()
+    assert event.status == "delivered"
+    assert "the marketplace hung up" in caplog.text
+    assert enqueued == []
+    assert not SandboxPurchase.objects.exists()
+    clock_advance(int(PURCHASE_GRACE.total_seconds()) + 1)
+    assert withdrawal_purchases_due() == [trade_id]
+
+
+def test_work_kept_by_a_block_that_raised_is_not_done():
+    done: list[str] = []
+
+    def failing_task() -> None:
+        with handoffs_followed():
+            assert handoff_follow(lambda: done.append("kept"))
+            raise RuntimeError("the task failed")
+
+    with pytest.raises(RuntimeError):
+        failing_task()
+    assert done == []
+    assert handoff_follow(lambda: done.append("outside")) is False
+    assert done == []
+
+
+def test_the_approval_task_run_again_resumes_a_purchase_its_first_run_lost(
+    api, shop, listing, hooks, enqueued, monkeypatch
+):
+    trade_id = bought(api, shop, listing)
+    event_id = str(approval_event(trade_id).id)
+    with monkeypatch.context() as lost:
+        lost.setitem(HANDOFFS, "trading.withdrawal_purchase", lambda trade_id: None)
+        deliver_webhook.apply(args=[event_id])
+    assert not SandboxPurchase.objects.exists()
+
+    deliver_webhook.apply(args=[event_id])  # the broker's redelivery after the worker died
+
+    assert SandboxPurchase.objects.get().listing_id == listing.id
+    assert len(hooks.of_type("trade.initiated")) == 1  # the merchant was not asked again
+    deliver_webhook.apply(args=[event_id])
+    assert SandboxPurchase.objects.count() == 1
+
+
+def test_the_task_run_again_for_a_rejected_approval_buys_nothing(api, shop, listing, hooks):
+    hooks.answer = lambda _: (200, b'{"action": "reject"}')
+    trade_id = bought(api, shop, listing)
+    event_id = str(approval_event(trade_id).id)
+
+    deliver_webhook.apply(args=[event_id])
+    deliver_webhook.apply(args=[event_id])
+
+    assert Trade.objects.get(pk=trade_id).status == "failed"
+    assert not SandboxPurchase.objects.exists()
