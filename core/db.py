@@ -60,9 +60,10 @@ class ModelRows:
     converts them. For the few queries every request makes (its API key, its merchant's
     secrets): compiling those through the ORM took three times as long as running them."""
 
-    def __init__(self, model: type[Model]) -> None:
+    def __init__(self, model: type[Model], only: Sequence[str] = ()) -> None:
+        """Every column of ``model``, or ``only`` these fields' (rows that build no instance)."""
         self.model = model
-        self.fields = model._meta.concrete_fields
+        self.fields = [self._field(name) for name in only] if only else model._meta.concrete_fields
         self.width = len(self.fields)
         self._attnames = [field.attname for field in self.fields]
         self._converters: dict[str, list[tuple[int, Col, list[Callable[..., Any]]]]] = {}

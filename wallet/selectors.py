@@ -7,24 +7,28 @@ from django.db import connection
 from django.db.models import Sum
 from django.db.models.functions import Round
 
+from core.db import ModelRows
 from merchants.models import Merchant
 from wallet.models import Account, Posting
 from wallet.representations import WalletBalance
 
-CENT = Decimal("0.01")
-_BALANCES_SQL = "SELECT kind, balance FROM wallet_account WHERE merchant_id = %s"
+_ACCOUNTS = ModelRows(Account, only=("kind", "balance"))
+# Built from model metadata only; the merchant goes as a parameter.
+_BALANCES = (
+    f"SELECT {_ACCOUNTS.columns('a')} FROM {_ACCOUNTS.table('a')}"  # noqa: S608
+    " WHERE a.merchant_id = %s"
+)
 
 
 def wallet_balances(*, merchant: Merchant) -> dict[str, Decimal]:
     """The merchant's balance per account kind. One statement written out: the ORM's building
     of it was a quarter of the balance endpoint's CPU (bench/reads.py)."""
-    merchant_id = Account._meta.get_field("merchant").get_db_prep_value(merchant.pk, connection)
     with connection.cursor() as cursor:
-        cursor.execute(_BALANCES_SQL, [merchant_id])
-        rows = cursor.fetchall()
+        cursor.execute(_BALANCES, [_ACCOUNTS.param("merchant", merchant.pk)])
+        record = _ACCOUNTS.recorder()
+        accounts = [record(values) for values in cursor.fetchall()]
     balances: dict[str, Decimal] = {str(kind): Decimal("0.00") for kind in Account.MERCHANT_KINDS}
-    # SQLite hands numeric columns back as floats; PostgreSQL as exact decimals.
-    balances.update({kind: Decimal(str(balance)).quantize(CENT) for kind, balance in rows})
+    balances.update({account.kind: account.balance for account in accounts})
     return balances
 
 
