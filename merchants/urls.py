@@ -1,4 +1,4 @@
-from django.urls import include, path
+from django.urls import path
 
 from merchants.apis import AuthenticateClientApi, WebhookEventResendApi, WebhookEventsApi
 
@@ -6,5 +6,4 @@ urlpatterns = [
     path("auth/authenticate-client", AuthenticateClientApi.as_view(), name="authenticate-client"),
     path("secure/webhooks/events", WebhookEventsApi.as_view()),
     path("secure/webhooks/events/<str:id>/resend", WebhookEventResendApi.as_view()),
-    path("", include("merchants.verification.urls")),
 ]

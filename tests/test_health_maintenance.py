@@ -155,6 +155,20 @@ class TestMaintenance:
         with django_assert_num_queries(0):
             assert maintenance_is_on() is True
 
+    def test_the_cached_switches_are_decoded_once_until_they_change(self):
+        from django.core.cache.backends.redis import RedisSerializer
+
+        from core.selectors import Switches, service_settings_received
+
+        on = Switches(maintenance=True, clock_offset_seconds=0)
+        first = service_settings_received(RedisSerializer().dumps(on))
+        assert first == on
+        # The same bytes read by the next request: not unpickled again.
+        assert service_settings_received(RedisSerializer().dumps(on)) is first
+
+        off = RedisSerializer().dumps(Switches(maintenance=False, clock_offset_seconds=0))
+        assert service_settings_received(off).maintenance is False
+
     def test_nothing_is_written_under_maintenance(self, api, alice, maintenance):
         from merchants.models import ApiKey, Client
 

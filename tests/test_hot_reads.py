@@ -1,5 +1,6 @@
 """The hand-written reads and writes every request makes (core.db.ModelRows) give exactly what
-the ORM gives, and the Redis cache keeps its client (config.cache)."""
+the ORM gives, the Redis cache keeps its client (config.cache), and a query's serializer fields
+are built once per thread (config.api.serializers.serializer_fields)."""
 
 from datetime import timedelta
 from decimal import Decimal
@@ -96,3 +97,24 @@ def test_the_cache_reuses_its_redis_client():
     first = cache._cache.get_client()
     assert cache.get("hot-reads") == 1
     assert cache._cache.get_client() is first
+
+
+def test_a_query_is_parsed_with_fields_built_once_per_thread(api, alice, bob, monkeypatch):
+    from rest_framework import serializers
+
+    built: list[str] = []
+    build = serializers.Serializer.get_fields
+
+    def counting(self: serializers.Serializer) -> object:
+        built.append(type(self).__name__)
+        return build(self)
+
+    monkeypatch.setattr(serializers.Serializer, "get_fields", counting)
+    api.get("/secure/trades?limit=5", headers=alice.headers)  # may build this thread's fields
+    built.clear()
+
+    for actor in (alice, bob):
+        response = api.get("/secure/trades?limit=5&type=withdraw", headers=actor.headers)
+        assert response.status_code == 200, response.content
+    assert api.get("/secure/trades?limit=0", headers=bob.headers).status_code == 400
+    assert built == []

@@ -193,13 +193,15 @@ class Rfc3339DateTimeField(serializers.DateTimeField):
             self.fail("invalid", format="RFC 3339 date-time, e.g. 2025-01-31T12:00:00Z")
 
 
-# Each thread's bound fields of each serializer class parsed without options (``_fields_of``).
+# Each thread's bound fields of each serializer class (``serializer_fields``).
 _KEPT_FIELDS = threading.local()
 
 
-def _fields_of(serializer_class: type[serializers.Serializer]) -> Any:
-    """The class's fields, built and bound once per thread. DRF deep-copies every declared field
-    for each serializer it builds: a quarter of authenticate-client's CPU (bench/README.md).
+def serializer_fields(serializer_class: type[serializers.Serializer]) -> Any:
+    """The class's fields (parsed without options), built and bound once per thread. DRF
+    deep-copies every declared field for each serializer it builds: a quarter of
+    authenticate-client's CPU (bench/README.md), and 7 % of a market item read's, which built a
+    serializer only to name its query parameters (``ApiView.parse_query``).
     A field keeps nothing of one validation for the next; kept per thread, never shared by two
     validations at once; bound to a serializer with no context, as ``parse`` builds them."""
     kept: dict[type[serializers.Serializer], Any] = _KEPT_FIELDS.__dict__.setdefault("fields", {})
@@ -213,7 +215,8 @@ def parse(serializer_class: type[serializers.Serializer], data: Any, **kwargs: A
     """Validated data of a body or query, or VALIDATION_FAILED with dotted ``fields``."""
     serializer = serializer_class(data=data, **kwargs)
     if not kwargs:
-        serializer.__dict__["fields"] = _fields_of(serializer_class)  # the cached_property's slot
+        # The kept fields, in the slot of DRF's cached ``fields`` property.
+        serializer.__dict__["fields"] = serializer_fields(serializer_class)
     if not serializer.is_valid():
         raise serializers.ValidationError(serializer.errors)
     return serializer.validated_data

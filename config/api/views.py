@@ -8,7 +8,7 @@ from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from config.api.docs import OperationDoc, RateLimitDoc
-from config.api.serializers import parse
+from config.api.serializers import parse, serializer_fields
 from core.errors import validation_error
 
 
@@ -34,7 +34,7 @@ class ApiView(APIView):
         """A parameter the serializer reads may be given once (the document has no arrays in
         query strings); others are ignored."""
         assert self.query_serializer is not None
-        names = [str(name) for name in self.query_serializer().fields]
+        names = [str(name) for name in serializer_fields(self.query_serializer)]
         repeated = {
             name: "Give this parameter once."
             for name in names
