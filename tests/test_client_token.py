@@ -18,6 +18,7 @@ from merchants.authentication import ClientCaller, ClientTokenAuthentication
 from merchants.models import ApiSecret, Client, Merchant
 from merchants.selectors import api_secret_for_signing
 from merchants.services import api_secret_rotate, api_secrets_revoke
+from merchants.tokens import client_token_decode
 from merchants.views import ClientApiView
 from tests.factories import auth_body, platform_id, trade_url
 
@@ -513,3 +514,35 @@ class TestRotation:
         api_secret_rotate(merchant=alice.merchant)
         assert_invalid(old_token)
         assert call(issue(api, alice)).status_code == 200
+
+
+class TestKeptParses:
+    """Each process keeps what it read of a token (merchants.tokens): the same answers, once."""
+
+    def test_a_token_is_parsed_once_for_all_its_calls(self, api, alice, monkeypatch):
+        token = issue(api, alice)
+        parses: list[str] = []
+        decode_complete = jwt.decode_complete
+
+        def counting(token: str, *args, **kwargs):
+            parses.append(token)
+            return decode_complete(token, *args, **kwargs)
+
+        monkeypatch.setattr(jwt, "decode_complete", counting)
+        for _ in range(3):
+            assert call(token).status_code == 200
+        assert parses == [token]  # the unverified parse; the signature is checked once too
+
+    def test_a_kept_signature_is_refused_once_its_secret_is_revoked(self, api, alice):
+        token = issue(api, alice)
+        assert call(token).status_code == 200
+        api_secrets_revoke(merchant=alice.merchant)
+        assert_invalid(token)
+
+    def test_each_call_gets_claims_of_its_own(self, api, alice):
+        token = issue(api, alice)
+        secrets = [secret_of(alice.merchant)]
+        first = client_token_decode(token, secrets=secrets, now=clock.now())
+        first["client"]["platformID"] = "changed"
+        again = client_token_decode(token, secrets=secrets, now=clock.now())
+        assert again["client"]["platformID"] == platform_id(1)
