@@ -195,12 +195,13 @@ class RedisWindowCounter:
     """
     # A request's one round trip: the switches, the epoch, the market version, and the count
     # when the epoch is the one the caller expects (its cached rows, which named the merchant,
-    # are then still valid).
+    # are then still valid). Not counted is a nil reply: a count may be any integer (a DECR
+    # that came after its window expired leaves one below zero).
     _READ = """
     local settings = redis.call('GET', KEYS[1])
     local epoch = redis.call('GET', KEYS[2]) or ''
     local market_version = redis.call('GET', KEYS[3])
-    local hits = -1
+    local hits = false
     if #KEYS > 3 and epoch == ARGV[1] then
         hits = redis.call('INCR', KEYS[4])
         if hits == 1 then redis.call('EXPIRE', KEYS[4], ARGV[2]) end
@@ -233,7 +234,7 @@ class RedisWindowCounter:
         args: list[str | int] = [expected_epoch or "", window.seconds + 1 if window else 0]
         raw, epoch, hits, version = self._read(keys=keys, args=args)
         return SharedRead(
-            raw or None, epoch.decode(), None if hits < 0 else int(hits), version or None
+            raw or None, epoch.decode(), None if hits is None else int(hits), version or None
         )
 
     def epoch(self) -> str:

@@ -500,3 +500,30 @@ def test_prune_task_runs_the_prune(monkeypatch):
 
     assert prune_rate_limit_windows.apply().get() == 1
     assert not RateLimitWindow.objects.exists()
+
+
+def test_the_gate_counts_a_window_whatever_its_count():
+    """A count below zero is still a count: the gate's one round trip says "not counted" with a
+    nil, and the request is not counted a second time (the benchmark sets its merchants' counters
+    far below zero so that no request is refused)."""
+    counter = ratelimits._counter()
+    assert isinstance(counter, ratelimits.RedisWindowCounter)
+    window = ratelimits.rate_limit_window(
+        merchant_id=str(uuid.uuid4()), verified=True, operation="wallet.balance"
+    )
+    counter._client.set(f"rl:{window.key}:{window.slot}", -(10**9), ex=MINUTE)
+    epoch = ratelimits.auth_epoch_read()
+
+    counted = ratelimits.shared_read(
+        settings_key="s", market_version_key="m", expected_epoch=epoch, window=window
+    )
+    assert counted.hits == 1 - 10**9
+
+    other_epoch = ratelimits.shared_read(
+        settings_key="s", market_version_key="m", expected_epoch=epoch + "-old", window=window
+    )
+    assert other_epoch.hits is None
+    no_window = ratelimits.shared_read(
+        settings_key="s", market_version_key="m", expected_epoch=epoch, window=None
+    )
+    assert no_window.hits is None
