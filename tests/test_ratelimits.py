@@ -527,3 +527,20 @@ def test_the_gate_counts_a_window_whatever_its_count():
         settings_key="s", market_version_key="m", expected_epoch=epoch, window=None
     )
     assert no_window.hits is None
+
+
+@pytest.mark.django_db
+def test_a_window_below_zero_counts_each_request_once(api, frozen_clock):
+    actor = make_actor(name="Lifted", is_verified=True)
+    assert _authenticate(api, actor).status_code == 200  # this process now keeps the caller
+    window = ratelimits.rate_limit_window(
+        merchant_id=str(actor.merchant.pk), verified=True, operation="auth.authenticate_client"
+    )
+    counter = ratelimits._counter()
+    assert isinstance(counter, ratelimits.RedisWindowCounter)
+    key = f"rl:{window.key}:{window.slot}"
+    counter._client.set(key, -10, ex=HOUR)
+
+    for _ in range(2):
+        assert _authenticate(api, actor).status_code == 200
+    assert int(counter._client.get(key)) == -8
