@@ -8,6 +8,8 @@ a request line of up to 8190 bytes (its maximum, so that the application's URL l
 first) and up to 100 header lines of 8190 bytes each; what it refuses itself, over those or
 malformed, the worker class answers with the same envelope instead of gunicorn's HTML page."""
 
+from typing import Any
+
 worker_class = "config.gunicorn_worker.EnvelopeThreadWorker"  # gthread
 workers = 2
 threads = 4
@@ -18,3 +20,17 @@ limit_request_field_size = 8190
 
 loglevel = "warning"
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms requestId=%({x-request-id}o)s'
+
+
+# Metrics (core.metrics.store): the master gives its workers a folder of their own before it
+# forks them, and a worker that exits stops counting in the live gauges.
+def on_starting(server: object) -> None:
+    from core.metrics.store import role_start
+
+    role_start("web")
+
+
+def child_exit(server: object, worker: Any) -> None:
+    from core.metrics.store import process_dead
+
+    process_dead(worker.pid)

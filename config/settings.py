@@ -96,6 +96,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.api.metrics.RequestMetricsMiddleware",
     "config.api.middleware.RequestIdMiddleware",
     "config.api.middleware.RequestLimitsMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -164,6 +165,9 @@ REDIS_CLIENT_OPTIONS = {
     "socket_connect_timeout": env_float("REDIS_CONNECT_TIMEOUT_SECONDS", 1.0),
     "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT_SECONDS", 1.0),
 }
+# GET /metrics answers a Prometheus sending this bearer token; unset, the route answers 404
+# (``manage.py metrics_server`` serves them on a private port instead). docs/ops/metrics.md.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 # GET /health answers within this, whatever its checks are waiting for.
 HEALTH_TIMEOUT_SECONDS = env_float("HEALTH_TIMEOUT_SECONDS", 2.0)
 

@@ -8,6 +8,7 @@ from django.urls.resolvers import RoutePattern
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 from config.health import HealthApi
+from config.metrics import metrics_view
 
 API_ROUTES = [
     "merchants.urls",
@@ -40,6 +41,7 @@ def by_first_segment(modules: list[str]) -> list[URLResolver]:
 
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
+    path("metrics", metrics_view, name="metrics"),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("admin/", admin.site.urls),

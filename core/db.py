@@ -3,6 +3,7 @@ reads of hot rows."""
 
 import hashlib
 import logging
+import time
 from collections import namedtuple
 from collections.abc import Callable, Sequence
 from copy import deepcopy
@@ -11,6 +12,8 @@ from typing import Any, TypeVar
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connection, connections, transaction
 from django.db.models import Field, Model
 from django.db.models.expressions import Col
+
+from core.metrics import DB_POOL
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +56,31 @@ def pooled_connections_recheck() -> None:
         pool.check()
     except Exception as exc:  # the database is still away: the next failure checks again
         logger.warning("connection pool check failed: %s", exc)
+
+
+# The pools' use is read into the metrics at most this often per process (requests and tasks
+# call ``db_pools_observe``; reading a pool's stats takes its lock).
+POOL_OBSERVE_SECONDS = 1.0
+_pools_observed_at = [0.0]
+
+
+def db_pools_observe() -> None:
+    """Record this process's connection pools (open, in use, waiting, max) in the metrics, at
+    most once per ``POOL_OBSERVE_SECONDS``. A no-op without pools."""
+    now = time.monotonic()
+    if now - _pools_observed_at[0] < POOL_OBSERVE_SECONDS:
+        return
+    _pools_observed_at[0] = now
+    for alias in connections:
+        pool = getattr(connections[alias], "pool", None)
+        if pool is None:
+            continue
+        stats = pool.get_stats()
+        size, available = stats.get("pool_size", 0), stats.get("pool_available", 0)
+        DB_POOL.labels(alias, "size").set(size)
+        DB_POOL.labels(alias, "in_use").set(size - available)
+        DB_POOL.labels(alias, "waiting").set(stats.get("requests_waiting", 0))
+        DB_POOL.labels(alias, "max").set(stats.get("pool_max", 0))
 
 
 class ModelRows:

@@ -6,6 +6,7 @@ from typing import TypeVar
 
 from django.db.models import QuerySet, Sum
 
+from crypto.evm.models import EvmCursor
 from crypto.models import CryptoDeposit, CryptoWithdrawal
 from merchants.models import Merchant
 from wallet.selectors import LockHolding
@@ -69,3 +70,10 @@ def cashout_locks() -> LockHolding:
         by_merchant={str(row["merchant_id"]): row["total"] for row in held},
         stale=[f"cashout {pk} is {status} but holds {locked}" for pk, status, locked in stale],
     )
+
+
+def evm_scanner_cursors() -> list[tuple[str, int, datetime]]:
+    """Each scanned EVM chain's cursor: (chain, the first block not read yet, when it last
+    moved). The scanner's lag behind the head is what its last step saw (core.metrics)."""
+    rows = EvmCursor.objects.order_by("chain").values_list("chain", "next_block", "updated_at")
+    return list(rows)

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from config.api.docs import RateLimitDoc, Window
 from config.api.views import ApiView
 from core.errors import DomainError
+from core.metrics import RATE_LIMIT_REFUSALS
 from merchants.authentication import (
     ApiKeyAuthentication,
     ClientCaller,
@@ -100,6 +101,7 @@ class CallerApiView(ApiView):
                 operation=self.operation,
             )
         if not self.rate_limit.allowed:
+            RATE_LIMIT_REFUSALS.labels(self.operation).inc()
             raise DomainError("RATE_LIMITED", retry_after=self.rate_limit.retry_after)
 
     def finalize_response(

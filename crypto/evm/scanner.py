@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core import clock
+from core.metrics import EVM_SCANNER_LAG
 from crypto.chains.base import ChainError
 from crypto.evm.models import EvmBlock, EvmCursor, EvmTransferLog
 from crypto.evm.node import Node, TokenTransfer, evm_node
@@ -107,6 +108,7 @@ def evm_deposits_scan_step(*, chain: str) -> ScanStep:
         )
     head = node.head()
     if start > head:
+        EVM_SCANNER_LAG.labels(chain).set(0)
         return ScanStep(start=start, end=start - 1, transfers=0)
     tokens = list(network(chain).tokens.values())
     end = min(head, start + max(1, settings.CRYPTO_EVM_SCAN_BLOCKS) - 1)
@@ -120,6 +122,7 @@ def evm_deposits_scan_step(*, chain: str) -> ScanStep:
             EvmBlock.objects.update_or_create(chain=chain, number=end, defaults={"hash": end_hash})
             stale = EvmBlock.objects.filter(chain=chain).order_by("-number")[KEPT_BLOCKS:]
             EvmBlock.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
+    EVM_SCANNER_LAG.labels(chain).set(head - end)
     return ScanStep(start=start, end=end, transfers=observed)
 
 

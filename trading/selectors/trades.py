@@ -6,12 +6,12 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from django.db import connection
-from django.db.models import Prefetch, Q, QuerySet, Sum
+from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 
 from core.db import ModelRows
 from core.errors import validation_error
 from merchants.models import Merchant
-from trading.models import Status, Trade, TradeItem
+from trading.models import IN_FLIGHT, Status, Trade, TradeItem
 from trading.representations import TradePageOut, trade_json
 from wallet.selectors import LockHolding
 
@@ -173,3 +173,21 @@ def withdrawal_locks() -> LockHolding:
         by_merchant={str(row["trade__merchant_id"]): row["total"] for row in held},
         stale=[f"trade {t} item {i} is {s} but holds {amount}" for t, i, s, amount in stale],
     )
+
+
+def trades_in_flight_counts() -> dict[tuple[str, str], int]:
+    """Trades not yet finished, per (type, status), every pair present (0 when none). An
+    index-only count over ``trade_in_flight`` (a partial index of those trades only), so its
+    cost follows the trades in flight, not the history."""
+    counts: dict[tuple[str, str], int] = {
+        (kind, str(status)): 0 for kind in Trade.Type.values for status in IN_FLIGHT
+    }
+    rows = (
+        Trade.objects.filter(status__in=IN_FLIGHT)
+        .values_list("type", "status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for kind, status, n in rows:
+        counts[(kind, status)] = n
+    return counts

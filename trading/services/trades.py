@@ -8,6 +8,7 @@ from typing import Any
 from core import clock
 from core.errors import DomainError
 from core.feed import feed_publish_on_commit
+from core.metrics import TRADE_MOVES, count_on_commit
 from merchants.webhooks.outbox import webhook_event_emit
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeEvent, TradeItem
 from trading.representations import trade_json
@@ -157,6 +158,8 @@ def trade_emit(
     sequence = trade.next_sequence
     trade.next_sequence += 1
     trade.save()
+    if trade.status != before:
+        count_on_commit(TRADE_MOVES, 1, trade.type, trade.status)
     body = trade_json(trade, items)
     feed_publish_on_commit(
         {

@@ -2,6 +2,7 @@ import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from core.metrics.store import role_start
 from feed.server import FeedServer
 
 
@@ -16,6 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8001)
 
     def handle(self, *args: object, **options: object) -> None:
+        role_start("feed")
         uvicorn.run(
             FeedServer().asgi_app(),
             host=str(options["host"]),
