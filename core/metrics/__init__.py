@@ -153,7 +153,7 @@ class _Recorded(Collector):
         self.root = root
 
     def collect(self) -> Iterator[Metric]:
-        return store.merged(self.root)
+        return iter(store.merged(self.root))
 
 
 def metrics_exposition() -> bytes:

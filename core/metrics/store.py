@@ -76,16 +76,32 @@ def _running(pid: str) -> bool:
 
 
 def _role_files(root: Path) -> dict[str, list[str]]:
+    """Each role's files. A tree that is no longer running (killed, or its folder not yet
+    removed by the next start of its role) keeps its counters but not its live gauges."""
     roles: dict[str, list[str]] = {UNROLED: [str(path) for path in root.glob("*.db")]}
     for folder in root.iterdir():
-        if folder.is_dir():
-            role = folder.name.rpartition("-")[0] or UNROLED
-            roles.setdefault(role, []).extend(str(path) for path in folder.glob("*.db"))
+        if not folder.is_dir():
+            continue
+        role, _, pid = folder.name.rpartition("-")
+        files = folder.glob("*.db") if _running(pid) else _not_live(folder)
+        roles.setdefault(role or UNROLED, []).extend(str(path) for path in files)
     return roles
 
 
-def merged(root: Path) -> Iterator[Metric]:
-    """Every process's values on this machine, merged per role, with a ``role`` label."""
+def _not_live(folder: Path) -> Iterator[Path]:
+    return (path for path in folder.glob("*.db") if not path.name.startswith("gauge_live"))
+
+
+def merged(root: Path) -> list[Metric]:
+    """Every process's values on this machine, merged per role, with a ``role`` label. Read
+    again if a dead tree's folder was removed (by a start of its role) while being read."""
+    try:
+        return _merged(root)
+    except FileNotFoundError:
+        return _merged(root)
+
+
+def _merged(root: Path) -> list[Metric]:
     families: dict[str, Metric] = {}
     for role, files in _role_files(root).items():
         if not files:
@@ -95,7 +111,7 @@ def merged(root: Path) -> Iterator[Metric]:
                 metric.name, Metric(metric.name, metric.documentation, metric.type)
             )
             family.samples.extend(_with_role(metric.samples, role))
-    yield from families.values()
+    return list(families.values())
 
 
 def _with_role(samples: Iterable[Sample], role: str) -> Iterator[Sample]:

@@ -21,4 +21,4 @@ def parsed(text: str) -> tuple[set[str], Samples]:
 def value(samples: Samples, name: str, labels: Mapping[str, str] | None = None) -> float:
     """The sum of the samples named ``name`` whose labels include ``labels`` (0 when none)."""
     wanted = set((labels or {}).items())
-    return sum(v for (n, l), v in samples.items() if n == name and wanted <= l)
+    return sum(v for (n, have), v in samples.items() if n == name and wanted <= have)
