@@ -10,6 +10,7 @@ from celery.schedules import crontab
 from celery.signals import (
     beat_init,
     celeryd_init,
+    setup_logging,
     task_failure,
     task_postrun,
     task_prerun,
@@ -109,6 +110,14 @@ def _task_retry(sender: Task, **_: Any) -> None:
 @task_revoked.connect
 def _task_revoked(request: Any, **_: Any) -> None:
     CELERY_TASKS.labels(getattr(request, "task", None) or "unknown", "revoked").inc()
+
+
+if settings.LOG_FORMAT == "json":
+    # Celery would put its own text handler on the root logger: with a receiver of this signal
+    # it leaves logging as settings.LOGGING made it, one JSON object per line.
+    @setup_logging.connect
+    def _logging_as_configured(**_: Any) -> None:
+        pass
 
 
 # Each worker and beat keeps its metrics in a folder of its own (core.metrics.store): made when

@@ -311,6 +311,11 @@ TRADE_URL_HOST = os.environ.get("TRADE_URL_HOST", "steamcommunity.com")
 PLATFORM_ID_BASE = 76561197960265728
 CLIENT_TOKEN_TTL_SECONDS = 24 * 3600
 
+# Log lines as text (``line``, the default) or one JSON object per line (``json``: time, level,
+# logger, message, requestId, merchantId and tradeId when known, exception).
+LOG_FORMAT = (os.environ.get("LOG_FORMAT") or "line").strip().lower()
+if LOG_FORMAT not in ("line", "json"):
+    raise ImproperlyConfigured("LOG_FORMAT must be line or json.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -318,12 +323,13 @@ LOGGING = {
     "formatters": {
         "line": {
             "format": "%(asctime)s %(levelname)s %(name)s requestId=%(request_id)s %(message)s",
-        }
+        },
+        "json": {"()": "core.logs.JsonFormatter"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "formatter": "line",
+            "formatter": LOG_FORMAT,
             "filters": ["request_id"],
         }
     },
@@ -333,6 +339,19 @@ LOGGING = {
         "django.server": {"level": "WARNING"},
     },
 }
+
+
+# Errors to Sentry (config/sentry.py) when a DSN is given; nothing is sent without one.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    from config.sentry import sentry_init
+
+    sentry_init(
+        dsn=SENTRY_DSN,
+        environment=os.environ.get("SENTRY_ENVIRONMENT", "production"),
+        release=f"trading-service@{SPECTACULAR_SETTINGS['VERSION']}",
+        traces_sample_rate=env_float("SENTRY_TRACES_SAMPLE_RATE", 0.0),
+    )
 
 
 def _outside_system(name: str, sandbox: str) -> str:

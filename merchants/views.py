@@ -8,6 +8,7 @@ from rest_framework.response import Response
 
 from config.api.docs import RateLimitDoc, Window
 from config.api.views import ApiView
+from core.context import context_merchant_set
 from core.errors import DomainError
 from core.metrics import RATE_LIMIT_REFUSALS
 from merchants.authentication import (
@@ -90,6 +91,7 @@ class CallerApiView(ApiView):
         if self.operation is None:
             return
         merchant = self.merchant(request)
+        context_merchant_set(merchant.pk)
         if counted is not None and gate.hits is not None and _same(guess, merchant):
             self.rate_limit = counted.state(gate.hits)
         else:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import clock
+from core.context import context_trade_set
 from core.errors import DomainError
 from core.feed import feed_publish_on_commit
 from core.metrics import TRADE_MOVES, count_on_commit
@@ -68,6 +69,7 @@ def trade_lock(*, trade_id: str) -> tuple[Trade, list[TradeItem]]:
     items = list(
         TradeItem.objects.select_for_update(no_key=True).filter(trade=trade).order_by("position")
     )
+    context_trade_set(trade.pk, trade.merchant_id)
     return trade, items
 
 
@@ -155,6 +157,7 @@ def trade_emit(
 ) -> None:
     """Save the trade, then tell the merchant with the next sequence number: its sockets (the
     feed, after commit) and its webhook (the outbox)."""
+    context_trade_set(trade.pk, trade.merchant_id)
     sequence = trade.next_sequence
     trade.next_sequence += 1
     trade.save()
