@@ -145,14 +145,33 @@ def _databases() -> dict[str, Any]:
                 },
             }
         }
-    config = dj_database_url.parse(DATABASE_URL, conn_max_age=0)
-    if config["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_POOL", True):
-        config.setdefault("OPTIONS", {})["pool"] = {
+    return {"default": _postgresql(DATABASE_URL)}
+
+
+def _postgresql(url: str) -> dict[str, Any]:
+    config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=0))
+    if config["ENGINE"] != "django.db.backends.postgresql":
+        return config
+    options = config.setdefault("OPTIONS", {})
+    if env_bool("DB_POOL", True):
+        options["pool"] = {
             "min_size": env_int("DB_POOL_MIN_SIZE", 2),
             "max_size": env_int("DB_POOL_MAX_SIZE", 20),
             "timeout": env_int("DB_POOL_TIMEOUT", 10),
         }
-    return {"default": config}
+    if DATABASE_TRANSACTION_POOLING:
+        # Behind PgBouncer in transaction mode consecutive transactions may run on different
+        # server connections: nothing may be prepared on one and used on another.
+        options["prepare_threshold"] = None
+        config["DISABLE_SERVER_SIDE_CURSORS"] = True
+    return config
+
+
+# PostgreSQL is reached through a pooler in transaction mode (PgBouncer's pool_mode =
+# transaction): no session state may outlive a transaction (docs/decisions.md, "Operations at
+# scale"). Every SET and advisory lock of the service is transaction-scoped already; this also
+# turns off the server-side cursors of QuerySet.iterator() and psycopg's prepared statements.
+DATABASE_TRANSACTION_POOLING = env_bool("DATABASE_TRANSACTION_POOLING", False)
 
 
 DATABASES = _databases()
