@@ -175,6 +175,23 @@ DATABASE_TRANSACTION_POOLING = env_bool("DATABASE_TRANSACTION_POOLING", False)
 
 
 DATABASES = _databases()
+
+
+# Read replicas (streaming copies of the primary): heavy reads that may be a moment stale go to
+# them (core.db.replica_reads: trade history pages, ledger lists, the market); everything that
+# writes, or must see what was just written, stays on the primary.
+def _replicas() -> dict[str, Any]:
+    urls = [u.strip() for u in os.environ.get("DATABASE_REPLICA_URLS", "").split(",")]
+    # TEST MIRROR: under pytest a replica is the test database itself, not one to create.
+    return {
+        f"replica{n}": _postgresql(u) | {"TEST": {"MIRROR": "default"}}
+        for n, u in enumerate(filter(None, urls))
+    }
+
+
+if not QUICKSTART:
+    DATABASES |= _replicas()
+DATABASE_ROUTERS = ["core.db.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 

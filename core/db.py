@@ -3,9 +3,12 @@ reads of hot rows."""
 
 import hashlib
 import logging
+import random
 import time
 from collections import namedtuple
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from copy import deepcopy
 from typing import Any, TypeVar
 
@@ -43,6 +46,55 @@ def advisory_lock(name: str) -> None:
     key = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big", signed=True)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+# Read replicas (DATABASE_REPLICA_URLS): settings names them replica0, replica1, ...
+REPLICA_PREFIX = "replica"
+_read_alias: ContextVar[str] = ContextVar("read_alias", default=DEFAULT_DB_ALIAS)
+
+
+def replica_aliases() -> list[str]:
+    return [alias for alias in connections.settings if alias.startswith(REPLICA_PREFIX)]
+
+
+@contextmanager
+def replica_reads() -> Iterator[str]:
+    """Reads in this block may be a moment stale (history pages, ledger lists, the market):
+    they go to a read replica, when one is configured and no transaction is open on the primary
+    (work that wrote must read what it wrote). The ORM follows ``ReplicaRouter``; hand-written
+    SQL takes ``connections[alias]`` of the alias yielded (``read_alias()`` inside)."""
+    replicas = replica_aliases()
+    if not replicas or connections[DEFAULT_DB_ALIAS].in_atomic_block:
+        yield _read_alias.get()
+        return
+    token = _read_alias.set(random.choice(replicas))  # noqa: S311 (spreading load)
+    try:
+        yield _read_alias.get()
+    finally:
+        _read_alias.reset(token)
+
+
+def read_alias() -> str:
+    """The database the reads of this block go to: a replica inside ``replica_reads``."""
+    return _read_alias.get()
+
+
+class ReplicaRouter:
+    """Settings' DATABASE_ROUTERS: reads inside ``replica_reads`` to its replica, everything
+    else (every write, every other read) to the primary. Migrations run on the primary only;
+    replicas are its streaming copies."""
+
+    def db_for_read(self, model: type[Model], **hints: Any) -> str:
+        return _read_alias.get()
+
+    def db_for_write(self, model: type[Model], **hints: Any) -> str:
+        return DEFAULT_DB_ALIAS
+
+    def allow_relation(self, obj1: Model, obj2: Model, **hints: Any) -> bool:
+        return True  # the replicas hold the primary's rows
+
+    def allow_migrate(self, db: str, app_label: str, **hints: Any) -> bool:
+        return db == DEFAULT_DB_ALIAS
 
 
 def pooled_connections_recheck() -> None:

@@ -14,10 +14,11 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, connections, transaction
 from django.db.models import Count, Min, Q, QuerySet
 
 from core import clock
+from core.db import read_alias
 from core.market_version import market_version, market_version_bump
 from sandbox.models import SandboxListing, SandboxPurchase
 from trading.games import CS_GAME
@@ -103,7 +104,7 @@ def _bounds(query: MarketQuery, params: dict[str, Any]) -> str:
 
 
 def _page_ids(sql: str, params: dict[str, Any]) -> list[str]:
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:  # a replica's in a market read
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
 

@@ -5,10 +5,10 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
-from django.db import connection
+from django.db import connections
 from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 
-from core.db import ModelRows
+from core.db import ModelRows, replica_reads
 from core.errors import validation_error
 from merchants.models import Merchant
 from trading.models import IN_FLIGHT, Status, Trade, TradeItem
@@ -73,7 +73,9 @@ def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradeP
     if cursor:
         created_at, trade_id = _decode_cursor(cursor)
         params += [_TRADES.param("created_at", created_at), _TRADES.param("id", trade_id)]
-    with connection.cursor() as db:
+    # History may be a moment stale: a replica's, when there is one (a trade by id is read
+    # from the primary, which has it as soon as it was created).
+    with replica_reads() as alias, connections[alias].cursor() as db:
         db.execute(_page_sql(fields, bool(cursor)), [*params, limit + 1])
         rows = db.fetchall()
     # Rendered from the rows' values (named tuples with the models' attribute names), not from
