@@ -124,7 +124,10 @@ def db_pools_observe() -> None:
         return
     _pools_observed_at[0] = now
     for alias in connections:
-        pool = getattr(connections[alias], "pool", None)
+        # The pools that exist: ``wrapper.pool`` would open one (with whatever settings hold
+        # now, e.g. before a test database is made). Django keeps them per class and alias.
+        pools = getattr(type(connections[alias]), "_connection_pools", {})
+        pool = pools.get(alias)
         if pool is None:
             continue
         stats = pool.get_stats()

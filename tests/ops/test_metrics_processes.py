@@ -136,6 +136,9 @@ def test_one_scrape_shows_every_process_of_the_machine(
         web_files = {path.name for path in root.glob("web-*/counter_*.db")}
         assert len(web_files) == 2, web_files  # both gunicorn workers' counters, merged
         assert value(after, "trading_celery_task_last_run_timestamp_seconds") > 0
+        # The pools of the processes that served (20 connections at most each).
+        assert value(after, "trading_db_pool_connections", {"state": "max", "role": "web"}) >= 20
+        assert value(after, "trading_db_pool_connections", {"state": "size", "role": "web"}) >= 1
         assert value(after, "trading_feed_sockets", {"role": "feed"}) == 1
         moves = {"type": "withdraw", "status": "initiated"}
         assert value(after, "trading_trade_moves_total", moves | {"role": "web"}) == 1
