@@ -3,6 +3,7 @@ several nodes would be: each new client connection goes to the next backend, byt
 both ways unchanged. The race suite opens one connection per request, so its bursts are spread
 evenly over the nodes."""
 
+import contextlib
 import itertools
 import socket
 import threading
@@ -62,8 +63,6 @@ def _pipe(source: socket.socket, target: socket.socket) -> None:
         pass
     finally:
         for end in (source, target):
-            try:
+            with contextlib.suppress(OSError):
                 end.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             end.close()
