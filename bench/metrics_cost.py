@@ -23,7 +23,8 @@ def measure(requests: int, rounds: int) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
     from django.conf import settings
 
-    settings.configure(DATABASES={}, USE_TZ=True)
+    # Importing config (its Celery app) reads these two.
+    settings.configure(DATABASES={}, USE_TZ=True, SANDBOX=False, LOG_FORMAT="line")
     from config.api.metrics import RequestMetricsMiddleware
 
     response = SimpleNamespace(status_code=200)
