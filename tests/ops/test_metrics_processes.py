@@ -5,6 +5,7 @@ counters and loses its live gauges; a role's start removes the folders its dead 
 left."""
 
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from decimal import Decimal
@@ -18,7 +19,14 @@ from merchants.models import Merchant
 from tests.factories import make_actor, trade_url
 from tests.faults.callback import CallbackServer
 from tests.faults.database import database_url
-from tests.faults.processes import celery_worker, free_port, service_env, wait_until, web_server
+from tests.faults.processes import (
+    Process,
+    celery_worker,
+    free_port,
+    service_env,
+    wait_until,
+    web_server,
+)
 from tests.feed.harness import FeedClient, FeedProcess
 from tests.ops.metrics import Samples, parsed, value
 from tests.withdrawals.conftest import catalog_item, make_listing
@@ -149,6 +157,27 @@ def test_one_scrape_shows_every_process_of_the_machine(
             value(after, "trading_trades_in_flight", {"type": "withdraw", "status": "pending"}) == 1
         )
 
+        # The same machine's metrics on a port of their own, without a token.
+        port_of_its_own = free_port()
+        server = Process(
+            "metrics server",
+            [sys.executable, "manage.py", "metrics_server", "--port", str(port_of_its_own)],
+            env,
+            tmp_path / "metrics-server.log",
+        ).start()
+        try:
+            plain = f"http://127.0.0.1:{port_of_its_own}"
+            wait_until(lambda: _answers(f"{plain}/metrics"), "the metrics server", alive=[server])
+            text = requests.get(f"{plain}/metrics", timeout=10).text
+            served = parsed(text)[1]
+            assert value(served, "trading_http_requests_total", health) == value(
+                scrape(base), "trading_http_requests_total", health
+            )
+            assert value(served, "trading_trades_in_flight", {"status": "pending"}) == 1
+            assert requests.get(f"{plain}/other", timeout=10).status_code == 404
+        finally:
+            server.stop()
+
         feed.stop()  # killed: its sockets stop counting, what it measured stays
         client.wait_disconnected()
         gone = scrape(base)
@@ -161,6 +190,13 @@ def test_one_scrape_shows_every_process_of_the_machine(
         feed.stop()
         worker.stop()
         web.stop()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return requests.get(url, timeout=5).status_code == 200
+    except requests.RequestException:
+        return False
 
 
 def _up(base: str) -> bool:
