@@ -46,6 +46,7 @@ from trading.selectors.inventory import (
     deposits_open_check,
     fleet_check,
     inventory_assets,
+    inventory_cache_forget,
 )
 from trading.selectors.switches import game_settings_get
 from trading.services.trades import (
@@ -491,8 +492,11 @@ def deposit_accepted(*, trade: Trade, items: list[TradeItem], actor: str) -> Non
 
 
 def deposit_completed(*, trade: Trade, items: list[TradeItem], actor: str) -> None:
-    """The hold ended: escrow is released, the merchant's collateral comes back."""
+    """The hold ended: escrow is released, the merchant's collateral comes back. The assets are
+    the bots' now: the owner's inventory as this merchant keeps it is read again."""
     _money(trade, "complete")
+    merchant, owner = trade.merchant, trade.client_platform_id
+    transaction.on_commit(lambda: inventory_cache_forget(merchant=merchant, platform_id=owner))
     trade_apply(
         trade=trade,
         items=items,

@@ -21,6 +21,7 @@ from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.platform.base import TradeUrlState
 from trading.pricing import CENT, fee_inclusive
 from trading.representations import catalog_details
+from trading.selectors.inventory import inventory_cache_forget
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
 from trading.services.trades import (
@@ -386,7 +387,10 @@ def withdrawal_items_delivered(
 def withdrawal_items_accepted(
     *, trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str
 ) -> None:
+    """The recipient accepted the offer: the items are in its inventory, in their hold."""
     hold_end = clock.now() + timedelta(days=game_settings_get(game=trade.game).hold_days)
+    merchant, recipient = trade.merchant, trade.client_platform_id
+    transaction.on_commit(lambda: inventory_cache_forget(merchant=merchant, platform_id=recipient))
     trade_apply(
         trade=trade,
         items=items,
