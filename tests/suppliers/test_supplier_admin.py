@@ -39,3 +39,16 @@ def test_staff_see_health_balance_and_errors_and_switch_a_supplier(
     assert not SupplierListing.objects.exists()
     assert LogEntry.objects.filter(object_id="waxpeer").exists()
     assert Supplier.objects.get(pk="waxpeer").balance == Decimal("42.50")
+
+
+def test_check_warns_when_no_supplier_is_configured(settings):
+    from django.core import checks
+
+    from trading.marketplace.suppliers.clients import SUPPLIER_MARKETPLACE
+
+    settings.MARKETPLACE = SUPPLIER_MARKETPLACE
+    settings.WAXPEER_API_KEY = ""
+    settings.DMARKET_PUBLIC_KEY = ""
+    assert "trading.W003" in {message.id for message in checks.run_checks()}
+    settings.WAXPEER_API_KEY = "key"
+    assert "trading.W003" not in {message.id for message in checks.run_checks()}
