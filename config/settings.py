@@ -340,6 +340,21 @@ def _outside_system(name: str, sandbox: str) -> str:
 
 GAME_PLATFORM = _outside_system("GAME_PLATFORM", "sandbox.platform.SandboxPlatform")
 MARKETPLACE = _outside_system("MARKETPLACE", "sandbox.marketplace.SandboxMarketplace")
+# The real supplier marketplaces (MARKETPLACE=trading.marketplace.suppliers.marketplace.
+# SupplierMarketplace): which ones, their hosts (a proxy or a test server may stand in) and
+# credentials (from the environment only), and every call's timeouts. docs/suppliers.md.
+MARKETPLACE_SUPPLIERS = [
+    s.strip()
+    for s in os.environ.get("MARKETPLACE_SUPPLIERS", "waxpeer,dmarket").split(",")
+    if s.strip()
+]
+WAXPEER_API_URL = os.environ.get("WAXPEER_API_URL", "https://api.waxpeer.com")
+WAXPEER_API_KEY = os.environ.get("WAXPEER_API_KEY", "")
+DMARKET_API_URL = os.environ.get("DMARKET_API_URL", "https://api.dmarket.com")
+DMARKET_PUBLIC_KEY = os.environ.get("DMARKET_PUBLIC_KEY", "")
+DMARKET_SECRET_KEY = os.environ.get("DMARKET_SECRET_KEY", "")
+SUPPLIER_CONNECT_TIMEOUT_SECONDS = env_float("SUPPLIER_CONNECT_TIMEOUT_SECONDS", 3.0)
+SUPPLIER_READ_TIMEOUT_SECONDS = env_float("SUPPLIER_READ_TIMEOUT_SECONDS", 15.0)
 IDENTITY_PROVIDER = _outside_system("IDENTITY_PROVIDER", "sandbox.identity.SandboxIdentityProvider")
 INVENTORY_CACHE_SECONDS = 15 * 60
 # A deposit's trade offer is withdrawn (the deposit declined) if the owner leaves it this long.

@@ -18,11 +18,14 @@ from merchants.models import Merchant, WebhookEvent
 from trading.models import (
     CatalogItem,
     GameSettings,
+    Supplier,
+    SupplierError,
     Trade,
     TradeEvent,
     TradeItem,
 )
 from trading.risk import RiskPolicy
+from trading.services.suppliers import supplier_balances_check, supplier_switch
 from trading.services.withdrawals import trade_force_cancel
 from wallet.models import Transfer
 
@@ -215,3 +218,81 @@ def risk_policy_panel(merchant: Merchant) -> SafeString:
             "stored": json_block(merchant.risk_policy),
         },
     )
+
+
+class SupplierErrorInline(ReadOnlyInline):
+    model = SupplierError
+    fields = ("at", "operation", "message")
+    ordering = ("-at",)
+
+
+@admin.register(Supplier)
+class SupplierAdmin(admin.ModelAdmin):
+    """The supplier marketplaces: health, balance, the switch and the newest errors. Switching
+    off stops new buys and takes the supplier's listings off the market; its bought trades are
+    still followed to their end (docs/suppliers.md)."""
+
+    list_display = (
+        "name",
+        "enabled",
+        "health",
+        "balance",
+        "balance_checked_at",
+        "last_ok_at",
+        "last_error_at",
+        "consecutive_failures",
+        "paused_until",
+        "last_poll_at",
+    )
+    readonly_fields = (
+        "name",
+        "enabled",
+        "health",
+        "balance",
+        "balance_checked_at",
+        "last_ok_at",
+        "last_error_at",
+        "consecutive_failures",
+        "paused_until",
+        "poll_cursor",
+        "last_poll_at",
+    )
+    inlines = (SupplierErrorInline,)
+    actions = ("switch_off", "switch_on", "check_balances")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="health")
+    def health(self, supplier: Supplier) -> str:
+        if not supplier.enabled:
+            return "switched off"
+        if supplier.consecutive_failures >= 3:
+            return f"down ({supplier.consecutive_failures} failures in a row)"
+        if supplier.consecutive_failures:
+            return "degraded"
+        return "ok" if supplier.last_ok_at else "not called yet"
+
+    @admin.action(
+        description="Switch off (no new buys; trades in flight go on)", permissions=["change"]
+    )
+    def switch_off(self, request: HttpRequest, queryset: QuerySet[Supplier]) -> None:
+        for supplier in queryset:
+            removed = supplier_switch(name=supplier.name, enabled=False)
+            self.log_change(
+                request, supplier, f"Switched off ({removed} listings left the market)."
+            )
+
+    @admin.action(description="Switch on", permissions=["change"])
+    def switch_on(self, request: HttpRequest, queryset: QuerySet[Supplier]) -> None:
+        for supplier in queryset:
+            supplier_switch(name=supplier.name, enabled=True)
+            self.log_change(request, supplier, "Switched on.")
+
+    @admin.action(description="Read balances now", permissions=["view"])
+    def check_balances(self, request: HttpRequest, queryset: QuerySet[Supplier]) -> None:
+        checked = supplier_balances_check()
+        self.message_user(request, f"{checked} supplier balance(s) read.", messages.INFO)

@@ -1,4 +1,5 @@
 from trading.models.catalog import CatalogItem, CatalogPhase
+from trading.models.suppliers import Supplier, SupplierError, SupplierListing, SupplierOrder
 from trading.models.switches import GameSettings
 from trading.models.trades import (
     IN_FLIGHT,
@@ -16,6 +17,10 @@ __all__ = [
     "CatalogPhase",
     "GameSettings",
     "Status",
+    "Supplier",
+    "SupplierError",
+    "SupplierListing",
+    "SupplierOrder",
     "Trade",
     "TradeEvent",
     "TradeItem",

@@ -331,9 +331,16 @@ def withdrawal_purchase(*, trade_id: str) -> None:
     """Order every approved, unbought item from the marketplace. The purchase is keyed by the
     item, so running this twice never buys twice; network calls happen outside transactions."""
     market = get_marketplace()
-    waiting = TradeItem.objects.filter(
-        trade_id=trade_id, status=Status.PENDING, purchase_ref="", cancel_requested_at__isnull=True
-    ).exclude(listing_id="")
+    waiting = (
+        TradeItem.objects.filter(
+            trade_id=trade_id,
+            status=Status.PENDING,
+            purchase_ref="",
+            cancel_requested_at__isnull=True,
+        )
+        .exclude(listing_id="")
+        .select_related("trade")
+    )
     for item in waiting:
         assert item.sourcing_price is not None
         result = market.purchase(
@@ -341,6 +348,7 @@ def withdrawal_purchase(*, trade_id: str) -> None:
             max_price=item.sourcing_price,
             key=f"ti-{item.pk}",
             amount=item.amount,
+            trade_url=item.trade.client_trade_url,
         )
         if result.ok:
             # Only the item's row changes: one guarded statement, no lock of the trade. An item
