@@ -27,6 +27,8 @@ app.conf.beat_schedule = {
     "sweep-holds": {"task": "trading.sweep_holds", "schedule": 60.0},
     "sweep-cancels": {"task": "trading.sweep_cancels", "schedule": 30.0},
     "sweep-deposit-offers": {"task": "trading.sweep_deposit_offers", "schedule": 30.0},
+    # The game platform's offers (Steam: each bot's, one task per bot; the sandbox has none).
+    "poll-offers": {"task": "trading.poll_offers", "schedule": settings.STEAM_POLL_SECONDS},
     "sweep-verifications": {"task": "merchants.sweep_verifications", "schedule": 60.0},
     "crypto-sweep-deposits": {"task": "crypto.sweep_deposits", "schedule": 15.0},
     "crypto-sweep-withdrawals": {"task": "crypto.sweep_withdrawals", "schedule": 10.0},

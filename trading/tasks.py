@@ -11,6 +11,7 @@ from trading.services.cancels import (
 )
 from trading.services.deposits import deposit_offer_send
 from trading.services.fulfilment import withdrawal_fulfil
+from trading.services.offers import offer_pollers, offers_poll
 from trading.services.sweeps import (
     deposit_holds_due_complete,
     deposit_offers_abandon,
@@ -79,6 +80,20 @@ def sweep_cancels() -> int:
     for trade_id in withdrawal_cancels_pending():
         enqueue_cancel_completion(trade_id)
     return requested
+
+
+@shared_task(name="trading.poll_offers", time_limit=60)
+def poll_offers() -> int:
+    """Beat: one polling task per bot (none in the sandbox)."""
+    pollers = offer_pollers()
+    for poller in pollers:
+        enqueue(poll_bot_offers, poller)
+    return len(pollers)
+
+
+@shared_task(name="trading.poll_bot_offers", acks_late=True, time_limit=120)
+def poll_bot_offers(poller: str) -> int:
+    return offers_poll(poller=poller)
 
 
 handoff_register("trading.withdrawal_purchase", enqueue_purchase)

@@ -1,3 +1,4 @@
+from trading.models.bots import SteamBot, SteamOffer
 from trading.models.catalog import CatalogItem, CatalogPhase
 from trading.models.switches import GameSettings
 from trading.models.trades import (
@@ -16,6 +17,8 @@ __all__ = [
     "CatalogPhase",
     "GameSettings",
     "Status",
+    "SteamBot",
+    "SteamOffer",
     "Trade",
     "TradeEvent",
     "TradeItem",
