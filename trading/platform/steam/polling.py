@@ -108,7 +108,11 @@ def bot_offer_updates(bot: SteamBot) -> list[OfferUpdate]:
             pending.append(int(offer.get("time_updated") or since))
     updates.extend(_reversals(client, bot, now))
     latest = max([int(o.get("time_updated") or 0) for o in sent] + [bot.poll_since])
-    fields: dict[str, Any] = {"last_poll_at": now, "poll_since": min(pending or [latest])}
+    fields: dict[str, Any] = {
+        "last_poll_at": now,
+        "poll_since": min(pending or [latest]),
+        "poll_lease_until": None,
+    }
     if bot.inventory_counted_at is None or now - bot.inventory_counted_at > INVENTORY_COUNT_EVERY:
         fields["inventory_count"] = sum(inventory_total(bot.steam_id, g) for g in bot.games)
         fields["inventory_counted_at"] = now
