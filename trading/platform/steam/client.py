@@ -70,6 +70,7 @@ class BotClient:
         params: dict[str, Any] | None = None,
         form: dict[str, Any] | None = None,
         referer: str = "",
+        retry: bool = True,
     ) -> SteamAnswer:
         """A community page or form post with the bot's cookies (form posts carry the
         ``sessionid`` field too)."""
@@ -79,7 +80,13 @@ class BotClient:
             headers = {"Referer": f"{settings.STEAM_COMMUNITY_URL}{referer}"} if referer else None
             data = {**form, "sessionid": session.session_id} if form is not None else None
             return steam_request(
-                http_method, url, params=params, data=data, headers=headers, cookies=session.cookies
+                http_method,
+                url,
+                params=params,
+                data=data,
+                headers=headers,
+                cookies=session.cookies,
+                retry=retry,
             )
 
         return self._as_bot(call)

@@ -105,11 +105,14 @@ def steam_request(
     data: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
     cookies: dict[str, str] | None = None,
+    retry: bool = True,
 ) -> SteamAnswer:
     """One call, tried again on 429, 5xx with a transient (or no) EResult and connection
-    failures. Raises SessionExpiredError, PlatformRateLimitedError (still limited after the
-    retries), PlatformUnavailableError (still down) or SteamRefusedError (a final no)."""
-    attempts = settings.STEAM_RETRIES + 1
+    failures (unless ``retry`` is off: a request that may have taken effect, such as sending an
+    offer, is never repeated blindly). Raises SessionExpiredError, PlatformRateLimitedError
+    (still limited after the retries), PlatformUnavailableError (still down) or
+    SteamRefusedError (a final no)."""
+    attempts = settings.STEAM_RETRIES + 1 if retry else 1
     last: requests.Response | None = None
     for attempt in range(attempts):
         try:

@@ -145,6 +145,7 @@ def offer_send(row: SteamOffer) -> TradeOffer:
             form=_send_form(row),
             referer=f"/tradeoffer/new/?partner={int(row.partner_steam_id) & 0xFFFFFFFF}"
             + (f"&token={row.partner_token}" if row.partner_token else ""),
+            retry=False,  # a lost answer may hide a sent offer: the next attempt looks first
         )
     except SteamRefusedError as exc:
         _record(row, send_lease_until=None)
