@@ -566,7 +566,7 @@ def r_inventory(steam: RecordedSteam, method: str, path: str, p: dict[str, str],
                 "contextid": context,
                 "assetid": a.assetid,
                 "classid": a.classid,
-                "instanceid": "0",
+                "instanceid": _instance(a),
                 "amount": str(a.amount),
             }
             for a in page
@@ -598,6 +598,13 @@ def r_inventory(steam: RecordedSteam, method: str, path: str, p: dict[str, str],
     return 200, body, {}
 
 
+def _instance(asset: Asset) -> str:
+    """Assets that look different (stickers) have their own instance of the class."""
+    if not asset.stickers:
+        return "0"
+    return str(int(hashlib.sha1("|".join(asset.stickers).encode()).hexdigest()[:8], 16))
+
+
 def _description(app: int, asset: Asset) -> dict[str, Any]:
     stickers = "".join(
         f'<img width=64 height=48 src="https://cdn.test/{n}.png" title="Sticker: {name}">'
@@ -606,7 +613,7 @@ def _description(app: int, asset: Asset) -> dict[str, Any]:
     return {
         "appid": app,
         "classid": asset.classid,
-        "instanceid": "0",
+        "instanceid": _instance(asset),
         "tradable": int(asset.tradable),
         "marketable": 1,
         "name": asset.name,
