@@ -1,7 +1,7 @@
 """Secrets kept at rest (a bot's login secrets, its session): sealed with Fernet under the keys
 of ``SECRETS_ENCRYPTION_KEYS`` (comma-separated Fernet keys from the environment). The first key
-seals; every key opens, so a key is rotated by putting the new one first, re-sealing
-(``manage.py reseal_secrets``), then dropping the old one."""
+seals; every key opens, so a key is rotated by putting the new one first (values saved from
+then on are sealed with it); an old key is dropped once nothing sealed with it is left."""
 
 from functools import cache
 
@@ -49,15 +49,5 @@ def unseal(sealed: str) -> str:
         return ""
     try:
         return _current().decrypt(sealed.encode()).decode()
-    except InvalidToken as exc:
-        raise SealedSecretError("no configured key opens this secret") from exc
-
-
-def reseal(sealed: str) -> str:
-    """The same secret sealed under the first key (key rotation)."""
-    if not sealed:
-        return ""
-    try:
-        return _current().rotate(sealed.encode()).decode()
     except InvalidToken as exc:
         raise SealedSecretError("no configured key opens this secret") from exc
