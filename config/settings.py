@@ -363,6 +363,29 @@ DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
 SANDBOX_AUTOPILOT_SECONDS = env_int("SANDBOX_AUTOPILOT_SECONDS", 0)
 TRADE_URL_CHECK_CACHE_SECONDS = 3600
 
+# Secrets stored in the database (bot secrets and sessions) are sealed with these Fernet keys
+# (comma-separated; the first seals, all open: rotate by putting a new key first).
+SECRETS_ENCRYPTION_KEYS = [
+    key.strip() for key in os.environ.get("SECRETS_ENCRYPTION_KEYS", "").split(",") if key.strip()
+]
+# The Steam adapter (GAME_PLATFORM=trading.platform.steam.SteamPlatform, docs/steam.md): every
+# host configurable, so a test server or a proxy stands in; every call with a timeout.
+STEAM_WEB_API_URL = os.environ.get("STEAM_WEB_API_URL", "https://api.steampowered.com")
+STEAM_COMMUNITY_URL = os.environ.get("STEAM_COMMUNITY_URL", "https://steamcommunity.com")
+STEAM_LOGIN_URL = os.environ.get("STEAM_LOGIN_URL", "https://api.steampowered.com")
+# A Web API key (ISteamUser/GetPlayerBans); without one the calls use a bot's access token.
+STEAM_WEB_API_KEY = os.environ.get("STEAM_WEB_API_KEY", "")
+STEAM_TIMEOUT_SECONDS = env_float("STEAM_TIMEOUT_SECONDS", 10.0)
+# 429 and 5xx answers are tried again this many times, waiting BACKOFF * 2^n seconds (or the
+# answer's Retry-After, capped at 30 s); then the bot is marked rate limited for a while.
+STEAM_RETRIES = env_int("STEAM_RETRIES", 3)
+STEAM_BACKOFF_SECONDS = env_float("STEAM_BACKOFF_SECONDS", 1.0)
+STEAM_RATE_LIMIT_PAUSE_SECONDS = env_int("STEAM_RATE_LIMIT_PAUSE_SECONDS", 120)
+# Offers the bots sent are polled this often (beat), each bot by one worker at a time.
+STEAM_POLL_SECONDS = env_float("STEAM_POLL_SECONDS", 15.0)
+# A delivery offer (a withdrawal's items sent to the user) is cancelled after this long.
+STEAM_DELIVERY_OFFER_MINUTES = env_int("STEAM_DELIVERY_OFFER_MINUTES", 24 * 60)
+
 # Crypto: the chains behind one interface (CRYPTO_CHAINS), the network whose tokens are credited,
 # and the HD key every deposit address is derived from.
 CRYPTO_CHAINS = _outside_system("CRYPTO_CHAINS", "sandbox.chains.SandboxChains")

@@ -26,6 +26,7 @@ from trading.platform.base import (
     InventoryAsset,
     OfferAsset,
     OfferRefusedError,
+    OfferUpdate,
     PlatformError,
     PlatformRateLimitedError,
     PlatformUnavailableError,
@@ -84,7 +85,7 @@ def _state(config: SandboxPlatformUser) -> TradeUrlState:
 
 
 class SandboxPlatform:
-    def user(self, platform_id: str, *, tenant: str) -> PlatformUser:
+    def user(self, platform_id: str, *, tenant: str, trade_url: str = "") -> PlatformUser:
         config = _configured(tenant, platform_id)
         _raise_fault(config)
         if config is None:
@@ -113,13 +114,55 @@ class SandboxPlatform:
         return FleetStatus.OFFLINE
 
     def offer_create(
-        self, *, tenant: str, key: str, platform_id: str, game: int, assets: list[OfferAsset]
+        self,
+        *,
+        tenant: str,
+        key: str,
+        platform_id: str,
+        trade_url: str,
+        game: int,
+        assets: list[OfferAsset],
     ) -> TradeOffer:
         existing = SandboxOffer.objects.select_related("bot").filter(key=key).first()
         if existing is not None:
             return _offer(existing)
         self._offer_refusal_check(tenant, platform_id, game, assets)
-        bots = list(sandbox_fleet(tenant=tenant).filter(status=SandboxBotState.Status.ONLINE))
+        return self._offer_make(tenant, key, platform_id, assets, bot_platform_id="")
+
+    def offer_deliver(
+        self,
+        *,
+        tenant: str,
+        key: str,
+        platform_id: str,
+        trade_url: str,
+        game: int,
+        assets: list[OfferAsset],
+        bot_platform_id: str,
+    ) -> TradeOffer:
+        """The bot holding the items offers them: made by the bot named when it is online in
+        the tenant's world, else refused for now (the items are in that bot's inventory)."""
+        existing = SandboxOffer.objects.select_related("bot").filter(key=key).first()
+        if existing is not None:
+            return _offer(existing)
+        user = self.user(platform_id, tenant=tenant)
+        if not user.can_trade:
+            raise OfferRefusedError("USER_NOT_TRADEABLE")
+        return self._offer_make(tenant, key, platform_id, assets, bot_platform_id=bot_platform_id)
+
+    def _offer_make(
+        self,
+        tenant: str,
+        key: str,
+        platform_id: str,
+        assets: list[OfferAsset],
+        *,
+        bot_platform_id: str,
+    ) -> TradeOffer:
+        online = sandbox_fleet(tenant=tenant).filter(status=SandboxBotState.Status.ONLINE)
+        if bot_platform_id:
+            online = online.filter(platform_id=bot_platform_id)
+        bots = list(online)
         if not bots:
             raise PlatformUnavailableError("no bot online to make the offer")
         digest = hashlib.sha256(key.encode()).hexdigest()
@@ -151,6 +194,16 @@ class SandboxPlatform:
             offer.state = SandboxOffer.State.SENT
             offer.save(update_fields=["state"])
         return _offer(offer)
+
+    def pollers(self) -> list[str]:
+        """Nothing to poll: the sandbox's events and autopilot move trades themselves."""
+        return []
+
+    def offer_updates(self, *, poller: str) -> list[OfferUpdate]:
+        return []
+
+    def offer_update_seen(self, *, update: OfferUpdate) -> None:
+        return None
 
     def _offer_refusal_check(
         self, tenant: str, platform_id: str, game: int, assets: list[OfferAsset]

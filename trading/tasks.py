@@ -17,6 +17,7 @@ from trading.services.suppliers import (
     supplier_listings_poll,
     supplier_orders_follow,
 )
+from trading.services.offers import offer_pollers, offers_poll
 from trading.services.sweeps import (
     deposit_holds_due_complete,
     deposit_offers_abandon,
@@ -101,6 +102,20 @@ def follow_supplier_orders() -> int:
 @shared_task(name="trading.suppliers_balances", time_limit=60)
 def check_supplier_balances() -> int:
     return supplier_balances_check()
+
+
+@shared_task(name="trading.poll_offers", time_limit=60)
+def poll_offers() -> int:
+    """Beat: one polling task per bot (none in the sandbox)."""
+    pollers = offer_pollers()
+    for poller in pollers:
+        enqueue(poll_bot_offers, poller)
+    return len(pollers)
+
+
+@shared_task(name="trading.poll_bot_offers", acks_late=True, time_limit=120)
+def poll_bot_offers(poller: str) -> int:
+    return offers_poll(poller=poller)
 
 
 handoff_register("trading.withdrawal_purchase", enqueue_purchase)

@@ -1,3 +1,4 @@
+from trading.models.bots import SteamBot, SteamOffer
 from trading.models.catalog import CatalogItem, CatalogPhase
 from trading.models.suppliers import Supplier, SupplierError, SupplierListing, SupplierOrder
 from trading.models.switches import GameSettings
@@ -20,6 +21,8 @@ __all__ = [
     "Supplier",
     "SupplierError",
     "SupplierListing",
+    "SteamBot",
+    "SteamOffer",
     "SupplierOrder",
     "Trade",
     "TradeEvent",
