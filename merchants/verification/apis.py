@@ -54,8 +54,8 @@ class VerificationStartApi(ClientVerificationApiView):
             Opens a document-and-selfie check of the client at the identity provider. Send the
             person to `captureUrl` to capture their document and a selfie, or open the
             provider's web SDK in your own page with `sdkToken` (with Sumsub: its WebSDK's
-            access token, valid 30 minutes); the provider decides later and the service takes
-            its verdict by itself (no webhook is sent to you): read
+            access token, valid 30 minutes by default); the provider decides later and the
+            service takes its verdict by itself (no webhook is sent to you): read
             `GET /client/verification/status` to follow it. `email` (optional) names the
             identity the accepted check is kept under, for linking the person's other accounts.
 
