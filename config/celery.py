@@ -44,6 +44,10 @@ app.conf.beat_schedule = {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),
     },
+    "prune-identity-notifications": {
+        "task": "merchants.prune_identity_notifications",
+        "schedule": crontab(minute=17),
+    },
 }
 if settings.SANDBOX:
     app.conf.beat_schedule |= {

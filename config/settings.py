@@ -356,6 +356,17 @@ DMARKET_SECRET_KEY = os.environ.get("DMARKET_SECRET_KEY", "")
 SUPPLIER_CONNECT_TIMEOUT_SECONDS = env_float("SUPPLIER_CONNECT_TIMEOUT_SECONDS", 3.0)
 SUPPLIER_READ_TIMEOUT_SECONDS = env_float("SUPPLIER_READ_TIMEOUT_SECONDS", 15.0)
 IDENTITY_PROVIDER = _outside_system("IDENTITY_PROVIDER", "sandbox.identity.SandboxIdentityProvider")
+# Sumsub (IDENTITY_PROVIDER=merchants.verification.sumsub.SumsubIdentityProvider): the API's
+# host, the app token and its secret key (requests are signed with it), the webhook's secret key
+# (its notifications are signed with it), the verification level applicants are created at, the
+# timeout of each call and the lifetime of the WebSDK tokens and links handed out.
+SUMSUB_BASE_URL = os.environ.get("SUMSUB_BASE_URL", "https://api.sumsub.com")
+SUMSUB_APP_TOKEN = os.environ.get("SUMSUB_APP_TOKEN", "")
+SUMSUB_SECRET_KEY = os.environ.get("SUMSUB_SECRET_KEY", "")
+SUMSUB_WEBHOOK_SECRET = os.environ.get("SUMSUB_WEBHOOK_SECRET", "")
+SUMSUB_LEVEL_NAME = os.environ.get("SUMSUB_LEVEL_NAME", "")
+SUMSUB_TIMEOUT_SECONDS = env_float("SUMSUB_TIMEOUT_SECONDS", 10.0)
+SUMSUB_SDK_TOKEN_TTL_SECONDS = env_int("SUMSUB_SDK_TOKEN_TTL_SECONDS", 1800)
 INVENTORY_CACHE_SECONDS = 15 * 60
 # A deposit's trade offer is withdrawn (the deposit declined) if the owner leaves it this long.
 DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
