@@ -12,12 +12,12 @@ from trading.services.cancels import (
 )
 from trading.services.deposits import deposit_offer_send
 from trading.services.fulfilment import withdrawal_fulfil
+from trading.services.offers import offer_pollers, offers_poll
 from trading.services.suppliers import (
     supplier_balances_check,
     supplier_listings_poll,
     supplier_orders_follow,
 )
-from trading.services.offers import offer_pollers, offers_poll
 from trading.services.sweeps import (
     deposit_holds_due_complete,
     deposit_offers_abandon,
