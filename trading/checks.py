@@ -25,8 +25,8 @@ def suppliers_check(**kwargs: Any) -> list[checks.CheckMessage]:
         checks.Warning(
             "MARKETPLACE is the supplier marketplace but no supplier is configured: the market "
             "stays empty and every buy waits.",
-            hint="Set WAXPEER_API_KEY, or DMARKET_PUBLIC_KEY and DMARKET_SECRET_KEY "
-            "(MARKETPLACE_SUPPLIERS names which to use).",
+            hint="Set WAXPEER_API_KEY, or DMARKET_PUBLIC_KEY, DMARKET_SECRET_KEY and "
+            "DMARKET_BOT_STEAM_ID (MARKETPLACE_SUPPLIERS names which to use).",
             id="trading.W003",
         )
     ]

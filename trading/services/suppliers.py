@@ -38,6 +38,7 @@ from trading.models import (
     Trade,
     TradeItem,
 )
+from trading.services.handover import bot_delivery_arrived, bot_delivery_ended
 from trading.services.market import market_resync
 from trading.services.trades import trade_lock
 from trading.services.withdrawals import (
@@ -248,6 +249,8 @@ def supplier_order_apply(*, order: SupplierOrder, state: TradeState, reason: str
         moved = 0
         if state is TradeState.WAITING:
             current.next_check_at = now + WAITING_RECHECK
+        elif current.listing.get("bot_platform_id") and state is not TradeState.CANCELED:
+            moved = _to_our_bot(current, item, state)
         elif state is TradeState.SENT:
             if item.status == Status.PENDING:
                 withdrawal_items_delivered(trade=trade, items=items, targets=[item], actor=actor)
@@ -264,9 +267,22 @@ def supplier_order_apply(*, order: SupplierOrder, state: TradeState, reason: str
             moved = _canceled(trade, items, item, actor)
             current.state, current.next_check_at = SupplierOrder.State.CANCELED, None
             current.reason = reason[:200]
+            bot_delivery_ended(item_pk=item.pk, reason=f"{current.supplier_id} cancelled")
         current.updated_at = now
         current.save()
     return moved
+
+
+def _to_our_bot(order: SupplierOrder, item: TradeItem, state: TradeState) -> int:
+    """A supplier that delivers to our bot (DMarket): its trade offer on the way is the item
+    coming to us, not to the recipient (the item stays ``pending``); arrived, the item is the
+    bot's to hand over (``BotDelivery``), and the supplier has nothing more to tell."""
+    if state is TradeState.SENT:
+        order.state, order.next_check_at = SupplierOrder.State.SENT, clock.now() + SENT_RECHECK
+        return 0
+    order.state, order.next_check_at = SupplierOrder.State.AT_BOT, None
+    bot_delivery_arrived(item_pk=item.pk)
+    return 1
 
 
 def _canceled(trade: Trade, items: list[TradeItem], item: TradeItem, actor: str) -> int:

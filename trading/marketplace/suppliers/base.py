@@ -89,6 +89,9 @@ class BuyRequest:
 class SupplierClient(Protocol):
     name: str
     games: tuple[int, ...]
+    # Where bought items go: "" straight to the recipient's trade URL (Waxpeer), else the
+    # platform id of our bot linked to the supplier account (DMarket), which hands them on.
+    delivers_to: str
 
     def offers(self, *, game: int, names: list[str]) -> dict[str, list[SupplierOffer]]:
         """The listings of each named item (names the supplier has none of map to [])."""

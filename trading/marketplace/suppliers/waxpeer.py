@@ -75,6 +75,7 @@ def trade_url_parts(trade_url: str) -> tuple[str, str]:
 
 class WaxpeerClient:
     name = "waxpeer"
+    delivers_to = ""  # the seller trades straight to the recipient
     names_per_call = 50  # search-items-by-name takes at most 50 names
     games = tuple(GAMES)
 
