@@ -146,6 +146,7 @@ class RecordedSteam:
         # When set, GetTradeOffers calls wait here until that many have arrived (two pollers
         # made to overlap for certain).
         self.offer_polls_together: threading.Barrier | None = None
+        self.polls_met = 0  # GetTradeOffers calls that met the others there
         self.accepted_by_partner: list[str] = []  # offers a bot accepted (``/accept``)
         self.ids = itertools.count(6_000_000_001)
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
@@ -366,7 +367,9 @@ class RecordedSteam:
                 return 502, None, {"x-eresult": "20"}
             together = self.offer_polls_together if "GetTradeOffers" in path else None
         if together is not None:
-            together.wait(30)
+            together.wait(30)  # raises (a 500 for the caller) if the others never come
+            with self.lock:
+                self.polls_met += 1
         for prefix, route in ROUTES:
             if path.startswith(prefix):
                 return route(self, method, path, {**query, **form}, cookies)
