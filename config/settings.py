@@ -350,6 +350,9 @@ MARKETPLACE_SUPPLIERS = [
 ]
 WAXPEER_API_URL = os.environ.get("WAXPEER_API_URL", "https://api.waxpeer.com")
 WAXPEER_API_KEY = os.environ.get("WAXPEER_API_KEY", "")
+# Waxpeer's listing socket (Socket.IO over websocket), read by ``manage.py supplier_socket``.
+WAXPEER_SOCKET_URL = os.environ.get("WAXPEER_SOCKET_URL", "https://waxpeer.com")
+WAXPEER_SOCKET_PATH = os.environ.get("WAXPEER_SOCKET_PATH", "socket.io")
 DMARKET_API_URL = os.environ.get("DMARKET_API_URL", "https://api.dmarket.com")
 DMARKET_PUBLIC_KEY = os.environ.get("DMARKET_PUBLIC_KEY", "")
 DMARKET_SECRET_KEY = os.environ.get("DMARKET_SECRET_KEY", "")

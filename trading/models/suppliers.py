@@ -23,6 +23,9 @@ class Supplier(models.Model):
     # Polling walks the catalog by name; the next poll starts after this name.
     poll_cursor = models.CharField(max_length=200, blank=True)
     last_poll_at = models.DateTimeField(null=True, blank=True)
+    # The supplier's listing socket (``manage.py supplier_socket``): since when it is up and
+    # subscribed; null while it is down or not run (polling alone keeps the snapshot then).
+    socket_connected_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.name

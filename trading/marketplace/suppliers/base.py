@@ -49,6 +49,16 @@ class SupplierOffer:
     paint_seed: int | None = None
 
 
+@dataclass(frozen=True)
+class ListingChange:
+    """One listing as a supplier's socket tells of it: listed or repriced (``offer`` as it is
+    now), or ``gone`` (sold, withdrawn)."""
+
+    game: int
+    offer: SupplierOffer
+    gone: bool = False
+
+
 class TradeState(StrEnum):
     """Where a bought trade is, in the withdrawal's terms."""
 
