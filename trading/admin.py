@@ -257,6 +257,7 @@ class SupplierAdmin(admin.ModelAdmin):
         "consecutive_failures",
         "paused_until",
         "last_poll_at",
+        "socket_connected_at",
     )
     readonly_fields = (
         "name",
@@ -270,6 +271,7 @@ class SupplierAdmin(admin.ModelAdmin):
         "paused_until",
         "poll_cursor",
         "last_poll_at",
+        "socket_connected_at",
     )
     inlines = (SupplierErrorInline,)
     actions = ("switch_off", "switch_on", "check_balances")
