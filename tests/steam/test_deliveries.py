@@ -299,3 +299,26 @@ def test_an_item_never_arriving_keeps_waiting_and_is_looked_for_again(
     assert trade_json(desk, alice, trade_id)["status"] == "pending"
     assert money(alice)["locked"] == PAID  # nothing refunded on a guess
     assert CLAIM < ARRIVAL_LOOK_EVERY
+
+
+def test_a_quick_instant_withdrawal_is_filled_from_own_stock_and_handed_over(
+    desk, alice, steam, world, bot, ak
+):
+    steam.user(BOT_ID, inventory={(730, "2"): [Asset("11000000700", AK, wear=WEAR)]})
+    list_stock("11000000700", "9.00")
+    body = {
+        "tradeUrl": trade_url(RECIPIENT),
+        "itemId": ak.id,
+        "maxPrice": Decimal("10.00"),
+        "amount": 1,
+        "delivery": "instant",
+    }
+    trade_id = ok_data(desk.post("/secure/buy/quick", body, headers=alice.headers))["id"]
+
+    item = TradeItem.objects.get(trade_id=trade_id)
+    assert (item.listing_id, item.price) == ("stock-11000000700", Decimal("9.45"))
+    (offer,) = steam.sent_by(BOT_ID)
+    assert [a["assetid"] for a in offer.give] == ["11000000700"]
+    assert trade_json(desk, alice, trade_id)["status"] == "active"
+    assert money(alice)["locked"] == Decimal("9.45")  # the savings under maxPrice handed back
+    assert wallet_clean()

@@ -79,3 +79,19 @@ def test_staff_read_balances_and_switch_a_supplier_back_on(admin_client, supplie
     assert Supplier.objects.get(pk="waxpeer").enabled is True
     assert supplier_listings_poll(name="waxpeer") == 1  # polled again: its listing is back
     assert SupplierListing.objects.filter(pk="waxpeer-1").exists()
+
+
+def test_check_warns_when_dmarket_has_no_bot_to_deliver_to(settings):
+    from django.core import checks
+
+    from trading.marketplace.suppliers.clients import SUPPLIER_MARKETPLACE, supplier_names
+
+    settings.MARKETPLACE = SUPPLIER_MARKETPLACE
+    settings.MARKETPLACE_SUPPLIERS = ["dmarket"]
+    settings.DMARKET_PUBLIC_KEY, settings.DMARKET_SECRET_KEY = "ab" * 32, "cd" * 64
+    settings.DMARKET_BOT_STEAM_ID = ""
+    assert "trading.W004" in {message.id for message in checks.run_checks()}
+    assert supplier_names() == []  # not used without it
+    settings.DMARKET_BOT_STEAM_ID = "76561199100000001"
+    assert "trading.W004" not in {message.id for message in checks.run_checks()}
+    assert supplier_names() == ["dmarket"]
