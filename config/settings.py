@@ -327,6 +327,8 @@ LOGGING = {
     "loggers": {
         "django.request": {"level": "ERROR"},
         "django.server": {"level": "WARNING"},
+        # solana-py's HTTP client logs every request at INFO.
+        "httpx2": {"level": "WARNING"},
     },
 }
 
