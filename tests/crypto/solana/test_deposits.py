@@ -26,9 +26,7 @@ def test_a_deposit_is_credited_once_it_is_finalized_and_only_once(
 ):
     ledger = solana.ledger
     address = open_address(desk, alice)
-    assert address["tokens"] == [
-        {"token": "USDC", "contract": ledger.mints["USDC"], "decimals": 6}
-    ]
+    assert address["tokens"] == [{"token": "USDC", "contract": ledger.mints["USDC"], "decimals": 6}]
     assert address["tokenAccount"] == ledger.ata(address["address"], "USDC")
     bobs = open_address(desk, bob)
     payer = ledger.wallet()
@@ -83,9 +81,7 @@ def test_a_deposit_is_credited_once_it_is_finalized_and_only_once(
     assert clean()
 
 
-def test_an_account_the_deposit_itself_creates_is_counted_from_zero(
-    desk, alice, solana: SolanaRpc
-):
+def test_an_account_the_deposit_itself_creates_is_counted_from_zero(desk, alice, solana: SolanaRpc):
     ledger = solana.ledger
     ledger.drop_sends = True  # the service's opening never reaches a leader
     pending = deposit_address(desk, alice, "SOL")
