@@ -234,15 +234,21 @@ def _record(chain_tx: SolanaTransaction, *statuses: str, **fields: object) -> No
 def _sign_again(
     chain_tx: SolanaTransaction, node: SolanaNode, last: SolanaAttempt, *, priority_fee: int
 ) -> SolanaAttempt | None:
-    """A new signing with a new blockhash, unless a twin signed it again first."""
+    """A new signing with a new blockhash, unless a twin signed it again first. Within the
+    same block (the same blockhash and fee) the signing would be the same bytes: that one is
+    sent again instead."""
     blockhash, last_valid = node.latest_blockhash()
     with transaction.atomic():
         locked = SolanaTransaction.objects.select_for_update().filter(pk=chain_tx.pk).first()
         if locked is None or locked.status == TxStatus.FINAL or _latest(locked).pk != last.pk:
             return None
-        attempt = _sign(
-            locked, blockhash=blockhash, last_valid=last_valid, priority_fee=priority_fee
-        )
+        if (blockhash, priority_fee) == (last.blockhash, last.priority_fee):
+            SolanaAttempt.objects.filter(pk=last.pk).update(refused="")
+            attempt = last
+        else:
+            attempt = _sign(
+                locked, blockhash=blockhash, last_valid=last_valid, priority_fee=priority_fee
+            )
         locked.status = TxStatus.PENDING
         locked.error = ""
         locked.next_check_at = clock.now() + timedelta(seconds=CHECK_SECONDS)
