@@ -43,6 +43,7 @@ from crypto.solana.sweeps import solana_account_close_step
 from crypto.solana.transactions import (
     Plan,
     is_final,
+    solana_transaction_check,
     solana_transaction_send,
     solana_transaction_sighting,
 )
@@ -107,7 +108,10 @@ class SolanaChains:
             .first()
         )
         if opening is not None and opening.status in SolanaTransaction.LIVE:
-            return AccountState.OPENING
+            # One look: an opening that landed long ago was of an account closed since.
+            opening = solana_transaction_check(transaction_id=str(opening.pk)) or opening
+            if opening.status in SolanaTransaction.LIVE:
+                return AccountState.OPENING
         # Never asked, refused, failed, or opened and closed since: nothing is opening it.
         return AccountState.MISSING
 
