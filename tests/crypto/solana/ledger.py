@@ -12,7 +12,6 @@ the last valid block height), "Retrying Transactions" (dropped transactions, reb
 little-endian, 165 bytes) and mint layout (decimals at byte 44) from solana-program-library
 ``token/program/src/state.rs``."""
 
-import base64
 import secrets
 import struct
 import threading
@@ -407,7 +406,3 @@ class Ledger:
 
     def finalized(self, landed: Landed) -> bool:
         return landed.height <= self.finalized_height
-
-
-def encode(transaction: VersionedTransaction) -> str:
-    return base64.b64encode(bytes(transaction)).decode()
