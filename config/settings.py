@@ -327,6 +327,8 @@ LOGGING = {
     "loggers": {
         "django.request": {"level": "ERROR"},
         "django.server": {"level": "WARNING"},
+        # solana-py's HTTP client logs every request at INFO.
+        "httpx2": {"level": "WARNING"},
     },
 }
 
@@ -400,7 +402,7 @@ STEAM_DELIVERY_OFFER_MINUTES = env_int("STEAM_DELIVERY_OFFER_MINUTES", 24 * 60)
 # Crypto: the chains behind one interface (CRYPTO_CHAINS), the network whose tokens are credited,
 # and the HD key every deposit address is derived from.
 CRYPTO_CHAINS = _outside_system("CRYPTO_CHAINS", "sandbox.chains.SandboxChains")
-# With the EVM gateway: the gateway of the chains it has no node for (Solana always).
+# With a node gateway (EVM, Solana): the gateway of the chains it has no node for.
 CRYPTO_OTHER_CHAINS = _outside_system("CRYPTO_OTHER_CHAINS", "sandbox.chains.SandboxChains")
 CRYPTO_ENABLED = env_bool("CRYPTO_ENABLED", True)
 CRYPTO_NETWORK = os.environ.get("CRYPTO_NETWORK", "testnet" if SANDBOX else "mainnet")
@@ -455,10 +457,36 @@ def _token_contracts(chain: str) -> dict[str, tuple[str, int]]:
     return tokens
 
 
+def _solana_mints() -> dict[str, tuple[str, int]]:
+    """``CRYPTO_SOL_TOKENS=USDC=<mint>:6,USDT=<mint>:6``: SPL mints (base58 of 32 bytes)
+    replacing the network's."""
+    from solders.pubkey import Pubkey
+
+    mints: dict[str, tuple[str, int]] = {}
+    entries = os.environ.get("CRYPTO_SOL_TOKENS", "").split(",")
+    for entry in filter(None, (e.strip() for e in entries)):
+        symbol, _, rest = entry.partition("=")
+        mint, _, decimals = rest.partition(":")
+        try:
+            valid = len(bytes(Pubkey.from_string(mint))) == 32
+        except ValueError:
+            valid = False
+        if symbol not in ("USDT", "USDC") or not valid or not decimals.isdigit():
+            raise ImproperlyConfigured(
+                f"CRYPTO_SOL_TOKENS: '{entry}' is not SYMBOL=<mint>:DECIMALS."
+            )
+        mints[symbol] = (mint, int(decimals))
+    return mints
+
+
 CRYPTO_RPC_URLS = {
-    chain: url for chain in ("ETH", "BSC") if (url := os.environ.get(f"CRYPTO_{chain}_RPC_URL"))
+    chain: url
+    for chain in ("ETH", "BSC", "SOL")
+    if (url := os.environ.get(f"CRYPTO_{chain}_RPC_URL"))
 }
-CRYPTO_TOKEN_CONTRACTS = {chain: _token_contracts(chain) for chain in ("ETH", "BSC")}
+CRYPTO_TOKEN_CONTRACTS = {chain: _token_contracts(chain) for chain in ("ETH", "BSC")} | {
+    "SOL": _solana_mints()
+}
 # The key cashouts are signed with (hex); unset, the HD key's index 0. Never commit one.
 CRYPTO_EVM_HOT_WALLET_KEY = os.environ.get("CRYPTO_EVM_HOT_WALLET_KEY", "")
 # Blocks per eth_getLogs call of the deposit scanner (a node refusing a range gets half of it).
@@ -467,3 +495,27 @@ CRYPTO_EVM_SCAN_BLOCKS = env_int("CRYPTO_EVM_SCAN_BLOCKS", 500)
 CRYPTO_EVM_FEE_BUMP_SECONDS = env_int("CRYPTO_EVM_FEE_BUMP_SECONDS", 180)
 # Scheduled sweeps move a deposit address's token balance to the hot wallet from this many tokens.
 CRYPTO_EVM_SWEEP_MIN_TOKENS = env_int("CRYPTO_EVM_SWEEP_MIN_TOKENS", 50)
+
+# Real Solana (crypto.chains.solana.SolanaChains; crypto.chains.nodes.NodeChains serves it beside
+# the EVM chains): the node at CRYPTO_SOL_RPC_URL, the mints of CRYPTO_SOL_TOKENS (else the
+# network's), the commitment at which deposits are credited and cashouts complete.
+CRYPTO_SOLANA_COMMITMENT = os.environ.get("CRYPTO_SOLANA_COMMITMENT", "finalized")
+if CRYPTO_SOLANA_COMMITMENT not in ("finalized", "confirmed"):
+    raise ImproperlyConfigured("CRYPTO_SOLANA_COMMITMENT must be finalized or confirmed.")
+# The hot wallet's keypair (base58 of its 64 bytes, or solana-keygen's JSON array); unset, the
+# HD key's Solana index 0. It pays every fee and rent and sends cashouts. Never commit one.
+CRYPTO_SOLANA_HOT_WALLET_KEY = os.environ.get("CRYPTO_SOLANA_HOT_WALLET_KEY", "")
+# The priority fee (ComputeBudget setComputeUnitPrice, micro-lamports per compute unit) of a first
+# signing; each signing again after an expiry doubles it, up to the ceiling.
+CRYPTO_SOLANA_PRIORITY_FEE_MICROLAMPORTS = env_int(
+    "CRYPTO_SOLANA_PRIORITY_FEE_MICROLAMPORTS", 10_000
+)
+CRYPTO_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS = env_int(
+    "CRYPTO_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS", 2_000_000
+)
+# Seconds of service clock between two scans of one deposit account, and the signatures asked
+# for per getSignaturesForAddress page (1 to 1,000).
+CRYPTO_SOLANA_SCAN_SECONDS = env_int("CRYPTO_SOLANA_SCAN_SECONDS", 15)
+CRYPTO_SOLANA_SCAN_PAGE = env_int("CRYPTO_SOLANA_SCAN_PAGE", 1000)
+# Scheduled sweeps move a deposit account's tokens to the hot wallet from this many tokens.
+CRYPTO_SOLANA_SWEEP_MIN_TOKENS = env_int("CRYPTO_SOLANA_SWEEP_MIN_TOKENS", 50)
