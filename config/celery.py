@@ -34,6 +34,10 @@ app.conf.beat_schedule = {
     "crypto-evm-sweep-transactions": {"task": "crypto.evm_sweep_transactions", "schedule": 15.0},
     "crypto-evm-sweep-addresses": {"task": "crypto.evm_sweep_addresses", "schedule": 15.0},
     "crypto-evm-plan-sweeps": {"task": "crypto.evm_plan_sweeps", "schedule": 3600.0},
+    "prune-idempotent-requests": {
+        "task": "merchants.prune_idempotent_requests",
+        "schedule": crontab(minute="*/10"),
+    },
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),
