@@ -290,6 +290,8 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Trading Service API",
     "DESCRIPTION": API_DESCRIPTION,
     "VERSION": "0.8.3",
+    # 3.0.3, not 3.1: under 3.1 (JSON Schema 2020-12) `type: integer` admits 2.0, which the API
+    # refuses (strict types), so the webhooks go under `x-webhooks` (docs/decisions.md).
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -305,6 +307,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "merchants.schema.add_security_schemes",
         "config.api.schema.rate_limit_descriptions",
+        "config.openapi_webhooks.add_webhooks",
     ],
 }
 
