@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import datetime
-from typing import TypedDict
+from typing import Annotated, Literal, TypedDict
 
 from django.conf import settings
 from django.core.cache import cache
@@ -30,6 +30,7 @@ from config.celery import app as celery_app
 from core.db import pooled_connections_recheck
 from core.errors import DomainError
 from core.selectors import maintenance_is_on
+from core.shapes import Doc
 
 logger = logging.getLogger(__name__)
 _STARTED = time.monotonic()
@@ -96,7 +97,11 @@ def health_checks() -> dict[str, str]:
 
 
 class Maintenance(TypedDict):
-    mode: bool
+    # A string, as the original service's SDK types it (decisions section 11).
+    mode: Annotated[
+        Literal["off", "maintenance"],
+        Doc('"maintenance" while staff have maintenance mode on, else "off".'),
+    ]
 
 
 class Health(TypedDict):
@@ -119,16 +124,16 @@ class HealthApi(ApiView):
             state (`ok`, `unavailable`, or `timeout` when it did not answer within 2 seconds).
             It needs no credentials, answers within about 2 seconds whatever hangs, and stays up
             during maintenance mode, when the API routes answer `SYSTEM_MAINTENANCE`:
-            `maintenance.mode` says whether it is on. `timestamp` is the server's time (real
-            time, whatever the sandbox clock says) and `uptime` the seconds since the answering
-            process started.
+            `maintenance.mode` says whether it is on: `"maintenance"`, else `"off"`. `timestamp`
+            is the server's time (real time, whatever the sandbox clock says) and `uptime` the
+            seconds since the answering process started.
         """,
         response={
             "status": "ok",
             "checks": {"database": "ok", "cache": "ok", "broker": "ok"},
             "timestamp": "2026-05-02T12:00:00.000Z",
             "uptime": 86400,
-            "maintenance": {"mode": False},
+            "maintenance": {"mode": "off"},
         },
         error_details={
             "SERVICE_UNAVAILABLE": {
@@ -151,6 +156,6 @@ class HealthApi(ApiView):
             "checks": checks,
             "timestamp": timezone.now(),
             "uptime": int(time.monotonic() - _STARTED),
-            "maintenance": {"mode": maintenance_is_on()},
+            "maintenance": {"mode": "maintenance" if maintenance_is_on() else "off"},
         }
         return Response(answer)

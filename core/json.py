@@ -30,3 +30,9 @@ def _default(value: Any) -> Any:
 
 def dumps(payload: Any) -> bytes:
     return orjson.dumps(payload, default=_default, option=JSON_OPTIONS)
+
+
+def canonical_dumps(payload: Any) -> bytes:
+    """The same JSON with object keys sorted: equal for payloads that differ only in key order
+    (what an Idempotency-Key's request is compared by)."""
+    return orjson.dumps(payload, default=_default, option=JSON_OPTIONS | orjson.OPT_SORT_KEYS)
