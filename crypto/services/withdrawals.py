@@ -22,9 +22,9 @@ from core.errors import DomainError
 from core.handoffs import handoff_on_commit
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, TransferState
-from crypto.keys import evm_address_valid, solana_address_valid
+from crypto.destinations import cashout_address_check
 from crypto.models import CryptoWithdrawal
-from crypto.networks import EVM_CHAINS, min_confirmations, network
+from crypto.networks import min_confirmations, network
 from crypto.services.common import (
     chain_paused,
     chain_status,
@@ -67,12 +67,6 @@ class CashoutIn:
     address: str
     amount_cents: int
     request_id: str
-
-
-def cashout_address_valid(*, chain: str, address: str) -> bool:
-    if chain in EVM_CHAINS:
-        return evm_address_valid(address)
-    return solana_address_valid(address)
 
 
 def _cents(value: int) -> Decimal:
@@ -164,10 +158,7 @@ def crypto_withdrawal_create(
         return first, False
     # A paused chain takes cashouts (they wait); one that cannot be asked refuses them (2500).
     chain_status(request.chain, merchant_id=merchant.pk)
-    if not cashout_address_valid(chain=request.chain, address=request.address):
-        raise DomainError(
-            "ONCHAIN_WITHDRAW_INVALID_ADDRESS", f"Not a valid {request.chain} address."
-        )
+    cashout_address_check(chain=request.chain, address=request.address)
     fee = int(settings.CRYPTO_WITHDRAW_FEE_CENTS[request.chain])
     receive = request.amount_cents - fee
     least = int(settings.CRYPTO_WITHDRAW_MIN_RECEIVE_CENTS[request.chain])
