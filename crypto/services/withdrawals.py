@@ -22,7 +22,7 @@ from core.db import atomic_retried
 from core.errors import DomainError
 from core.handoffs import handoff_on_commit
 from crypto.chains import get_chains
-from crypto.chains.base import ChainError, TransferState
+from crypto.chains.base import BroadcastError, TransferState
 from crypto.destinations import cashout_address_check
 from crypto.models import CryptoWithdrawal
 from crypto.networks import min_confirmations, network
@@ -280,20 +280,21 @@ def crypto_withdrawals_broadcast_due() -> list[str]:
 
 def crypto_withdrawal_broadcast(*, withdrawal_id: str) -> None:
     """Send an approved cashout. Keyed by the cashout, so a twin worker gets the same
-    transaction; the chain is called outside any transaction. A chain that cannot be asked
-    (its node down, or not the configured network's) refuses it like a refused broadcast."""
+    transaction; the chain is called outside any transaction. While the chain cannot be asked
+    (its node down, or not the configured network's) it waits: only the gateway knows whether
+    a transaction was signed for it, so only its refusal (BroadcastError) counts."""
     withdrawal = CryptoWithdrawal.objects.filter(pk=withdrawal_id).first()
     now = clock.now()
     if (
         withdrawal is None
         or withdrawal.status != Status.APPROVED
         or (withdrawal.next_broadcast_at is not None and withdrawal.next_broadcast_at > now)
+        or chain_paused_or_unknown(withdrawal.chain, merchant_id=withdrawal.merchant_id)
+        is not False
     ):
         return
     token = network(withdrawal.chain).token(withdrawal.token)
     try:
-        if chain_paused(withdrawal.chain, merchant_id=withdrawal.merchant_id):
-            return
         tx_hash = get_chains().broadcast(
             tenant=str(withdrawal.merchant_id),
             chain=withdrawal.chain,
@@ -302,7 +303,7 @@ def crypto_withdrawal_broadcast(*, withdrawal_id: str) -> None:
             amount=_cents(withdrawal.receive_cents),
             key=str(withdrawal.id),
         )
-    except ChainError as exc:  # BroadcastError among them: nothing went out
+    except BroadcastError as exc:  # nothing went out
         _broadcast_failed(withdrawal_id, str(exc))
         return
     with transaction.atomic():

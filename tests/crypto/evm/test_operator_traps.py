@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 
 from crypto.chains import get_chains
+from crypto.chains.base import BroadcastError
 from crypto.evm import scanner
 from crypto.evm.models import EvmCursor, EvmTransaction
 from crypto.models import CryptoDeposit, CryptoWithdrawal
@@ -173,6 +174,53 @@ def test_the_sweeps_leave_a_refused_chains_rows_and_serve_the_others(
     statuses = dict(CryptoDeposit.objects.values_list("chain", "status"))
     assert statuses == {"ETH": "pending", "BSC": "completed"}
     assert money(alice)["available"] == Decimal("1020.00")
+
+
+def test_approved_cashouts_wait_while_the_node_is_refused_then_go(
+    desk, alice, chain: Chain, settings, clock_advance
+):
+    """Nothing is signed against a node on the wrong chain, and nothing is refunded either: a
+    cashout's fate is the gateway's to tell, and it cannot be asked."""
+    settings.CRYPTO_PAUSED_CHAINS = frozenset({"ETH"})
+    made = data(secure_cashout(desk, alice))
+    settings.CRYPTO_PAUSED_CHAINS = frozenset()
+    settings.CRYPTO_NETWORK = "mainnet"  # the node answers Sepolia's chain id: refused
+
+    for _ in range(4):
+        desk.run(sweep_withdrawals)
+        clock_advance(max(settings.CRYPTO_BROADCAST_RETRY_SECONDS) + 1)
+    waiting = CryptoWithdrawal.objects.get(pk=made["id"])
+    assert (waiting.status, waiting.broadcast_attempts) == ("approved", 0)
+    assert not EvmTransaction.objects.exists()
+    assert money(alice)["locked"] == Decimal("25.00")
+
+    settings.CRYPTO_NETWORK = "testnet"
+    desk.run(sweep_withdrawals)
+    sent = CryptoWithdrawal.objects.get(pk=made["id"])
+    assert sent.status == "sent"
+    assert chain.mined(sent.tx_hash)["status"] == 1
+
+
+def test_a_signed_cashout_stands_when_its_node_is_refused_and_no_new_one_is_signed(
+    desk, alice, chain: Chain, settings
+):
+    made = CryptoWithdrawal.objects.get(pk=data(secure_cashout(desk, alice))["id"])
+    assert made.status == "sent"  # its approval's broadcast ran after the answer
+    settings.CRYPTO_NETWORK = "mainnet"  # the node answers Sepolia's chain id: refused
+    gateway = get_chains()
+    ask = {
+        "tenant": str(alice.merchant.pk),
+        "chain": "ETH",
+        "contract": chain.usdc.address,
+        "to": RECIPIENT,
+        "amount": Decimal("20"),
+    }
+
+    # A worker that died after signing asks again: the same transaction, not a refusal.
+    assert gateway.broadcast(**ask, key=str(made.id)) == made.tx_hash
+    with pytest.raises(BroadcastError, match="chain id 11155111"):
+        gateway.broadcast(**ask, key="a-new-cashout")
+    assert EvmTransaction.objects.count() == 1
 
 
 def test_a_token_contract_without_code_on_the_node_is_refused(desk, alice, chain: Chain, settings):
