@@ -328,6 +328,8 @@ LOGGING = {
     "loggers": {
         "django.request": {"level": "ERROR"},
         "django.server": {"level": "WARNING"},
+        # solana-py's HTTP client logs every request at INFO.
+        "httpx2": {"level": "WARNING"},
     },
 }
 
@@ -341,7 +343,33 @@ def _outside_system(name: str, sandbox: str) -> str:
 
 GAME_PLATFORM = _outside_system("GAME_PLATFORM", "sandbox.platform.SandboxPlatform")
 MARKETPLACE = _outside_system("MARKETPLACE", "sandbox.marketplace.SandboxMarketplace")
+# The real supplier marketplaces (MARKETPLACE=trading.marketplace.suppliers.marketplace.
+# SupplierMarketplace): which ones, their hosts (a proxy or a test server may stand in) and
+# credentials (from the environment only), and every call's timeouts. docs/suppliers.md.
+MARKETPLACE_SUPPLIERS = [
+    s.strip()
+    for s in os.environ.get("MARKETPLACE_SUPPLIERS", "waxpeer,dmarket").split(",")
+    if s.strip()
+]
+WAXPEER_API_URL = os.environ.get("WAXPEER_API_URL", "https://api.waxpeer.com")
+WAXPEER_API_KEY = os.environ.get("WAXPEER_API_KEY", "")
+DMARKET_API_URL = os.environ.get("DMARKET_API_URL", "https://api.dmarket.com")
+DMARKET_PUBLIC_KEY = os.environ.get("DMARKET_PUBLIC_KEY", "")
+DMARKET_SECRET_KEY = os.environ.get("DMARKET_SECRET_KEY", "")
+SUPPLIER_CONNECT_TIMEOUT_SECONDS = env_float("SUPPLIER_CONNECT_TIMEOUT_SECONDS", 3.0)
+SUPPLIER_READ_TIMEOUT_SECONDS = env_float("SUPPLIER_READ_TIMEOUT_SECONDS", 15.0)
 IDENTITY_PROVIDER = _outside_system("IDENTITY_PROVIDER", "sandbox.identity.SandboxIdentityProvider")
+# Sumsub (IDENTITY_PROVIDER=merchants.verification.sumsub.SumsubIdentityProvider): the API's
+# host, the app token and its secret key (requests are signed with it), the webhook's secret key
+# (its notifications are signed with it), the verification level applicants are created at, the
+# timeout of each call and the lifetime of the WebSDK tokens and links handed out.
+SUMSUB_BASE_URL = os.environ.get("SUMSUB_BASE_URL", "https://api.sumsub.com")
+SUMSUB_APP_TOKEN = os.environ.get("SUMSUB_APP_TOKEN", "")
+SUMSUB_SECRET_KEY = os.environ.get("SUMSUB_SECRET_KEY", "")
+SUMSUB_WEBHOOK_SECRET = os.environ.get("SUMSUB_WEBHOOK_SECRET", "")
+SUMSUB_LEVEL_NAME = os.environ.get("SUMSUB_LEVEL_NAME", "")
+SUMSUB_TIMEOUT_SECONDS = env_float("SUMSUB_TIMEOUT_SECONDS", 10.0)
+SUMSUB_SDK_TOKEN_TTL_SECONDS = env_int("SUMSUB_SDK_TOKEN_TTL_SECONDS", 1800)
 INVENTORY_CACHE_SECONDS = 15 * 60
 # A deposit's trade offer is withdrawn (the deposit declined) if the owner leaves it this long.
 DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
@@ -349,10 +377,33 @@ DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
 SANDBOX_AUTOPILOT_SECONDS = env_int("SANDBOX_AUTOPILOT_SECONDS", 0)
 TRADE_URL_CHECK_CACHE_SECONDS = 3600
 
+# Secrets stored in the database (bot secrets and sessions) are sealed with these Fernet keys
+# (comma-separated; the first seals, all open: rotate by putting a new key first).
+SECRETS_ENCRYPTION_KEYS = [
+    key.strip() for key in os.environ.get("SECRETS_ENCRYPTION_KEYS", "").split(",") if key.strip()
+]
+# The Steam adapter (GAME_PLATFORM=trading.platform.steam.SteamPlatform, docs/steam.md): every
+# host configurable, so a test server or a proxy stands in; every call with a timeout.
+STEAM_WEB_API_URL = os.environ.get("STEAM_WEB_API_URL", "https://api.steampowered.com")
+STEAM_COMMUNITY_URL = os.environ.get("STEAM_COMMUNITY_URL", "https://steamcommunity.com")
+STEAM_LOGIN_URL = os.environ.get("STEAM_LOGIN_URL", "https://api.steampowered.com")
+# A Web API key (ISteamUser/GetPlayerBans); without one the calls use a bot's access token.
+STEAM_WEB_API_KEY = os.environ.get("STEAM_WEB_API_KEY", "")
+STEAM_TIMEOUT_SECONDS = env_float("STEAM_TIMEOUT_SECONDS", 10.0)
+# 429 and 5xx answers are tried again this many times, waiting BACKOFF * 2^n seconds (or the
+# answer's Retry-After, capped at 30 s); then the bot is marked rate limited for a while.
+STEAM_RETRIES = env_int("STEAM_RETRIES", 3)
+STEAM_BACKOFF_SECONDS = env_float("STEAM_BACKOFF_SECONDS", 1.0)
+STEAM_RATE_LIMIT_PAUSE_SECONDS = env_int("STEAM_RATE_LIMIT_PAUSE_SECONDS", 120)
+# Offers the bots sent are polled this often (beat), each bot by one worker at a time.
+STEAM_POLL_SECONDS = env_float("STEAM_POLL_SECONDS", 15.0)
+# A delivery offer (a withdrawal's items sent to the user) is cancelled after this long.
+STEAM_DELIVERY_OFFER_MINUTES = env_int("STEAM_DELIVERY_OFFER_MINUTES", 24 * 60)
+
 # Crypto: the chains behind one interface (CRYPTO_CHAINS), the network whose tokens are credited,
 # and the HD key every deposit address is derived from.
 CRYPTO_CHAINS = _outside_system("CRYPTO_CHAINS", "sandbox.chains.SandboxChains")
-# With the EVM gateway: the gateway of the chains it has no node for (Solana always).
+# With a node gateway (EVM, Solana): the gateway of the chains it has no node for.
 CRYPTO_OTHER_CHAINS = _outside_system("CRYPTO_OTHER_CHAINS", "sandbox.chains.SandboxChains")
 CRYPTO_ENABLED = env_bool("CRYPTO_ENABLED", True)
 CRYPTO_NETWORK = os.environ.get("CRYPTO_NETWORK", "testnet" if SANDBOX else "mainnet")
@@ -445,10 +496,36 @@ def _evm_hot_wallet_key() -> str:
     return key
 
 
+def _solana_mints() -> dict[str, tuple[str, int]]:
+    """``CRYPTO_SOL_TOKENS=USDC=<mint>:6,USDT=<mint>:6``: SPL mints (base58 of 32 bytes)
+    replacing the network's."""
+    from solders.pubkey import Pubkey
+
+    mints: dict[str, tuple[str, int]] = {}
+    entries = os.environ.get("CRYPTO_SOL_TOKENS", "").split(",")
+    for entry in filter(None, (e.strip() for e in entries)):
+        symbol, _, rest = entry.partition("=")
+        mint, _, decimals = rest.partition(":")
+        try:
+            valid = len(bytes(Pubkey.from_string(mint))) == 32
+        except ValueError:
+            valid = False
+        if symbol not in ("USDT", "USDC") or not valid or not decimals.isdigit():
+            raise ImproperlyConfigured(
+                f"CRYPTO_SOL_TOKENS: '{entry}' is not SYMBOL=<mint>:DECIMALS."
+            )
+        mints[symbol] = (mint, int(decimals))
+    return mints
+
+
 CRYPTO_RPC_URLS = {
-    chain: url for chain in ("ETH", "BSC") if (url := os.environ.get(f"CRYPTO_{chain}_RPC_URL"))
+    chain: url
+    for chain in ("ETH", "BSC", "SOL")
+    if (url := os.environ.get(f"CRYPTO_{chain}_RPC_URL"))
 }
-CRYPTO_TOKEN_CONTRACTS = {chain: _token_contracts(chain) for chain in ("ETH", "BSC")}
+CRYPTO_TOKEN_CONTRACTS = {chain: _token_contracts(chain) for chain in ("ETH", "BSC")} | {
+    "SOL": _solana_mints()
+}
 # The key cashouts are signed with (hex); unset, the HD key's index 0. Never commit one.
 CRYPTO_EVM_HOT_WALLET_KEY = _evm_hot_wallet_key()
 # Blocks per eth_getLogs call of the deposit scanner (a node refusing a range gets half of it).
@@ -457,3 +534,27 @@ CRYPTO_EVM_SCAN_BLOCKS = env_int("CRYPTO_EVM_SCAN_BLOCKS", 500)
 CRYPTO_EVM_FEE_BUMP_SECONDS = env_int("CRYPTO_EVM_FEE_BUMP_SECONDS", 180)
 # Scheduled sweeps move a deposit address's token balance to the hot wallet from this many tokens.
 CRYPTO_EVM_SWEEP_MIN_TOKENS = env_int("CRYPTO_EVM_SWEEP_MIN_TOKENS", 50)
+
+# Real Solana (crypto.chains.solana.SolanaChains; crypto.chains.nodes.NodeChains serves it beside
+# the EVM chains): the node at CRYPTO_SOL_RPC_URL, the mints of CRYPTO_SOL_TOKENS (else the
+# network's), the commitment at which deposits are credited and cashouts complete.
+CRYPTO_SOLANA_COMMITMENT = os.environ.get("CRYPTO_SOLANA_COMMITMENT", "finalized")
+if CRYPTO_SOLANA_COMMITMENT not in ("finalized", "confirmed"):
+    raise ImproperlyConfigured("CRYPTO_SOLANA_COMMITMENT must be finalized or confirmed.")
+# The hot wallet's keypair (base58 of its 64 bytes, or solana-keygen's JSON array); unset, the
+# HD key's Solana index 0. It pays every fee and rent and sends cashouts. Never commit one.
+CRYPTO_SOLANA_HOT_WALLET_KEY = os.environ.get("CRYPTO_SOLANA_HOT_WALLET_KEY", "")
+# The priority fee (ComputeBudget setComputeUnitPrice, micro-lamports per compute unit) of a first
+# signing; each signing again after an expiry doubles it, up to the ceiling.
+CRYPTO_SOLANA_PRIORITY_FEE_MICROLAMPORTS = env_int(
+    "CRYPTO_SOLANA_PRIORITY_FEE_MICROLAMPORTS", 10_000
+)
+CRYPTO_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS = env_int(
+    "CRYPTO_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS", 2_000_000
+)
+# Seconds of service clock between two scans of one deposit account, and the signatures asked
+# for per getSignaturesForAddress page (1 to 1,000).
+CRYPTO_SOLANA_SCAN_SECONDS = env_int("CRYPTO_SOLANA_SCAN_SECONDS", 15)
+CRYPTO_SOLANA_SCAN_PAGE = env_int("CRYPTO_SOLANA_SCAN_PAGE", 1000)
+# Scheduled sweeps move a deposit account's tokens to the hot wallet from this many tokens.
+CRYPTO_SOLANA_SWEEP_MIN_TOKENS = env_int("CRYPTO_SOLANA_SWEEP_MIN_TOKENS", 50)

@@ -5,9 +5,10 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from django.urls.resolvers import RoutePattern
-from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from config.health import HealthApi
+from config.openapi import OpenApiDocumentApi
 
 API_ROUTES = [
     "merchants.urls",
@@ -40,7 +41,7 @@ def by_first_segment(modules: list[str]) -> list[URLResolver]:
 
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
-    path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
+    path("openapi.json", OpenApiDocumentApi.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("admin/", admin.site.urls),
     *by_first_segment(API_ROUTES),

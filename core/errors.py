@@ -94,6 +94,9 @@ _ENTRIES = [
     ErrorSpec(
         "VERIFICATION_LINK_DENIED", 3011, 403, "The accounts are not known to be one person."
     ),
+    # The identity provider's notifications (docs/decisions.md, "Sumsub").
+    ErrorSpec("PROVIDER_SIGNATURE_INVALID", 3012, 401, "The notification's signature is invalid."),
+    ErrorSpec("PROVIDER_NOTIFICATION_REPLAYED", 3013, 409, "This notification was already taken."),
     # Protocol-level failures every HTTP API has (docs/errors.md).
     ErrorSpec("INTERNAL_ERROR", 1000, 500, "Unexpected error; it was logged with the requestId."),
     ErrorSpec("NOT_FOUND", 1002, 404, "No such endpoint."),

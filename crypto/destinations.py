@@ -59,6 +59,7 @@ def _own_addresses(chain: str) -> dict[str, str]:
         repr(settings.CRYPTO_TOKEN_CONTRACTS.get(chain)),
         settings.CRYPTO_HD_MNEMONIC,
         settings.CRYPTO_EVM_HOT_WALLET_KEY,
+        settings.CRYPTO_SOLANA_HOT_WALLET_KEY,
     )
 
 

@@ -251,6 +251,24 @@ class VerificationProcess(models.Model):
         return f"dossier {self.dossier_id} ({self.status})"
 
 
+class IdentityNotification(models.Model):
+    """A notification the identity provider pushed (its signature verified), kept while the
+    replay window could still accept a copy of it: the same bytes again are a replay. Rows
+    older than the window are pruned (``merchants.prune_identity_notifications``)."""
+
+    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the raw body.")
+    kind = models.CharField(max_length=64)
+    dossier_id = models.CharField(max_length=128, blank=True)
+    created_at = models.DateTimeField(help_text="When the provider made it.")
+    received_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.dossier_id} ({self.digest[:12]})"
+
+
 class RateLimitWindow(models.Model):
     """Fixed-window request counters, used only when no Redis is configured."""
 

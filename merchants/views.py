@@ -15,6 +15,7 @@ from merchants.authentication import (
     ClientTokenAuthentication,
     MerchantCaller,
     bearer_token,
+    request_ip,
 )
 from merchants.gate import request_gate
 from merchants.models import Merchant, Scope
@@ -27,8 +28,7 @@ from merchants.ratelimits import (
     rate_limit_uncount,
     rate_limit_window,
 )
-from merchants.selectors import api_key_peek, merchant_peek
-from merchants.tokens import client_token_claimed_merchant
+from merchants.selectors import api_key_peek, client_token_peek
 
 
 class CallerApiView(ApiView):
@@ -134,7 +134,7 @@ class MerchantApiView(CallerApiView):
 
     def caller_peek(self, request: Request) -> tuple[str, bool] | None:
         raw_key = request.headers.get("api-key")
-        return api_key_peek(raw_key=raw_key) if raw_key else None
+        return api_key_peek(raw_key=raw_key, ip=request_ip(request)) if raw_key else None
 
     def declared_errors(self) -> tuple[str, ...]:
         return (*SCOPE_ERRORS[self.required_scope], *super().declared_errors())
@@ -166,5 +166,4 @@ class ClientApiView(CallerApiView):
 
     def caller_peek(self, request: Request) -> tuple[str, bool] | None:
         token = bearer_token(request.headers.get("Authorization", ""))
-        merchant_id = client_token_claimed_merchant(token)
-        return merchant_peek(merchant_id=merchant_id) if merchant_id else None
+        return client_token_peek(token=token) if token else None

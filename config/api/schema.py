@@ -34,7 +34,13 @@ from typing_extensions import TypeAliasType
 from config.api.docs import OperationDoc, rate_limit_markdown
 from config.api.exceptions import as_domain_error
 from config.api.middleware import NOT_TEXT
-from config.api.serializers import GameField, StrictSerializer, UniqueListField, parse
+from config.api.serializers import (
+    AboveZeroDecimalField,
+    GameField,
+    StrictSerializer,
+    UniqueListField,
+    parse,
+)
 from config.api.views import ApiView
 from core.errors import CATALOG, DomainError, ErrorSpec, validation_error
 from core.shapes import Doc
@@ -412,6 +418,18 @@ class GameFieldSchema(OpenApiSerializerFieldExtension):
         if direction == "response":
             return as_text
         return {"oneOf": [as_text, {"type": "integer", "enum": list(games)}]}
+
+
+class AboveZeroDecimalSchema(OpenApiSerializerFieldExtension):
+    """A number above zero: the decimal's own schema with an exclusive minimum of 0."""
+
+    target_class = AboveZeroDecimalField
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer_field(
+            self.target, direction, bypass_extensions=True
+        )
+        return {**schema, "minimum": 0, "exclusiveMinimum": True}
 
 
 def rate_limit_descriptions(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

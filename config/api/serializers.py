@@ -65,10 +65,10 @@ class OnlyWhen:
 Rule = AnyOfRequired | OnlyWhen
 
 
-# Refuses properties it does not declare, at any depth it is nested (the document says
-# ``additionalProperties: false``), and checks its ``rules`` across fields (the document has each
-# as a schema the body must match too). (A comment: a docstring would describe every body.)
-class StrictSerializer(serializers.Serializer):
+# Checks its ``rules`` across fields. A body has each rule in the document as a schema it must
+# match too; parameters cannot say so, and an operation whose query has a rule states it in its
+# description (decisions section 7). (A comment: a docstring would describe every input.)
+class RuledSerializer(serializers.Serializer):
     rules: ClassVar[tuple[Rule, ...]] = ()
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -79,6 +79,10 @@ class StrictSerializer(serializers.Serializer):
             raise serializers.ValidationError(errors)
         return attrs
 
+
+# Refuses properties it does not declare, at any depth it is nested (the document says
+# ``additionalProperties: false``).
+class StrictSerializer(RuledSerializer):
     def to_internal_value(self, data: Any) -> Any:
         unknown = (
             {key: [UNKNOWN_FIELD] for key in data if key not in self.fields}
@@ -136,6 +140,18 @@ class StrictDecimalField(serializers.DecimalField):
         except InvalidOperation:
             # DRF rounds to decimal_places within the context precision: 1e30 in cents overflows.
             self.fail("invalid")
+
+
+class AboveZeroDecimalField(StrictDecimalField):
+    """A JSON number above zero (``exclusiveMinimum``): zero and below are VALIDATION_FAILED."""
+
+    default_error_messages = {"not_above_zero": "Must be above 0."}
+
+    def to_internal_value(self, data: Any) -> Decimal:
+        value = super().to_internal_value(data)
+        if value <= 0:
+            self.fail("not_above_zero")
+        return value
 
 
 class UniqueListField(serializers.ListField):

@@ -17,6 +17,12 @@ class MarketplaceUnavailableError(DomainError):
         super().__init__("SERVICE_UNAVAILABLE", "The supplier marketplace is unavailable; retry.")
 
 
+class PurchaseOutcomeUnknownError(MarketplaceUnavailableError):
+    """A purchase was sent and its answer lost: nothing may be refunded, retried or bought
+    elsewhere for that unit until the marketplace has reconciled it (a later call with the same
+    key answers once it knows)."""
+
+
 class MarketSort(StrEnum):
     RELEVANCE = "relevance"
     PRICE_ASC = "priceAsc"
@@ -111,10 +117,19 @@ class Marketplace(Protocol):
         """Each known id: its listing, or None when it was sold. Unknown ids are left out."""
 
     def purchase(
-        self, *, listing_id: str, max_price: Decimal, key: str, amount: int = 1
+        self,
+        *,
+        listing_id: str,
+        max_price: Decimal,
+        key: str,
+        amount: int = 1,
+        trade_url: str = "",
     ) -> PurchaseResult:
         """Buy ``amount`` units of a listing at no more than ``max_price`` (sourcing, per
-        unit). The same ``key`` always gives the same answer, so a retry never buys twice."""
+        unit), delivered to ``trade_url`` (the recipient's; suppliers that trade straight to the
+        recipient need it). The same ``key`` always gives the same answer, so a retry never buys
+        twice; a purchase whose outcome is not known yet raises MarketplaceUnavailableError,
+        never a refusal, so nothing is refunded or bought elsewhere before it is known."""
 
     def purchase_get(self, *, key: str) -> PurchaseResult | None:
         """The purchase made under ``key``, if any: what a run that died before recording its

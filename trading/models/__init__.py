@@ -1,4 +1,6 @@
+from trading.models.bots import SteamBot, SteamOffer
 from trading.models.catalog import CatalogItem, CatalogPhase
+from trading.models.suppliers import Supplier, SupplierError, SupplierListing, SupplierOrder
 from trading.models.switches import GameSettings
 from trading.models.trades import (
     IN_FLIGHT,
@@ -16,6 +18,12 @@ __all__ = [
     "CatalogPhase",
     "GameSettings",
     "Status",
+    "SteamBot",
+    "SteamOffer",
+    "Supplier",
+    "SupplierError",
+    "SupplierListing",
+    "SupplierOrder",
     "Trade",
     "TradeEvent",
     "TradeItem",

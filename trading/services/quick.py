@@ -8,7 +8,12 @@ from core.errors import DomainError
 from merchants.models import Merchant
 from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
-from trading.marketplace.base import Listing, PurchaseResult
+from trading.marketplace.base import (
+    Listing,
+    MarketplaceUnavailableError,
+    PurchaseOutcomeUnknownError,
+    PurchaseResult,
+)
 from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
 from trading.representations import catalog_details
@@ -102,7 +107,9 @@ def quick_withdrawal_create(
 def _buy_one(row: TradeItem, trade: Trade, candidates: list[Listing]) -> PurchaseResult | None:
     """The purchase an earlier, interrupted run made for the row (asked first: a retry must
     neither fail a unit it bought nor spend a candidate another unit needs), else the cheapest
-    candidate that can still be bought, under the row's key."""
+    candidate that can still be bought, under the row's key. A supplier that cannot take the
+    order now is passed over for the next candidate; one that may have taken it (its answer was
+    lost) stops the fill until it is reconciled."""
     market = get_marketplace()
     earlier = market.purchase_get(key=f"ti-{row.pk}")
     if earlier is not None:
@@ -110,9 +117,17 @@ def _buy_one(row: TradeItem, trade: Trade, candidates: list[Listing]) -> Purchas
     assert trade.quick_sourcing_ceiling is not None
     while candidates:
         listing = candidates.pop(0)
-        result = market.purchase(
-            listing_id=listing.id, max_price=trade.quick_sourcing_ceiling, key=f"ti-{row.pk}"
-        )
+        try:
+            result = market.purchase(
+                listing_id=listing.id,
+                max_price=trade.quick_sourcing_ceiling,
+                key=f"ti-{row.pk}",
+                trade_url=trade.client_trade_url,
+            )
+        except PurchaseOutcomeUnknownError:
+            raise
+        except MarketplaceUnavailableError:
+            continue
         if result.ok:
             return result
     return None

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('crypto', '0004_evm_chains'),
+        ('crypto', '0005_solana_chain'),
     ]
 
     operations = [
