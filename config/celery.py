@@ -47,6 +47,10 @@ app.conf.beat_schedule = {
     },
     "crypto-solana-sweep-accounts": {"task": "crypto.solana_sweep_accounts", "schedule": 15.0},
     "crypto-solana-plan-sweeps": {"task": "crypto.solana_plan_sweeps", "schedule": 3600.0},
+    "prune-idempotent-requests": {
+        "task": "merchants.prune_idempotent_requests",
+        "schedule": crontab(minute="*/10"),
+    },
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from django.urls.resolvers import RoutePattern
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerView
 
 from config.health import HealthApi
@@ -43,6 +44,8 @@ urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
     path("openapi.json", OpenApiDocumentApi.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
+    # APPEND_SLASH is off (API paths are exact), so the one page people type without it is sent on.
+    path("docs", RedirectView.as_view(pattern_name="docs", permanent=True, query_string=True)),
     path("admin/", admin.site.urls),
     *by_first_segment(API_ROUTES),
 ]
