@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
+import requests
 from django.http import HttpResponse
 from django.urls import Resolver404, resolve
 from rest_framework.test import APIClient
 
 from core.errors import CATALOG
+from core.json import dumps
 from core.services import service_settings_update
 from merchants import ratelimits
 from merchants.callers import callers_changed
@@ -48,6 +50,7 @@ from tests.faults.database import backends_waiting_on_lock
 from tests.faults.processes import free_port, wait_until
 from tests.ledger.conftest import LIST as LEDGER
 from tests.ledger.test_server_error import table_locked
+from tests.test_idempotency import hold_key
 from tests.test_openapi_docs import _error_keys, operations
 from tests.trading.factories import CatalogItemFactory
 from tests.verification.conftest import Verifier
@@ -548,6 +551,24 @@ def transaction_conflict(alice, hooks):
     return answer
 
 
+# --- Idempotency-Key (docs/decisions.md) -----------------------------------------------------
+
+
+def idempotency_key_in_use(api, alice):
+    """The same request under the key is still running (claimed, not yet answered)."""
+    body = auth_body()
+    running = requests.Request("POST", f"http://testserver{AUTH}", data=dumps(body))
+    hold_key(alice, "order-7", running)
+    headers = {**alice.headers, "Idempotency-Key": "order-7"}
+    return api.post(AUTH, body, format="json", headers=headers)
+
+
+def idempotency_key_reused(api, alice):
+    headers = {**alice.headers, "Idempotency-Key": "order-7"}
+    ok_data(api.post(AUTH, auth_body(1), format="json", headers=headers))
+    return api.post(AUTH, auth_body(2), format="json", headers=headers)
+
+
 WALK: dict[str, Scenario | Exempt] = {
     "EXTERNAL_ID_EXISTS": external_id_exists,
     "MISSING_ITEMS": missing_items,
@@ -632,6 +653,8 @@ WALK: dict[str, Scenario | Exempt] = {
     "UNSUPPORTED_MEDIA_TYPE": unsupported_media_type,
     "SERVICE_UNAVAILABLE": service_unavailable,
     "TRANSACTION_CONFLICT": transaction_conflict,
+    "IDEMPOTENCY_KEY_IN_USE": idempotency_key_in_use,
+    "IDEMPOTENCY_KEY_REUSED": idempotency_key_reused,
 }
 
 # Scenarios whose rows another database session must see (it holds a lock on them), so their
