@@ -42,6 +42,17 @@ app.conf.beat_schedule = {
     "crypto-evm-sweep-transactions": {"task": "crypto.evm_sweep_transactions", "schedule": 15.0},
     "crypto-evm-sweep-addresses": {"task": "crypto.evm_sweep_addresses", "schedule": 15.0},
     "crypto-evm-plan-sweeps": {"task": "crypto.evm_plan_sweeps", "schedule": 3600.0},
+    "crypto-solana-scan": {"task": "crypto.solana_scan", "schedule": 5.0},
+    "crypto-solana-sweep-transactions": {
+        "task": "crypto.solana_sweep_transactions",
+        "schedule": 10.0,
+    },
+    "crypto-solana-sweep-accounts": {"task": "crypto.solana_sweep_accounts", "schedule": 15.0},
+    "crypto-solana-plan-sweeps": {"task": "crypto.solana_plan_sweeps", "schedule": 3600.0},
+    "prune-idempotent-requests": {
+        "task": "merchants.prune_idempotent_requests",
+        "schedule": crontab(minute="*/10"),
+    },
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),

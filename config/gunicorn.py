@@ -18,3 +18,13 @@ limit_request_field_size = 8190
 
 loglevel = "warning"
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms requestId=%({x-request-id}o)s'
+
+
+def post_worker_init(worker: object) -> None:
+    """Build the OpenAPI document in the background as a worker starts, so no request waits for
+    it (config/openapi.py); the application is loaded by now."""
+    import threading
+
+    from config.openapi import openapi_document
+
+    threading.Thread(target=openapi_document, name="openapi-build", daemon=True).start()

@@ -106,6 +106,16 @@ _ENTRIES = [
     ErrorSpec(
         "TRANSACTION_CONFLICT", 1009, 409, "A concurrent request got in the way; nothing changed."
     ),
+    # Idempotency-Key (docs/decisions.md, "Idempotency-Key"): after the 10xx series' last code.
+    ErrorSpec(
+        "IDEMPOTENCY_KEY_IN_USE", 1015, 409, "A request with this Idempotency-Key is still running."
+    ),
+    ErrorSpec(
+        "IDEMPOTENCY_KEY_REUSED",
+        1016,
+        400,
+        "This Idempotency-Key was used for another request (another endpoint or body).",
+    ),
 ]
 
 CATALOG: dict[str, ErrorSpec] = {entry.key: entry for entry in _ENTRIES}

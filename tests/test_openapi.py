@@ -104,7 +104,7 @@ def test_sandbox_trade_events_list_the_bots_refusal(openapi):
     operation = openapi["paths"]["/sandbox/trades/{tradeId}/events"]["post"]
 
     assert _error_codes(operation, "424") == [31]
-    assert _error_codes(operation, "409") == [3002]
+    assert _error_codes(operation, "409") == [1015, 3002]  # 1015: the Idempotency-Key
     assert set(_error_codes(operation, "404")) == {21, 2201}
 
 

@@ -38,7 +38,14 @@ Request bodies are checked strictly: unknown properties are refused and types ar
 not). A refused request is 429 `RATE_LIMITED` with `Retry-After`.
 
 **Events.** Trade and crypto changes are sent to your callback URL as signed webhooks (Standard
-Webhooks); withdrawals and client cashouts wait for your approval there first.
+Webhooks); withdrawals and client cashouts wait for your approval there first. Each is declared
+under `x-webhooks` (OpenAPI 3.1's `webhooks` map, in this 3.0 document) with its body and what
+each answer of yours does; the receiving side's guide (verifying in Python and Node, approving
+and rejecting, retries, ordering, a receiver to copy) is `docs/webhooks.md` in the service's
+repository.
+
+**Safe retries.** Every POST takes an `Idempotency-Key` header: retried with the same key and
+body, it runs once and answers its first answer again (`Idempotent-Replayed: true`).
 
 **Sandbox.** With the sandbox on, the `/sandbox/*` helpers move the simulated outside world
 (platform users, bots, trades, chains, the identity provider, the clock) for your account.

@@ -33,6 +33,13 @@ from typing_extensions import TypeAliasType
 
 from config.api.docs import OperationDoc, rate_limit_markdown
 from config.api.exceptions import as_domain_error
+from config.api.idempotency import (
+    HEADER,
+    KEY_RULE,
+    MAX_LENGTH,
+    ORIGINAL_REQUEST_HEADER,
+    REPLAYED_HEADER,
+)
 from config.api.middleware import NOT_TEXT
 from config.api.serializers import (
     AboveZeroDecimalField,
@@ -69,6 +76,37 @@ REQUEST_ID_HEADER = {
         "required": True,
         "description": REQUEST_ID["description"],
     }
+}
+IDEMPOTENCY_ERRORS = ("IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED")
+IDEMPOTENCY_KEY_PARAMETER = {
+    "name": HEADER,
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_LENGTH, "pattern": "^[!-~]+$"},
+    "example": "5f0c8a52-2a4e-4d8f-9a39-0b1c2d3e4f50",
+    "description": " ".join(
+        [
+            f"Makes retrying this POST safe. The key: {KEY_RULE} A random UUID per operation.",
+            "The first answer to a request sent with a key, success or error, is kept 24 hours",
+            "and answered again to every retry with the same key and the same body, with",
+            f"`{REPLAYED_HEADER}: true`; the operation runs once. The same key with another",
+            "body or on another endpoint answers `IDEMPOTENCY_KEY_REUSED` (1016); while the",
+            "first request still runs, `IDEMPOTENCY_KEY_IN_USE` (1015, with `Retry-After`).",
+            "Not kept, so a retry runs again: `VALIDATION_FAILED` and answers with",
+            "`Retry-After`. Keys are the merchant's own (a client token's account has keys of",
+            'its own). README, "Safe retries".',
+        ]
+    ),
+}
+IDEMPOTENCY_HEADERS = {
+    REPLAYED_HEADER: {
+        "schema": {"type": "string", "enum": ["true"]},
+        "description": f"Present on an answer replayed for a repeated `{HEADER}`.",
+    },
+    ORIGINAL_REQUEST_HEADER: {
+        "schema": REQUEST_ID,
+        "description": "On a replayed answer: the requestId of the request that got it first.",
+    },
 }
 # A path segment: no NUL (refused before routing), and short enough for the URL limit.
 PATH_SEGMENT = {"pattern": r"^[^\u0000]*$", "minLength": 1, "maxLength": 256}
@@ -283,7 +321,14 @@ class EnvelopeAutoSchema(AutoSchema):
                 parameter["schema"] = {**PATH_SEGMENT, **schema}
         for name in examples:
             warn(f"{type(self.view).__name__}: example of an undocumented parameter {name!r}")
+        if self.takes_idempotency_key():
+            parameters.append(dict(IDEMPOTENCY_KEY_PARAMETER))
         return parameters
+
+    def takes_idempotency_key(self) -> bool:
+        return (
+            self.method == "POST" and isinstance(self.view, ApiView) and self.view.idempotent_posts
+        )
 
     def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
         """A request body takes no property it does not declare, and matches the schema of
@@ -347,6 +392,8 @@ class EnvelopeAutoSchema(AutoSchema):
             keys += getattr(authenticator, "errors", ())
         if isinstance(view, ApiView):
             keys += view.declared_errors()
+        if self.takes_idempotency_key():
+            keys += IDEMPOTENCY_ERRORS
         return list(dict.fromkeys(keys))
 
     def refused_input(self) -> DomainError:
@@ -380,6 +427,7 @@ class EnvelopeAutoSchema(AutoSchema):
             warn(f"{type(self.view).__name__}: no example of the answer (doc.response)")
         for response in responses.values():
             for media in response.get("content", {}).values():
+                response["description"] = _success_description(media.get("schema", {}))
                 media["schema"] = _success_schema(media.get("schema", {}))
                 if doc is not None and doc.response is not None:
                     media["example"] = _success_example(doc.response)
@@ -402,9 +450,23 @@ class EnvelopeAutoSchema(AutoSchema):
                     }
                 },
             }
+        idempotent = IDEMPOTENCY_HEADERS if self.takes_idempotency_key() else {}
         for response in responses.values():
-            response["headers"] = {**response.get("headers", {}), **REQUEST_ID_HEADER}
+            response["headers"] = {**response.get("headers", {}), **REQUEST_ID_HEADER, **idempotent}
         return responses
+
+
+def _success_description(data: Mapping[str, Any]) -> str:
+    """What a success answers, named by its shape: the envelope with ``data`` holding it."""
+    return f"Done: the success envelope; its `data` is {_named(data)}."
+
+
+def _named(schema: Mapping[str, Any]) -> str:
+    if "$ref" in schema:
+        return f"described by `{str(schema['$ref']).rsplit('/', 1)[-1]}`"
+    if schema.get("type") == "array":
+        return f"a list, each entry {_named(schema.get('items', {}))}"
+    return "the object below"
 
 
 class GameFieldSchema(OpenApiSerializerFieldExtension):

@@ -2,6 +2,7 @@ import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from feed.front import front_app
 from feed.server import FeedServer
 
 
@@ -14,15 +15,29 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8001)
+        parser.add_argument(
+            "--api-upstream",
+            default="",
+            help=(
+                "The quick start's front (bin/start): serve the API's own port, forwarding every "
+                "request but /socket.io/ to this web server (unix:PATH or http://HOST:PORT). "
+                "Production puts its reverse proxy there instead."
+            ),
+        )
 
     def handle(self, *args: object, **options: object) -> None:
+        server = FeedServer()
+        upstream = str(options["api_upstream"] or "")
         uvicorn.run(
-            FeedServer().asgi_app(),
+            front_app(server, api_upstream=upstream) if upstream else server.asgi_app(),
             host=str(options["host"]),
             port=int(str(options["port"])),
             lifespan="on",
             # The client address comes from the peer and NUM_PROXIES, as in the API.
             proxy_headers=False,
             access_log=False,
+            # In front of gunicorn, the answers carry gunicorn's own Server and Date.
+            server_header=not upstream,
+            date_header=not upstream,
             log_level=settings.LOG_LEVEL.lower(),
         )
