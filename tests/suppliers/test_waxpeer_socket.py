@@ -48,11 +48,17 @@ def socket_server(settings) -> Iterator[RecordedWaxpeerSocket]:
 
 
 @pytest.fixture
-def consumer(suppliers, catalog_item, socket_server) -> Iterator[threading.Thread]:
+def silence_max() -> float:
+    return 300.0
+
+
+@pytest.fixture
+def consumer(suppliers, catalog_item, socket_server, silence_max) -> Iterator[threading.Thread]:
     """``manage.py supplier_socket``'s loop, stopped at the end of the test."""
     stop = threading.Event()
     thread = threading.Thread(
-        target=lambda: waxpeer_socket_serve(stop=stop, reconnect_max=0.5), daemon=True
+        target=lambda: waxpeer_socket_serve(stop=stop, reconnect_max=0.5, silence_max=silence_max),
+        daemon=True,
     )
     thread.start()
     yield thread
@@ -77,7 +83,7 @@ def price_of(listing_id: str) -> Decimal | None:
 def test_socket_events_change_the_market_as_a_poll_does(socket_server, consumer, published):
     socket_server.start()
     wait_until(lambda: socket_server.subscribed("csgo") == 1, "the subscription to csgo")
-    assert socket_server.subscribed("rust") == 1
+    wait_until(lambda: socket_server.subscribed("rust") == 1, "the subscription to rust")
     wait_until(connected, "the socket shown as up")
     version = market_version()
 
@@ -112,6 +118,7 @@ def test_socket_events_change_the_market_as_a_poll_does(socket_server, consumer,
 def test_a_dropped_socket_comes_back_subscribes_again_and_goes_on(socket_server, consumer):
     socket_server.start()
     wait_until(lambda: socket_server.subscribed() == 1, "the first subscription")
+    wait_until(connected, "the socket shown as up")
     socket_server.drop_all()
     wait_until(lambda: socket_server.subscribed() == 2, "the subscription after the drop")
     assert socket_server.connects == 2
@@ -144,3 +151,13 @@ def test_a_switched_off_supplier_takes_no_socket_change(suppliers, catalog_item)
     Supplier.objects.filter(pk="waxpeer").update(enabled=True)
     assert supplier_listing_change(name="waxpeer", change=change) == 1
     assert SupplierListing.objects.get().price == Decimal("1.50")
+
+
+@pytest.mark.parametrize("silence_max", [1.5])
+def test_a_connection_that_goes_silent_is_made_again(socket_server, consumer):
+    """Nothing heard for longer than a busy feed is ever quiet: the connection is taken for dead
+    (dropped on the other side unseen) and made again."""
+    socket_server.start()
+    wait_until(lambda: socket_server.subscribed() == 1, "the first subscription")
+    wait_until(lambda: socket_server.subscribed() >= 2, "a new connection after the silence")
+    assert socket_server.connects >= 2

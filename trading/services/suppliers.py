@@ -224,7 +224,9 @@ def supplier_socket_state(*, name: str, connected: bool) -> None:
     Supplier.objects.filter(pk=name).update(socket_connected_at=clock.now() if connected else None)
 
 
-def waxpeer_socket_serve(*, stop: threading.Event, reconnect_max: float = 30.0) -> None:
+def waxpeer_socket_serve(
+    *, stop: threading.Event, reconnect_max: float = 30.0, silence_max: float = 300.0
+) -> None:
     """Keep Waxpeer's listing socket connected until ``stop``, each change applied as
     ``supplier_listing_change`` (``manage.py supplier_socket``). Raises LookupError when Waxpeer
     is not configured here."""
@@ -248,6 +250,7 @@ def waxpeer_socket_serve(*, stop: threading.Event, reconnect_max: float = 30.0) 
         on_change=changed,
         on_state=state,
         reconnect_max=reconnect_max,
+        silence_max=silence_max,
     )
     try:
         socket.run(stop)
