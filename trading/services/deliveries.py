@@ -108,8 +108,8 @@ def _backoff(row: BotDelivery) -> timedelta:
     return min(FIRST_RETRY * 2 ** max(row.attempts - 1, 0), LAST_RETRY)
 
 
-def _ended(rows: list[BotDelivery], state: str, error: str = "") -> None:
-    BotDelivery.objects.filter(pk__in=[r.pk for r in rows], state=BotDelivery.State.WAITING).update(
+def _close(row: BotDelivery, state: str, error: str = "") -> None:
+    BotDelivery.objects.filter(pk=row.pk, state=BotDelivery.State.WAITING).update(
         state=state, error=error[:200], updated_at=clock.now()
     )
 
@@ -124,11 +124,16 @@ def _still_deliverable(rows: list[BotDelivery]) -> list[BotDelivery]:
     """Rows whose item still waits for its offer; the others are closed (offered by a run
     whose answer the poller applied, or ended: cancelled, failed)."""
     items = TradeItem.objects.in_bulk([row.item_id for row in rows])
-    offered = [r for r in rows if items[r.item_id].status != Status.PENDING and r.offer_key]
-    gone = [r for r in rows if not _deliverable(items[r.item_id]) and r not in offered]
-    _ended(offered, BotDelivery.State.OFFERED)
-    _ended(gone, BotDelivery.State.ENDED, f"the item is {[items[r.item_id].status for r in gone]}")
-    return [r for r in rows if _deliverable(items[r.item_id])]
+    deliverable = []
+    for row in rows:
+        item = items[row.item_id]
+        if _deliverable(item):
+            deliverable.append(row)
+        elif item.offer_id:
+            _close(row, BotDelivery.State.OFFERED)
+        else:
+            _close(row, BotDelivery.State.ENDED, f"the item is {item.status}")
+    return deliverable
 
 
 def _find_arrived(trade: Trade, rows: list[BotDelivery]) -> None:
