@@ -171,12 +171,23 @@ def shape_schema(hint: Any, registry: ComponentRegistry) -> dict[str, Any]:
     if origin in (Union, types.UnionType):
         members = [shape_schema(arg, registry) for arg in args if arg is not type(None)]
         schema = members[0] if len(members) == 1 else {"oneOf": members}
-        return safe_ref({**schema, "nullable": True}) if type(None) in args else schema
+        return or_null(schema) if type(None) in args else schema
     if hint is Any:
         return {}
     # str, int, bool, float, Decimal, datetime, Literal[...], dict[str, ...]
     basic: dict[str, Any] = resolve_type_hint(hint)
     return basic
+
+
+def or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema that also admits null, as JSON Schema 2020-12 writes it: ``null`` among a plain
+    type's types, else one more alternative (a ``$ref``, an enum, a ``oneOf``, a schema of
+    several types)."""
+    if isinstance(schema.get("type"), str) and not {"$ref", "enum", "const"} & set(schema):
+        return {**schema, "type": [schema["type"], "null"]}
+    if list(schema) == ["oneOf"]:
+        return {"oneOf": [*schema["oneOf"], {"type": "null"}]}
+    return {"oneOf": [schema, {"type": "null"}]}
 
 
 def _component(shape: Any, registry: ComponentRegistry) -> dict[str, Any]:
@@ -483,7 +494,8 @@ class GameFieldSchema(OpenApiSerializerFieldExtension):
 
 
 class AboveZeroDecimalSchema(OpenApiSerializerFieldExtension):
-    """A number above zero: the decimal's own schema with an exclusive minimum of 0."""
+    """A number above zero: the decimal's own schema with an exclusive minimum of 0 (JSON Schema
+    2020-12's number, not OpenAPI 3.0's flag beside ``minimum``)."""
 
     target_class = AboveZeroDecimalField
 
@@ -491,7 +503,8 @@ class AboveZeroDecimalSchema(OpenApiSerializerFieldExtension):
         schema: dict[str, Any] = auto_schema._map_serializer_field(
             self.target, direction, bypass_extensions=True
         )
-        return {**schema, "minimum": 0, "exclusiveMinimum": True}
+        schema.pop("minimum", None)
+        return {**schema, "exclusiveMinimum": 0}
 
 
 def rate_limit_descriptions(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
