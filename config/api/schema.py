@@ -31,6 +31,7 @@ from drf_spectacular.plumbing import (
 from rest_framework.exceptions import ValidationError
 from typing_extensions import TypeAliasType
 
+from config.api.digits import integer_text_pattern
 from config.api.docs import OperationDoc, rate_limit_markdown
 from config.api.exceptions import as_domain_error
 from config.api.idempotency import (
@@ -44,6 +45,7 @@ from config.api.middleware import NOT_TEXT
 from config.api.serializers import (
     AboveZeroDecimalField,
     GameField,
+    QueryIntegerField,
     StrictSerializer,
     UniqueListField,
     parse,
@@ -491,6 +493,21 @@ class GameFieldSchema(OpenApiSerializerFieldExtension):
         if direction == "response":
             return as_text
         return {"oneOf": [as_text, {"type": "integer", "enum": list(games)}]}
+
+
+class QueryIntegerSchema(OpenApiSerializerFieldExtension):
+    """An integer of a query string as the text the field takes: a string whose pattern holds
+    the digits and the bounds (``config.api.digits``), never longer than DRF reads."""
+
+    target_class = QueryIntegerField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
+        return {
+            "type": "string",
+            "pattern": integer_text_pattern(self.target.accepted_ranges()),
+            "maxLength": QueryIntegerField.MAX_STRING_LENGTH,
+        }
 
 
 class AboveZeroDecimalSchema(OpenApiSerializerFieldExtension):

@@ -3,7 +3,8 @@ An integer of a body is JSON Schema's (OpenAPI 3.1): ``2.0`` is the integer 2 (`
 an integer of a query string is written in digits (``QueryIntegerField``).
 
 What a field refuses, the OpenAPI document says (``config.api.schema`` reads the same
-declarations): choices are enums, bounds are minimum/maximum and lengths, a ``RegexValidator``
+declarations): choices are enums, bounds are minimum/maximum (a query integer's are in its
+pattern) and lengths, a ``RegexValidator``
 is the pattern (written ``\\A...\\Z`` with ASCII classes: the document shows ``^...$``), and the
 rules across fields of a body are ``StrictSerializer.rules``. In a query string an empty value of an
 optional parameter means "not given" (``allowEmptyValue`` in the document), as DRF reads forms."""
@@ -196,12 +197,32 @@ class UniqueListField(serializers.ListField):
 
 class QueryIntegerField(serializers.IntegerField):
     """An integer in a query string: digits with an optional minus, nothing else (DRF's own
-    field would take ``1.0``, `` 1`` and ``1_000``)."""
+    field would take ``1.0``, `` 1`` and ``1_000``), within its bounds.
+
+    The document gives it as the text it is, a string with a pattern holding the bounds
+    (``config.api.digits``): ``type: integer`` would admit ``20.0`` (JSON Schema 2020-12), which a
+    client holding a float writes so. Its description says the bounds in words."""
+
+    def __init__(self, *, min_value: int, max_value: int, help_text: str = "", **kwargs: Any):
+        super().__init__(min_value=min_value, max_value=max_value, **kwargs)
+        self.bounds = (min_value, max_value)
+        ranges = " or ".join(
+            str(low) if low == high else f"{low} to {high}" for low, high in self.accepted_ranges()
+        )
+        self.help_text = "; ".join(filter(None, [help_text, f"an integer in digits, {ranges}"]))
+
+    def accepted_ranges(self) -> tuple[tuple[int, int], ...]:
+        """The values taken, as ranges (both ends included)."""
+        return (self.bounds,)
 
     def to_internal_value(self, data: Any) -> int:
         if not isinstance(data, str) or not _INTEGER.fullmatch(data):
             self.fail("invalid")
         return int(super().to_internal_value(data))
+
+    def to_representation(self, value: Any) -> str:  # type: ignore[override]
+        """As a query string writes it (the document shows the default so)."""
+        return str(int(value))
 
 
 class QueryDecimalField(serializers.DecimalField):
