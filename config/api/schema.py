@@ -170,13 +170,17 @@ def shape_schema(hint: Any, registry: ComponentRegistry) -> dict[str, Any]:
         return _component(hint, registry)
     if origin is list:
         return {"type": "array", "items": shape_schema(args[0], registry)}
+    if origin is dict and args and args[1] is not Any:
+        return {"type": "object", "additionalProperties": shape_schema(args[1], registry)}
     if origin in (Union, types.UnionType):
         members = [shape_schema(arg, registry) for arg in args if arg is not type(None)]
         schema = members[0] if len(members) == 1 else {"oneOf": members}
         return or_null(schema) if type(None) in args else schema
     if hint is Any:
         return {}
-    # str, int, bool, float, Decimal, datetime, Literal[...], dict[str, ...]
+    # str, int, bool, float, Decimal, datetime, Literal[...], dict[str, Any]: nothing inside them
+    # that drf-spectacular would write in OpenAPI 3.0's forms (it writes an optional member of a
+    # union it resolves as ``nullable`` even under 3.1), nor a shape it would inline.
     basic: dict[str, Any] = resolve_type_hint(hint)
     return basic
 
