@@ -6,6 +6,7 @@ file-system Celery broker under ``var/``, all shared by the web, worker and beat
 
 import os
 import secrets
+import string
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -453,18 +454,56 @@ CRYPTO_BROADCAST_RETRY_SECONDS = (30, 120)
 # Real EVM chains (CRYPTO_CHAINS=crypto.chains.evm.EvmChains): a JSON-RPC node per chain. A chain
 # without one goes to CRYPTO_OTHER_CHAINS (docs/decisions.md).
 def _token_contracts(chain: str) -> dict[str, tuple[str, int]]:
-    """``CRYPTO_<CHAIN>_TOKENS=USDC=0x...:6,USDT=0x...:6``: contracts replacing the network's."""
+    """``CRYPTO_<CHAIN>_TOKENS=USDC=0x...:6,USDT=0x...:6``: contracts replacing the network's,
+    kept EIP-55 checksummed (web3 refuses any other form). One written in a single case carries
+    no checksum and is checksummed here; one in mixed case must carry the right checksum, else
+    it holds a typo and the service does not start (docs/decisions.md, "Real EVM chains")."""
+    setting = f"CRYPTO_{chain}_TOKENS"
+    entries = [e.strip() for e in os.environ.get(setting, "").split(",") if e.strip()]
+    if not entries:
+        return {}
+    from eth_utils import is_hex_address, to_checksum_address  # only when contracts are named
+
     tokens: dict[str, tuple[str, int]] = {}
-    entries = os.environ.get(f"CRYPTO_{chain}_TOKENS", "").split(",")
-    for entry in filter(None, (e.strip() for e in entries)):
+    for entry in entries:
         symbol, _, rest = entry.partition("=")
         contract, _, decimals = rest.partition(":")
-        if symbol not in ("USDT", "USDC") or len(contract) != 42 or not decimals.isdigit():
+        if (
+            symbol not in ("USDT", "USDC")
+            or not contract.startswith("0x")
+            or not is_hex_address(contract)
+            or not decimals.isdigit()
+        ):
+            raise ImproperlyConfigured(f"{setting}: '{entry}' is not SYMBOL=0x...:DECIMALS.")
+        checksummed = to_checksum_address(contract)
+        digits = contract[2:]
+        if digits not in (digits.lower(), digits.upper()) and contract != checksummed:
             raise ImproperlyConfigured(
-                f"CRYPTO_{chain}_TOKENS: '{entry}' is not SYMBOL=0x...:DECIMALS."
+                f"{setting}: {symbol}'s contract {contract} fails its EIP-55 checksum, so it "
+                "holds a typo: copy it again from the token issuer's page."
             )
-        tokens[symbol] = (contract, int(decimals))
+        tokens[symbol] = (checksummed, int(decimals))
     return tokens
+
+
+SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def _evm_hot_wallet_key() -> str:
+    """A secp256k1 private key (64 hex digits, 0x optional), or empty (the HD key's index 0).
+    Refused at start otherwise, its value never shown: no cashout could be signed with it."""
+    key = os.environ.get("CRYPTO_EVM_HOT_WALLET_KEY", "")
+    digits = key.removeprefix("0x")
+    if key and not (
+        len(digits) == 64
+        and all(c in string.hexdigits for c in digits)
+        and 0 < int(digits, 16) < SECP256K1_ORDER
+    ):
+        raise ImproperlyConfigured(
+            "CRYPTO_EVM_HOT_WALLET_KEY is not a secp256k1 private key (64 hex digits, 0x "
+            "optional); its value is not shown."
+        )
+    return key
 
 
 def _solana_mints() -> dict[str, tuple[str, int]]:
@@ -498,7 +537,7 @@ CRYPTO_TOKEN_CONTRACTS = {chain: _token_contracts(chain) for chain in ("ETH", "B
     "SOL": _solana_mints()
 }
 # The key cashouts are signed with (hex); unset, the HD key's index 0. Never commit one.
-CRYPTO_EVM_HOT_WALLET_KEY = os.environ.get("CRYPTO_EVM_HOT_WALLET_KEY", "")
+CRYPTO_EVM_HOT_WALLET_KEY = _evm_hot_wallet_key()
 # Blocks per eth_getLogs call of the deposit scanner (a node refusing a range gets half of it).
 CRYPTO_EVM_SCAN_BLOCKS = env_int("CRYPTO_EVM_SCAN_BLOCKS", 500)
 # An own transaction still out of a block this long is replaced at higher fees (same nonce).

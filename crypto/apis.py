@@ -276,8 +276,12 @@ CASHOUT = """
     for {whom}. The amount is locked at once (`INSUFFICIENT_BALANCE` when your available
     balance is short); the chain's flat fee (`feeCents`) is taken from it and the address
     receives the rest (`receiveCents`, `cryptoAmount` tokens). EVM addresses must carry their
-    EIP-55 checksum and Solana ones be base58 of 32 bytes (`ONCHAIN_WITHDRAW_INVALID_ADDRESS`);
-    what the address receives must reach the chain's minimum
+    EIP-55 checksum and Solana ones be base58 of 32 bytes, and addresses where tokens are lost
+    are refused: the zero address and the reserved range below `0x10000` (precompiles, system
+    contracts, `0x...dEaD`), Solana's system program, incinerator and token programs, the
+    token contracts (mints) themselves and the service's hot wallet
+    (`ONCHAIN_WITHDRAW_INVALID_ADDRESS`, its message saying why); what the address receives
+    must reach the chain's minimum
     (`ONCHAIN_WITHDRAW_BELOW_MIN`, with the fee and the minimum in `details`).
 
     **Idempotent by `requestId`.** Choose a `requestId` per cashout: the first request creates

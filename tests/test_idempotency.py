@@ -394,3 +394,24 @@ def test_the_prune_task_deletes_only_expired_keys(api, alice, bob, item, clock_a
 
     assert prune_idempotent_requests() == 1
     assert list(IdempotentRequest.objects.values_list("key", flat=True)) == ["new"]
+
+
+def test_a_body_with_integers_beyond_64_bits_is_refused_not_a_500(api, alice):
+    """The key's fingerprint writes the body as canonical JSON, which orjson refused for an
+    integer over 64 bits (found by schemathesis: a 500 before the body was validated)."""
+    wide = {**auth_body(1), "clientData": {"totalWager": 10**40, "kycLevel": -(10**30)}}
+    headers = {**alice.headers, "Content-Type": "application/json"}
+    sent = [
+        requests.post(
+            api.base + "/auth/authenticate-client",
+            data=b'{"clientPlatformId": "%s", "clientTradeUrl": "%s", "clientData": '
+            b'{"totalWager": 10000000000000000000000000000000000000000, "kycLevel": -1}}'
+            % (wide["clientPlatformId"].encode(), wide["clientTradeUrl"].encode()),
+            headers={**headers, "Idempotency-Key": key},
+            timeout=30,
+        )
+        for key in ("wide-1", "wide-1")
+    ]
+
+    assert [response.status_code for response in sent] == [400, 400]
+    assert [error_key(response) for response in sent] == ["VALIDATION_FAILED"] * 2

@@ -4,7 +4,11 @@ the hot wallet with managed nonces. Deposits are found by the scanner (``crypto.
 fee bumps and resends by the transactions sweep, sweeps of deposit addresses by
 ``crypto.evm.sweeps``. Every other chain goes to the gateway it is given (``NodeChains`` gives
 it the Solana one's), else to the one ``CRYPTO_OTHER_CHAINS`` names (the sandbox's with
-SANDBOX), else to the unconfigured one: its addresses and cashouts answer ONCHAIN_DISABLED."""
+SANDBOX), else to the unconfigured one: its addresses and cashouts answer ONCHAIN_DISABLED.
+
+A chain whose node is not the configured network's (``crypto.evm.node``: its chain id, its token
+contracts) cannot be asked its status: addresses and cashouts answer ONCHAIN_DISABLED, and nothing
+is scanned, signed or sent on it."""
 
 import logging
 from decimal import Decimal
@@ -28,8 +32,10 @@ class EvmChains:
         self.other: ChainGateway = other or adapter_load("CRYPTO_OTHER_CHAINS", UnconfiguredChains)
 
     def status(self, chain: str, *, tenant: str) -> str:
-        # A halt of a real chain is the operator's call: CRYPTO_PAUSED_CHAINS.
+        # A halt of a real chain is the operator's call: CRYPTO_PAUSED_CHAINS. The node is asked
+        # only at a process's first contact (is it the network's chain?), then remembered.
         if chain in self.chains:
+            evm_node(chain)
             return ChainStatus.ACTIVE
         return self.other.status(chain, tenant=tenant)
 
@@ -73,10 +79,11 @@ class EvmChains:
         units = amount.scaleb(decimals)
         if units != units.to_integral_value() or units <= 0:
             raise BroadcastError(f"{amount} is not a positive amount of whole token units")
+        chain_key = f"cashout:{key}"
         try:
             sent = evm_transaction_send(
                 chain=chain,
-                key=f"cashout:{key}",
+                key=chain_key,
                 purpose=EvmTransaction.Purpose.CASHOUT,
                 sender_key=evm_hot_wallet_key(),
                 to=contract,
@@ -84,6 +91,13 @@ class EvmChains:
             )
         except ChainError as exc:
             raise BroadcastError(str(exc)) from exc  # raised before signing: nothing went out
+        except Exception as exc:
+            # web3 or eth-account refusing an input (an address, a key): a refusal too, retried
+            # then failed and refunded, unless a transaction was signed (then it stands).
+            if EvmTransaction.objects.filter(key=chain_key).exists():
+                raise
+            logger.exception("%s cashout %s refused before signing", chain, key)
+            raise BroadcastError(f"refused before signing: {exc!r}") from exc
         return sent.attempts.order_by("-id")[0].tx_hash
 
 
