@@ -241,8 +241,10 @@ def _parameter(openapi: dict, path: str, name: str) -> dict:
 @pytest.mark.parametrize(
     ("path", "name", "value", "keyword"),
     [
-        ("/secure/prices", "game", "0", "minimum"),
-        ("/secure/trades", "limit", "0", "minimum"),
+        ("/secure/prices", "game", "0", "pattern"),  # the bounds of a query integer
+        ("/secure/trades", "limit", "0", "pattern"),
+        ("/secure/trades", "limit", "20.0", "pattern"),  # 20.0 is the integer 20 in a body only
+        ("/v1/ledger/transactions", "offset", "-1", "pattern"),
         ("/secure/trades", "cursor", "abc", "pattern"),
         ("/secure/crypto/deposits", "before", "2026-05-02 12:00:00Z", "format"),
         ("/secure/crypto/withdrawals", "before", "yesterday", "format"),
