@@ -11,6 +11,7 @@ every ``FEED_RECHECK_FULL_SECONDS`` in any case, so a quiet service does not re-
 keys every two seconds (that read, in the database thread, held up the event loop)."""
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import Counter
@@ -35,6 +36,7 @@ from feed.access import (
 from feed.bus import FeedSource, RedisSource, SpoolSource
 from feed.dispatch import Dispatcher, event_packet
 from feed.limits import SocketLimit
+from feed.packets import MAX_MESSAGE_BYTES, BoundedJson, FeedPacket
 from feed.sockets import FeedSocket, Registry
 from trading.games import GAMES
 from trading.representations import market_sync_json
@@ -47,6 +49,8 @@ SYNC_SECONDS = 0.5
 SOCKET_LIMIT_CODE = "FEED_SOCKET_LIMIT"
 # A refused socket is disconnected this long after it was accepted (see ``_refuse``).
 REFUSAL_DELAY_SECONDS = 0.2
+# How long closing a session waits for its last packet to leave (see ``_disconnect_within``).
+CLOSE_WAIT_SECONDS = 1.0
 
 T = TypeVar("T")
 
@@ -108,7 +112,12 @@ class FeedServer:
             cors_allowed_origins=settings.FEED_CORS_ALLOWED_ORIGINS or None,
             logger=False,
             engineio_logger=False,
+            serializer=FeedPacket,
+            json=BoundedJson,
+            max_http_buffer_size=MAX_MESSAGE_BYTES,
         )
+        self.sio.eio.on("message", self._closing_on_refusal(self.sio.eio.handlers["message"]))
+        self.sio.eio.disconnect = self._disconnect_within(self.sio.eio.disconnect)
         self.registry = Registry()
         self.sink = EngineSink(self.sio)
         self.stats: Counter[str] = Counter()
@@ -222,6 +231,45 @@ class FeedServer:
         )
         self.stats["connected"] += 1
         return True
+
+    def _closing_on_refusal(
+        self, handle: Callable[[str, str | bytes], Awaitable[None]]
+    ) -> Callable[[str, str | bytes], Awaitable[None]]:
+        """python-socketio's handler of a socket's messages, closing the socket of a message it
+        cannot take (malformed, or refused by feed.packets) where python-socketio would log it and
+        read on: the reference Socket.IO server closes such a connection too (socket.io,
+        packages/socket.io/lib/client.ts: ``ondata`` -> ``onerror`` -> ``conn.close()``). Only
+        that socket goes; a client reconnects by itself."""
+
+        async def handle_or_close(eio_sid: str, data: str | bytes) -> None:
+            try:
+                await handle(eio_sid, data)
+            except Exception as exc:
+                self.stats["refused_messages"] += 1
+                logger.info("feed: a socket's message was refused, closing it: %.200s", exc)
+                await self.sink.close(eio_sid)
+
+        return handle_or_close
+
+    @staticmethod
+    def _disconnect_within(
+        disconnect: Callable[[str | None], Awaitable[None]],
+    ) -> Callable[[str | None], Awaitable[None]]:
+        """python-engineio's ``disconnect``, waiting at most CLOSE_WAIT_SECONDS for the session's
+        CLOSE packet to be sent. It waits for that until the packet leaves, which on long-polling
+        is the client's next poll: a client that never polls again held the wait, its session and
+        the request that closed it forever (about 22 KB each, measured: one POST of a packet
+        Engine.IO refuses made one). The session is closed all the same; Engine.IO forgets it
+        within its ping timeout."""
+
+        async def disconnect_within(sid: str | None = None) -> None:
+            if sid is None:  # every session, at shutdown
+                await disconnect(sid)
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(disconnect(sid), CLOSE_WAIT_SECONDS)
+
+        return disconnect_within
 
     def _refuse(self, sid: str, *, error: dict[str, Any] | None = None, cut: str = "") -> None:
         """Disconnect a socket that was accepted but may not stay (after ``error``, if given;

@@ -2,6 +2,7 @@ import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from feed.packets import MAX_MESSAGE_BYTES
 from feed.server import FeedServer
 
 
@@ -24,5 +25,7 @@ class Command(BaseCommand):
             # The client address comes from the peer and NUM_PROXIES, as in the API.
             proxy_headers=False,
             access_log=False,
+            # A websocket frame over the feed's limit closes the socket before it is kept.
+            ws_max_size=MAX_MESSAGE_BYTES,
             log_level=settings.LOG_LEVEL.lower(),
         )
