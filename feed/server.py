@@ -246,7 +246,7 @@ class FeedServer:
                 await handle(eio_sid, data)
             except Exception as exc:
                 self.stats["refused_messages"] += 1
-                logger.info("feed: a socket's message was refused, closing it: %.200s", exc)
+                logger.info("feed: a socket's message was refused, closing it: %r", str(exc)[:200])
                 await self.sink.close(eio_sid)
 
         return handle_or_close
