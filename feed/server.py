@@ -117,7 +117,8 @@ class FeedServer:
             max_http_buffer_size=MAX_MESSAGE_BYTES,
         )
         self.sio.eio.on("message", self._closing_on_refusal(self.sio.eio.handlers["message"]))
-        self.sio.eio.disconnect = self._disconnect_within(self.sio.eio.disconnect)
+        self.sio.eio.on("disconnect", self._forgetting(self.sio.eio.handlers["disconnect"]))
+        self.sio.eio.disconnect = self._disconnect_within(self.sio.eio.disconnect, self.sio.eio)
         self.registry = Registry()
         self.sink = EngineSink(self.sio)
         self.stats: Counter[str] = Counter()
@@ -251,23 +252,41 @@ class FeedServer:
 
         return handle_or_close
 
+    def _forgetting(
+        self, handle: Callable[[str, object], Awaitable[None]]
+    ) -> Callable[[str, object], Awaitable[None]]:
+        """python-socketio's handler of a closing Engine.IO session, forgetting the session
+        first. python-engineio keeps a closed session among its sessions until its service task
+        or a later request finds it, and that request (a long-polling client's own CLOSE, then
+        any POST or poll of the session) failed with a 500 and a traceback; forgotten, it is
+        told the session is unknown (400). A poll already waiting still gets what was queued."""
+
+        async def forget_and_handle(eio_sid: str, reason: object) -> None:
+            self.sio.eio.sockets.pop(eio_sid, None)
+            await handle(eio_sid, reason)
+
+        return forget_and_handle
+
     @staticmethod
     def _disconnect_within(
-        disconnect: Callable[[str | None], Awaitable[None]],
+        disconnect: Callable[[str | None], Awaitable[None]], engine: Any
     ) -> Callable[[str | None], Awaitable[None]]:
-        """python-engineio's ``disconnect``, waiting at most CLOSE_WAIT_SECONDS for the session's
-        CLOSE packet to be sent. It waits for that until the packet leaves, which on long-polling
-        is the client's next poll: a client that never polls again held the wait, its session and
-        the request that closed it forever (about 22 KB each, measured: one POST of a packet
-        Engine.IO refuses made one). The session is closed all the same; Engine.IO forgets it
-        within its ping timeout."""
+        """python-engineio's ``disconnect``, waiting at most CLOSE_WAIT_SECONDS for the
+        session's CLOSE packet to leave, then ending its transport. python-engineio waits until
+        the packet has left, which on long-polling is the client's next poll: a client that
+        never polled again held the wait, its session and the request that closed it forever
+        (about 22 KB each, measured: one POST of a packet Engine.IO refuses made one). And it
+        left a websocket open after its CLOSE packet for as long as the client kept sending."""
 
         async def disconnect_within(sid: str | None = None) -> None:
             if sid is None:  # every session, at shutdown
                 await disconnect(sid)
                 return
+            session = engine.sockets.get(sid)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(disconnect(sid), CLOSE_WAIT_SECONDS)
+            if session is not None:
+                session.queue.put_nowait(None)  # the transport's writer ends, and closes it
 
         return disconnect_within
 

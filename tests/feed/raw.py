@@ -38,7 +38,8 @@ class Transport(Protocol):
 
     def send(self, frame: Frame) -> None:
         """Send, whatever the server answers (one that closed the connection is not an error);
-        a long-polling POST the server does not answer raises requests.Timeout."""
+        a long-polling POST the server does not answer raises requests.Timeout, one it fails
+        (5xx) AssertionError."""
 
     def next_packet(self, timeout: float = WAIT_SECONDS) -> Frame:
         """The next packet the server sent. Raises ClosedError, or TimeoutError."""
@@ -102,11 +103,13 @@ class PollingTransport:
         text = isinstance(frame, NotUtf8 | str)
         body = frame if text else "b" + base64.b64encode(frame).decode()
         try:
-            self.http.post(self.url, params=self._query(), data=body, timeout=WAIT_SECONDS)
+            answer = self.http.post(self.url, params=self._query(), data=body, timeout=WAIT_SECONDS)
         except requests.Timeout:
             raise  # the server held the request: not a refusal
         except requests.ConnectionError:
-            pass  # the server refused the body before reading it all, and closed
+            return  # the server refused the body before reading it all, and closed
+        if answer.status_code >= 500:
+            raise AssertionError(f"the server failed: {answer.status_code} {answer.text[:200]}")
 
     def next_packet(self, timeout: float = WAIT_SECONDS) -> Frame:
         give_up = time.monotonic() + timeout
@@ -120,6 +123,8 @@ class PollingTransport:
                 raise TimeoutError from None
             except requests.RequestException as exc:
                 raise ClosedError(repr(exc)) from None
+            if answer.status_code >= 500:
+                raise AssertionError(f"the server failed: {answer.status_code} {answer.text[:200]}")
             if answer.status_code != 200:
                 raise ClosedError(f"{answer.status_code} {answer.text[:200]}")
             self.received = answer.text.split(RECORD_SEPARATOR)

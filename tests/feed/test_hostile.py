@@ -160,7 +160,7 @@ def test_a_long_polling_packet_that_engine_io_refuses_is_answered(
     answer = requests.post(f"{feed.url}/socket.io/", params=query, data="2", timeout=WAIT_SECONDS)
 
     assert answer.status_code == 400
-    assert closed_by_server(session)
+    assert closed_by_server(session)  # and forgotten: a session, not a server error
     assert witness.problem() is None
 
 
@@ -268,3 +268,19 @@ def test_a_socket_cannot_admit_itself_again_with_an_address_of_its_own(
         assert answer == "1", f"Bob's trade reached Alice's socket: {answer}"
         return
     pytest.fail("the socket was neither closed nor sent Bob's trades")
+
+
+@pytest.mark.parametrize("key", ["tsk_\x00", "\ud800"], ids=["NUL", "lone surrogate"])
+def test_a_key_no_key_can_be_is_refused_as_an_unknown_one(
+    feed: FeedProcess, witness: Witness, websocket_sessions: list[Transport], key: str
+) -> None:
+    """A NUL went to the database, which cannot hold one, and the feed took the error for the
+    database being down: it cut the transport, with a traceback, instead of refusing the key. A
+    lone surrogate could not be hashed, and the socket was left open."""
+    session = WebSocketTransport(feed.url)
+    websocket_sessions.append(session)
+    socketio_connect(session, {"apiKey": key})
+
+    # Refused as an unknown key is: a Socket.IO DISCONNECT, not the transport cut.
+    assert expect(session, lambda packet: packet in ("41", "1")) == "41"
+    assert witness.problem() is None
