@@ -1,6 +1,5 @@
-"""The webhooks the service sends, declared in the OpenAPI document as OpenAPI 3.1's ``webhooks``
-map, under ``x-webhooks`` (Redoc's name for it in a 3.0 document: the document stays 3.0.3,
-docs/decisions.md, "Webhooks in the OpenAPI document"):
+"""The webhooks the service sends, declared in the OpenAPI document's ``webhooks`` map (OpenAPI
+3.1: a path item per webhook name; docs/decisions.md, "Webhooks in the OpenAPI document"):
 each event family's body as the outbox writes it (``merchants.webhooks.outbox``), the approval
 callbacks with the answer they take, and the callback URL's test event. A postprocessing hook of
 the composition root: it names the apps' response shapes, which ``config.api`` may not import.
@@ -232,12 +231,12 @@ PAYLOADS = (
 
 
 def add_webhooks(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """Postprocessing hook: ``x-webhooks`` and the components their bodies name."""
+    """Postprocessing hook: ``webhooks`` and the components their bodies name."""
     registry = ComponentRegistry()
     for payload in PAYLOADS:
         shape_schema(payload, registry)
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in registry.build({}).get("schemas", {}).items():
         schemas.setdefault(name, schema)
-    result["x-webhooks"] = WEBHOOKS
+    result["webhooks"] = WEBHOOKS
     return result

@@ -167,7 +167,7 @@ class SecureDepositsApi(MerchantUserApi, DepositsApi):
             HISTORY.format(whose="The user's (`platformId`)", what="deposits"),
             DEPOSIT_STATUSES,
         ),
-        parameters={"platformId": examples.PLATFORM_ID, "limit": 20},
+        parameters={"platformId": examples.PLATFORM_ID, "limit": "20"},
         response=examples.DEPOSIT_PAGE,
     )
 
@@ -180,7 +180,7 @@ class ClientDepositsApi(ClientUserApi, DepositsApi):
         description=paragraphs(
             HISTORY.format(whose="The client's", what="deposits"), DEPOSIT_STATUSES
         ),
-        parameters={"limit": 20, "before": "2026-11-23T14:40:00.000Z"},
+        parameters={"limit": "20", "before": "2026-11-23T14:40:00.000Z"},
         response=examples.DEPOSIT_PAGE,
     )
 
@@ -222,7 +222,7 @@ class SecureWithdrawalsApi(MerchantUserApi, WithdrawalsApi):
             "It lists the cashouts made for this user through either route.",
             CASHOUT_STATUSES,
         ),
-        parameters={"platformId": examples.PLATFORM_ID, "limit": 20},
+        parameters={"platformId": examples.PLATFORM_ID, "limit": "20"},
         response=examples.WITHDRAWAL_PAGE,
     )
 
@@ -235,7 +235,7 @@ class ClientWithdrawalsApi(ClientUserApi, WithdrawalsApi):
         description=paragraphs(
             HISTORY.format(whose="The client's", what="cashouts"), CASHOUT_STATUSES
         ),
-        parameters={"limit": 20},
+        parameters={"limit": "20"},
         response=examples.WITHDRAWAL_PAGE,
     )
 

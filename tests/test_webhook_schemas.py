@@ -1,5 +1,5 @@
 """What the service really sends to a callback URL, checked against the OpenAPI document's
-``x-webhooks`` (OpenAPI 3.1's ``webhooks`` map in a 3.0 document): a withdrawal moved to
+``webhooks`` (OpenAPI 3.1): a withdrawal moved to
 completion (its approval callback and every trade event), a crypto deposit, a client's cashout
 (its approval callback and the events after it) and the callback URL's test event, each body
 valid against its webhook's schema (objects closed, formats checked) and each signature
@@ -56,7 +56,7 @@ def desk(api, django_capture_on_commit_callbacks) -> Desk:
 
 
 def webhook_body_schema(document: dict[str, Any], name: str) -> dict[str, Any]:
-    body = document["x-webhooks"][name]["post"]["requestBody"]["content"]["application/json"]
+    body = document["webhooks"][name]["post"]["requestBody"]["content"]["application/json"]
     return dict(body["schema"])
 
 
@@ -124,7 +124,7 @@ def test_trade_webhooks_and_the_approval_callback_match_the_document(document, d
     types = assert_valid(document, hooks.received, shop.merchant.webhook_secret)
     assert types[0] == "trade.initiated"  # the approval callback, answered 2xx: approved
     assert {"trade.pending", "trade.active", "trade.hold", "trade.completed"} <= set(types)
-    approval = document["x-webhooks"]["tradeApproval"]["post"]
+    approval = document["webhooks"]["tradeApproval"]["post"]
     assert approval["requestBody"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/TradeWebhook"
     }
@@ -187,9 +187,9 @@ def test_the_documented_event_types_are_the_domain_statuses(document):
 
 
 def test_the_document_declares_every_webhook_and_names_the_guide(document):
-    # OpenAPI 3.1's webhooks map, under Redoc's x-webhooks in this 3.0 document.
-    assert document["openapi"] == "3.0.3"
-    assert set(document["x-webhooks"]) == {
+    assert document["openapi"] == "3.1.0"
+    assert "x-webhooks" not in document
+    assert set(document["webhooks"]) == {
         "trade",
         "tradeApproval",
         "cryptoDeposit",
@@ -197,6 +197,6 @@ def test_the_document_declares_every_webhook_and_names_the_guide(document):
         "cryptoWithdrawalApproval",
         "callbackUrlTest",
     }
-    for name, path_item in document["x-webhooks"].items():
+    for name, path_item in document["webhooks"].items():
         assert "docs/webhooks.md" in path_item["post"]["description"], name
     assert "docs/webhooks.md" in document["info"]["description"]

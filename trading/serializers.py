@@ -4,7 +4,6 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.validators import RegexValidator
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.serializers import (
@@ -139,14 +138,14 @@ class SuggestionsQueryIn(serializers.Serializer):
     game = _game()
 
 
-@extend_schema_field(
-    {"type": "integer", "oneOf": [{"enum": [-1]}, {"minimum": 1, "maximum": 1000}]}
-)
 class InventoryLimitField(QueryIntegerField):
     """1 to 1000 items a page, or -1 for all of them."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(min_value=-1, max_value=1000, **kwargs)
+
+    def accepted_ranges(self) -> tuple[tuple[int, int], ...]:
+        return ((-1, -1), (1, 1000))
 
     def to_internal_value(self, data: Any) -> int:
         value = super().to_internal_value(data)

@@ -31,6 +31,7 @@ from drf_spectacular.plumbing import (
 from rest_framework.exceptions import ValidationError
 from typing_extensions import TypeAliasType
 
+from config.api.digits import integer_text_pattern
 from config.api.docs import OperationDoc, rate_limit_markdown
 from config.api.exceptions import as_domain_error
 from config.api.idempotency import (
@@ -44,6 +45,7 @@ from config.api.middleware import NOT_TEXT
 from config.api.serializers import (
     AboveZeroDecimalField,
     GameField,
+    QueryIntegerField,
     StrictSerializer,
     UniqueListField,
     parse,
@@ -168,15 +170,30 @@ def shape_schema(hint: Any, registry: ComponentRegistry) -> dict[str, Any]:
         return _component(hint, registry)
     if origin is list:
         return {"type": "array", "items": shape_schema(args[0], registry)}
+    if origin is dict and args and args[1] is not Any:
+        return {"type": "object", "additionalProperties": shape_schema(args[1], registry)}
     if origin in (Union, types.UnionType):
         members = [shape_schema(arg, registry) for arg in args if arg is not type(None)]
         schema = members[0] if len(members) == 1 else {"oneOf": members}
-        return safe_ref({**schema, "nullable": True}) if type(None) in args else schema
+        return or_null(schema) if type(None) in args else schema
     if hint is Any:
         return {}
-    # str, int, bool, float, Decimal, datetime, Literal[...], dict[str, ...]
+    # str, int, bool, float, Decimal, datetime, Literal[...], dict[str, Any]: nothing inside them
+    # that drf-spectacular would write in OpenAPI 3.0's forms (it writes an optional member of a
+    # union it resolves as ``nullable`` even under 3.1), nor a shape it would inline.
     basic: dict[str, Any] = resolve_type_hint(hint)
     return basic
+
+
+def or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema that also admits null, as JSON Schema 2020-12 writes it: ``null`` among a plain
+    type's types, else one more alternative (a ``$ref``, an enum, a ``oneOf``, a schema of
+    several types)."""
+    if isinstance(schema.get("type"), str) and not {"$ref", "enum", "const"} & set(schema):
+        return {**schema, "type": [schema["type"], "null"]}
+    if list(schema) == ["oneOf"]:
+        return {"oneOf": [*schema["oneOf"], {"type": "null"}]}
+    return {"oneOf": [schema, {"type": "null"}]}
 
 
 def _component(shape: Any, registry: ComponentRegistry) -> dict[str, Any]:
@@ -482,8 +499,24 @@ class GameFieldSchema(OpenApiSerializerFieldExtension):
         return {"oneOf": [as_text, {"type": "integer", "enum": list(games)}]}
 
 
+class QueryIntegerSchema(OpenApiSerializerFieldExtension):
+    """An integer of a query string as the text the field takes: a string whose pattern holds
+    the digits and the bounds (``config.api.digits``), never longer than DRF reads."""
+
+    target_class = QueryIntegerField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
+        return {
+            "type": "string",
+            "pattern": integer_text_pattern(self.target.accepted_ranges()),
+            "maxLength": QueryIntegerField.MAX_STRING_LENGTH,
+        }
+
+
 class AboveZeroDecimalSchema(OpenApiSerializerFieldExtension):
-    """A number above zero: the decimal's own schema with an exclusive minimum of 0."""
+    """A number above zero: the decimal's own schema with an exclusive minimum of 0 (JSON Schema
+    2020-12's number, not OpenAPI 3.0's flag beside ``minimum``)."""
 
     target_class = AboveZeroDecimalField
 
@@ -491,7 +524,8 @@ class AboveZeroDecimalSchema(OpenApiSerializerFieldExtension):
         schema: dict[str, Any] = auto_schema._map_serializer_field(
             self.target, direction, bypass_extensions=True
         )
-        return {**schema, "minimum": 0, "exclusiveMinimum": True}
+        schema.pop("minimum", None)
+        return {**schema, "exclusiveMinimum": 0}
 
 
 def rate_limit_descriptions(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

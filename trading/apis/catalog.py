@@ -43,7 +43,7 @@ class PricesApi(MerchantApiView):
             against the live listing (`PRICE_CHANGED` when they differ). A positive game the
             service does not trade answers an empty list.
         """,
-        parameters={"game": 730},
+        parameters={"game": "730"},
         response=examples.PRICE_BOOK,
     )
 

@@ -59,7 +59,7 @@ class SecureTradesApi(MerchantApiView, TradesApi):
             whose="Your self trades (`source: self`: `POST /secure/sell`, `/secure/buy`, "
             "`/secure/buy/quick`; your clients' trades are not listed here),"
         ),
-        parameters={"limit": 2, "game": "730"},
+        parameters={"limit": "2", "game": "730"},
         response=examples.SECURE_TRADE_PAGE,
     )
 
@@ -75,7 +75,7 @@ class ClientTradesApi(ClientApiView, TradesApi):
         description=TRADE_PAGE.format(
             whose="The client's own trades (its deposits and withdrawals at this merchant),"
         ),
-        parameters={"limit": 20, "game": "730"},
+        parameters={"limit": "20", "game": "730"},
         response=examples.CLIENT_TRADE_PAGE,
     )
 

@@ -3,6 +3,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from feed.front import front_app
+from feed.packets import MAX_MESSAGE_BYTES
 from feed.server import FeedServer
 
 
@@ -39,5 +40,7 @@ class Command(BaseCommand):
             # In front of gunicorn, the answers carry gunicorn's own Server and Date.
             server_header=not upstream,
             date_header=not upstream,
+            # A websocket frame over the feed's limit closes the socket before it is kept.
+            ws_max_size=MAX_MESSAGE_BYTES,
             log_level=settings.LOG_LEVEL.lower(),
         )
