@@ -33,6 +33,8 @@ app.conf.beat_schedule = {
     "suppliers-balances": {"task": "trading.suppliers_balances", "schedule": 300.0},
     # The game platform's offers (Steam: each bot's, one task per bot; the sandbox has none).
     "poll-offers": {"task": "trading.poll_offers", "schedule": settings.STEAM_POLL_SECONDS},
+    # Withdrawal items the bots hand over (own stock, supplier deliveries to our bots).
+    "sweep-deliveries": {"task": "trading.sweep_deliveries", "schedule": 30.0},
     "sweep-verifications": {"task": "merchants.sweep_verifications", "schedule": 60.0},
     "crypto-sweep-deposits": {"task": "crypto.sweep_deposits", "schedule": 15.0},
     "crypto-sweep-withdrawals": {"task": "crypto.sweep_withdrawals", "schedule": 10.0},

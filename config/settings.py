@@ -363,9 +363,15 @@ MARKETPLACE_SUPPLIERS = [
 ]
 WAXPEER_API_URL = os.environ.get("WAXPEER_API_URL", "https://api.waxpeer.com")
 WAXPEER_API_KEY = os.environ.get("WAXPEER_API_KEY", "")
+# Waxpeer's listing socket (Socket.IO over websocket), read by ``manage.py supplier_socket``.
+WAXPEER_SOCKET_URL = os.environ.get("WAXPEER_SOCKET_URL", "https://waxpeer.com")
+WAXPEER_SOCKET_PATH = os.environ.get("WAXPEER_SOCKET_PATH", "socket.io")
 DMARKET_API_URL = os.environ.get("DMARKET_API_URL", "https://api.dmarket.com")
 DMARKET_PUBLIC_KEY = os.environ.get("DMARKET_PUBLIC_KEY", "")
 DMARKET_SECRET_KEY = os.environ.get("DMARKET_SECRET_KEY", "")
+# The Steam id of our bot linked to the DMarket account: DMarket delivers there, the bot hands
+# the item to the recipient (docs/suppliers.md). DMarket is not used without it.
+DMARKET_BOT_STEAM_ID = os.environ.get("DMARKET_BOT_STEAM_ID", "")
 SUPPLIER_CONNECT_TIMEOUT_SECONDS = env_float("SUPPLIER_CONNECT_TIMEOUT_SECONDS", 3.0)
 SUPPLIER_READ_TIMEOUT_SECONDS = env_float("SUPPLIER_READ_TIMEOUT_SECONDS", 15.0)
 IDENTITY_PROVIDER = _outside_system("IDENTITY_PROVIDER", "sandbox.identity.SandboxIdentityProvider")

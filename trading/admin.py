@@ -20,6 +20,7 @@ from merchants.models import Merchant, WebhookEvent
 from merchants.tradeurls import PLATFORM_ID_PATTERN
 from trading.games import GAMES
 from trading.models import (
+    BotDelivery,
     CatalogItem,
     GameSettings,
     SteamBot,
@@ -244,6 +245,7 @@ class SupplierAdmin(admin.ModelAdmin):
     off stops new buys and takes the supplier's listings off the market; its bought trades are
     still followed to their end (docs/suppliers.md)."""
 
+    ordering = ("-last_ok_at", "name")
     list_display = (
         "name",
         "enabled",
@@ -255,6 +257,7 @@ class SupplierAdmin(admin.ModelAdmin):
         "consecutive_failures",
         "paused_until",
         "last_poll_at",
+        "socket_connected_at",
     )
     readonly_fields = (
         "name",
@@ -268,6 +271,7 @@ class SupplierAdmin(admin.ModelAdmin):
         "paused_until",
         "poll_cursor",
         "last_poll_at",
+        "socket_connected_at",
     )
     inlines = (SupplierErrorInline,)
     actions = ("switch_off", "switch_on", "check_balances")
@@ -374,6 +378,7 @@ class SteamBotForm(ModelForm):
 @admin.register(SteamBot)
 class SteamBotAdmin(admin.ModelAdmin):
     form = SteamBotForm
+    ordering = ("-created_at", "id")
     list_display = (
         "name",
         "account_name",
@@ -425,7 +430,11 @@ class SteamBotAdmin(admin.ModelAdmin):
 
 @admin.register(SteamOffer)
 class SteamOfferAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "id")
     list_display = ("key", "bot", "kind", "offer_id", "state", "trade_status", "created_at")
+    fields = readonly_fields = readable_fields(SteamOffer)
+    assets_json = json_readonly("assets")
+    moved_assets_json = json_readonly("moved_assets")
     list_filter = ("kind", "state")
     search_fields = ("key", "offer_id", "trade_id", "partner_steam_id")
 
@@ -433,4 +442,34 @@ class SteamOfferAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(BotDelivery)
+class BotDeliveryAdmin(admin.ModelAdmin):
+    """Withdrawal items the bots hand over: waiting ones with their next attempt and why the
+    last one did not go out (not arrived yet, not tradable yet, Steam down)."""
+
+    ordering = ("-created_at", "id")
+    list_display = (
+        "item",
+        "bot_platform_id",
+        "market_hash_name",
+        "asset_id",
+        "state",
+        "attempts",
+        "next_attempt_at",
+        "error",
+        "offer_key",
+    )
+    list_filter = ("state",)
+    search_fields = ("bot_platform_id", "asset_id", "offer_key", "trade__id")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

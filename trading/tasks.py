@@ -10,6 +10,7 @@ from trading.services.cancels import (
     withdrawal_cancels_complete,
     withdrawal_cancels_pending,
 )
+from trading.services.deliveries import withdrawal_deliveries_due, withdrawal_deliveries_send
 from trading.services.deposits import deposit_offer_send
 from trading.services.fulfilment import withdrawal_fulfil
 from trading.services.offers import offer_pollers, offers_poll
@@ -104,6 +105,26 @@ def check_supplier_balances() -> int:
     return supplier_balances_check()
 
 
+@shared_task(name="trading.deliver_withdrawal", acks_late=True, time_limit=120)
+def deliver_withdrawal(trade_id: str) -> int:
+    """The bots offer the trade's items they hold to the recipient."""
+    return withdrawal_deliveries_send(trade_id=trade_id)
+
+
+def enqueue_delivery(trade_id: str) -> None:
+    enqueue(deliver_withdrawal, trade_id)
+
+
+@shared_task(name="trading.sweep_deliveries", time_limit=120)
+def sweep_deliveries() -> int:
+    """Deliveries due: items arrived or held, retries after a transient failure, and rows a
+    dead worker's claim left."""
+    due = withdrawal_deliveries_due()
+    for trade_id in due:
+        enqueue_delivery(trade_id)
+    return len(due)
+
+
 @shared_task(name="trading.poll_offers", time_limit=60)
 def poll_offers() -> int:
     """Beat: one polling task per bot (none in the sandbox)."""
@@ -121,3 +142,4 @@ def poll_bot_offers(poller: str) -> int:
 handoff_register("trading.withdrawal_purchase", enqueue_purchase)
 handoff_register("trading.deposit_offer", enqueue_deposit_offer)
 handoff_register("trading.complete_cancels", enqueue_cancel_completion)
+handoff_register("trading.deliver_withdrawal", enqueue_delivery)

@@ -143,6 +143,11 @@ class RecordedSteam:
         self.page_size = 100  # GetTradeOffers offers per page (cursor)
         self.send_started = threading.Event()
         self.send_release: threading.Event | None = None  # holds /send's answer when set
+        # When set, GetTradeOffers calls wait here until that many have arrived (two pollers
+        # made to overlap for certain).
+        self.offer_polls_together: threading.Barrier | None = None
+        self.polls_met = 0  # GetTradeOffers calls that met the others there
+        self.accepted_by_partner: list[str] = []  # offers a bot accepted (``/accept``)
         self.ids = itertools.count(6_000_000_001)
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
         self.url = ""
@@ -297,6 +302,50 @@ class RecordedSteam:
     def sent_by(self, steam_id: str) -> list[Offer]:
         return [o for o in self.offers.values() if o.sender == steam_id]
 
+    def gift(self, sender: str, partner: str, assets: list[Asset], *, app: int = 730) -> Offer:
+        """``sender`` (a supplier's bot) offers ``partner`` these items for nothing: how a
+        supplier that delivers to our account hands items over."""
+        with self.lock:
+            self.user(sender).inventory.setdefault((app, "2"), []).extend(assets)
+            now = int(time.time())
+            offer = Offer(
+                self.new_id(),
+                sender,
+                partner,
+                "",
+                [
+                    {
+                        "appid": app,
+                        "contextid": "2",
+                        "assetid": a.assetid,
+                        "amount": str(a.amount),
+                        "classid": a.classid,
+                        "instanceid": _instance(a),
+                    }
+                    for a in assets
+                ],
+                [],
+                2,
+                now,
+                now,
+            )
+            self.offers[offer.id] = offer
+            return offer
+
+    def protection_ends(self, steam_id: str, app: int = 730) -> None:
+        """Trade protection is over: the user's protected items are tradable again."""
+        with self.lock:
+            inventory = self.users[steam_id].inventory
+            inventory.setdefault((app, "2"), []).extend(inventory.pop((app, "16"), []))
+
+    def find_asset(self, assetid: str) -> Asset | None:
+        for user in self.users.values():
+            for held in user.inventory.values():
+                for asset in held:
+                    if asset.assetid == assetid:
+                        return asset
+        return None
+
     # ---- serving ------------------------------------------------------------------------------
 
     def handle(
@@ -316,6 +365,11 @@ class RecordedSteam:
             if self.unavailable_next > 0:
                 self.unavailable_next -= 1
                 return 502, None, {"x-eresult": "20"}
+            together = self.offer_polls_together if "GetTradeOffers" in path else None
+        if together is not None:
+            together.wait(30)  # raises (a 500 for the caller) if the others never come
+            with self.lock:
+                self.polls_met += 1
         for prefix, route in ROUTES:
             if path.startswith(prefix):
                 return route(self, method, path, {**query, **form}, cookies)
@@ -448,6 +502,18 @@ def _offer_json(offer: Offer, caller: str) -> dict[str, Any]:
     }
 
 
+def _offer_descriptions(steam: RecordedSteam, offers: list[Offer]) -> list[dict[str, Any]]:
+    """The descriptions of the offers' items (``get_descriptions=1``), for those still held."""
+    described = {}
+    for offer in offers:
+        for item in offer.give + offer.receive:
+            asset = steam.find_asset(str(item["assetid"]))
+            if asset is not None:
+                key = (int(item["appid"]), asset.classid, _instance(asset))
+                described[key] = _description(int(item["appid"]), asset)
+    return list(described.values())
+
+
 def r_econ(steam: RecordedSteam, method: str, path: str, p: dict[str, str], cookies):
     name = path.split("/")[2]
     with steam.lock:
@@ -488,6 +554,8 @@ def r_econ(steam: RecordedSteam, method: str, path: str, p: dict[str, str], cook
             }
             if start + steam.page_size < len(every):
                 response["next_cursor"] = start + steam.page_size
+            if p.get("get_descriptions") == "1":
+                response["descriptions"] = _offer_descriptions(steam, [o for _, o in page])
             return _ok(response)
         if name == "GetTradeOffer":
             offer = steam.offers.get(p.get("tradeofferid", ""))
@@ -636,6 +704,14 @@ def _description(app: int, asset: Asset) -> dict[str, Any]:
     }
 
 
+def _classed(steam: RecordedSteam, item: dict[str, Any]) -> dict[str, Any]:
+    """An offer's item as Steam lists it: with its class and instance."""
+    asset = steam.find_asset(str(item["assetid"]))
+    if asset is None:
+        return item
+    return {**item, "classid": asset.classid, "instanceid": _instance(asset)}
+
+
 def r_send(steam: RecordedSteam, method: str, path: str, p: dict[str, str], cookies):
     with steam.lock:
         bot = steam._session(cookies, p, form_post=True)
@@ -667,8 +743,8 @@ def r_send(steam: RecordedSteam, method: str, path: str, p: dict[str, str], cook
             bot,
             partner.steam_id,
             p.get("tradeoffermessage", ""),
-            offer_data["me"]["assets"],
-            offer_data["them"]["assets"],
+            [_classed(steam, a) for a in offer_data["me"]["assets"]],
+            [_classed(steam, a) for a in offer_data["them"]["assets"]],
             9,
             now,
             now,
@@ -701,8 +777,15 @@ def r_offer_action(steam: RecordedSteam, method: str, path: str, p: dict[str, st
         if offer is None or offer.state not in (2, 9):
             return 500, {"strError": "There was an error. (11)"}, {}
         mine = offer.sender == caller
-        if (action == "cancel" and not mine) or (action == "decline" and mine):
+        if (action == "cancel" and not mine) or (action in ("decline", "accept") and mine):
             return 500, {"strError": "There was an error. (15)"}, {}
+        if action == "accept":
+            # TradeOffer.js ``accept``: the partner's Steam id must be the sender's.
+            if offer.state != 2 or p.get("partner") != offer.sender:
+                return 500, {"strError": "There was an error accepting this trade offer. (8)"}, {}
+            trade = steam.accept(offer.id)
+            steam.accepted_by_partner.append(offer.id)
+            return 200, {"tradeid": trade.id}, {}
         steam._touch(offer, 6 if action == "cancel" else 7)
         return 200, {"tradeofferid": offer.id}, {}
 

@@ -1,5 +1,6 @@
 """Two workers polling one bot, on the committed database with real threads: each change of an
-offer is applied once (one move, one credit, one webhook)."""
+offer is applied once (one move, one credit, one webhook), also when both polls are at Steam at
+the same moment."""
 
 import threading
 from decimal import Decimal
@@ -8,13 +9,17 @@ import pytest
 from django.db import connection
 
 from core.json import dumps
+from merchants.models import WebhookEvent
 from tests.factories import platform_id
+from tests.faults.processes import wait_until
 from tests.steam.conftest import OWNER
 from tests.steam.helpers import sent_offer
-from tests.withdrawals.conftest import money, ok_data
+from tests.withdrawals.conftest import money, ok_data, wallet_clean
 from trading.models import Trade, TradeEvent
 from trading.platform.steam import SteamPlatform
+from trading.platform.steam.polling import POLL_LEASE
 from trading.services.offers import offer_update_apply, offers_poll
+from wallet.models import Transfer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -66,10 +71,44 @@ def test_two_workers_applying_one_change_apply_it_once(alice, bot, accepted):
     assert money(alice)["escrow"] == Decimal("36.00")
 
 
-def test_two_workers_polling_one_bot_apply_each_change_once(alice, bot, accepted):
-    together(*(lambda: offers_poll(poller=str(bot.pk)) for _ in range(2)))
-    offers_poll(poller=str(bot.pk))
+def test_two_workers_polling_one_bot_at_once_apply_each_change_once(
+    alice, hooks, steam, bot, accepted, clock_advance
+):
+    """The overlap is forced: the recorded Steam holds the first poll's GetTradeOffers until
+    the second one's arrives, and the second poll gets in because the first outlived its lease
+    (a Steam slow to answer), so both read the same acceptance before either applies it."""
+    steam.offer_polls_together = threading.Barrier(2)
+    results: list[int] = []
+    errors: list[BaseException] = []
 
+    def poll_once() -> None:
+        try:
+            results.append(offers_poll(poller=str(bot.pk)))
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=poll_once)
+    first.start()
+    wait_until(lambda: steam.offer_polls_together.n_waiting == 1, "the first poll at Steam")
+    clock_advance(int(POLL_LEASE.total_seconds()) + 1)
+    second = threading.Thread(target=poll_once)
+    second.start()
+    for thread in (first, second):
+        thread.join(60)
+    steam.offer_polls_together = None
+    assert not errors, errors
+    assert steam.polls_met == 2  # both polls were at Steam at once
+    assert sorted(results) == [1, 1]  # each saw the change and took it to the trade
+
+    offers_poll(poller=str(bot.pk))  # and a later poll changes nothing either
     assert Trade.objects.get(pk=accepted).status == "hold"
     assert TradeEvent.objects.filter(trade_id=accepted, kind="accepted").count() == 1
+    assert TradeEvent.objects.filter(trade_id=accepted, to_status="hold").count() == 1
+    assert WebhookEvent.objects.filter(subject_id=accepted, type="trade.hold").count() == 1
+    assert [r.json["trade"]["id"] for r in hooks.of_type("trade.hold")] == [accepted]
     assert money(alice)["escrow"] == Decimal("36.00")
+    assert money(alice)["available"] == Decimal("1000.00")
+    assert Transfer.objects.filter(cause_id=accepted).count() == 1
+    assert wallet_clean()

@@ -1,17 +1,23 @@
-"""A withdrawal delivered by a bot: bought through the API (the sandbox marketplace), the item
-in the bot's inventory, the bot offers it to the recipient with the trade URL's token; each
-terminal path of the offer moves the items and the money as the sandbox's events do."""
+"""A withdrawal delivered by a bot, service by service: bought through the API (the sandbox
+marketplace), the item in the bot's inventory, the bot offers it to the recipient with the
+trade URL's token; each terminal path of the offer moves the items and the money as the
+sandbox's events do. (tests/steam/test_deliveries.py drives the same through the real supplier
+marketplace and the beat's sweeps.)"""
 
 from decimal import Decimal
 
 import pytest
+from django.db import transaction
 
 from tests.factories import platform_id, trade_url
 from tests.steam.conftest import ak_assets
 from tests.steam.helpers import poll, row_of
 from tests.withdrawals.conftest import make_listing, money, ok_data, wallet_clean
-from trading.models import Trade
-from trading.services.deliveries import HeldAsset, withdrawal_delivery_send
+from trading.marketplace import get_marketplace
+from trading.marketplace.base import HeldItem
+from trading.models import Trade, TradeItem
+from trading.services.deliveries import withdrawal_deliveries_send
+from trading.services.handover import bot_delivery_expect
 from trading.services.sweeps import withdrawal_holds_due_complete
 
 pytestmark = pytest.mark.django_db
@@ -40,12 +46,19 @@ def bought(desk, alice, ak, steam, bot) -> dict:
 
 
 def deliver(desk, bought, bot) -> int:
-    held = [HeldAsset(item_id=bought["item"], asset_id=bought["asset"])]
-    return desk.run(
-        lambda: withdrawal_delivery_send(
-            trade_id=bought["id"], bot_platform_id=bot.steam_id, held=held
+    """The bot holding the item is told to hand it over (what a purchase of own stock records),
+    and the delivery is attempted as its task does."""
+    item = TradeItem.objects.get(trade_id=bought["id"])
+    purchase = get_marketplace().purchase_get(key=f"ti-{item.pk}")
+    assert purchase is not None
+    assert purchase.listing is not None
+    with transaction.atomic():
+        bot_delivery_expect(
+            item=item,
+            held=HeldItem(bot_platform_id=bot.steam_id, asset_id=bought["asset"]),
+            listing=purchase.listing,
         )
-    )
+    return desk.run(lambda: withdrawal_deliveries_send(trade_id=bought["id"]))
 
 
 def trade_json(desk, alice, trade_id: str) -> dict:

@@ -19,6 +19,8 @@ from trading.marketplace import get_marketplace
 from trading.marketplace.suppliers.clients import SUPPLIER_MARKETPLACE
 
 WAXPEER_KEY = "wax-test-key"
+# The Steam account linked to the DMarket account: one of our bots (tests/steam's bot).
+DMARKET_BOT = "76561199100000001"
 
 
 @dataclass
@@ -41,6 +43,7 @@ def suppliers(settings, db) -> Iterator[Suppliers]:
         settings.DMARKET_API_URL = dmarket.url
         settings.DMARKET_PUBLIC_KEY = public
         settings.DMARKET_SECRET_KEY = secret
+        settings.DMARKET_BOT_STEAM_ID = DMARKET_BOT
         settings.SUPPLIER_CONNECT_TIMEOUT_SECONDS = 2.0
         settings.SUPPLIER_READ_TIMEOUT_SECONDS = 1.0
         get_marketplace.cache_clear()

@@ -13,9 +13,17 @@ import core.feed
 from core import clock
 from core.market_version import market_version
 from tests.factories import trade_url
+from tests.suppliers.conftest import DMARKET_BOT
 from tests.suppliers.servers import Listing
 from tests.withdrawals.conftest import money, ok_data, service_money, wallet_clean
-from trading.models import Supplier, SupplierListing, SupplierOrder, Trade, TradeItem
+from trading.models import (
+    BotDelivery,
+    Supplier,
+    SupplierListing,
+    SupplierOrder,
+    Trade,
+    TradeItem,
+)
 from trading.services.suppliers import (
     supplier_balances_check,
     supplier_listings_poll,
@@ -167,13 +175,23 @@ def test_a_buy_is_filled_by_dmarket_end_to_end(suppliers, desk, alice_funded, ca
         "price": {"amount": "1100", "currency": "USD"},
         "type": "dmarket",
     }
-    assert item_of(trade_id).status == "pending"
+    item = item_of(trade_id)
+    assert item.status == "pending"
+    # DMarket delivers to our bot (DMARKET_BOT_STEAM_ID), which hands the item on: the
+    # delivery is expected from the purchase on (tests/steam/test_deliveries.py sends it).
+    delivery = BotDelivery.objects.get(item=item)
+    assert (delivery.bot_platform_id, delivery.asset_id) == (DMARKET_BOT, "")
     suppliers.dmarket.world.trades[DM_ASSET]["Location"] = "AssetLocationInTransfer"
-    assert follow() == 1
-    assert item_of(trade_id).status == "active"
+    assert follow() == 0  # on its way to our bot, not to the recipient
+    assert item_of(trade_id).status == "pending"
     suppliers.dmarket.world.trades[DM_ASSET]["Location"] = "AssetLocationInGame"
     assert follow() == 1
-    assert item_of(trade_id).status == "hold"
+    assert item_of(trade_id).status == "pending"
+    order = SupplierOrder.objects.get(key=f"ti-{item.pk}")
+    assert (order.state, order.next_check_at) == ("at_bot", None)
+    delivery.refresh_from_db()
+    assert delivery.next_attempt_at <= clock.now()  # in our bot: due now
+    assert follow() == 0  # DMarket has nothing more to tell
     assert wallet_clean()
 
 

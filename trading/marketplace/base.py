@@ -77,15 +77,27 @@ class ItemListingsQuery:
 
 
 @dataclass(frozen=True)
+class HeldItem:
+    """A bought item that one of the service's bots hands to the recipient (the game platform's
+    delivery): own stock the bot holds (``asset_id`` known), or an item a supplier delivers to
+    the bot (``asset_id`` empty until it arrives and is found by name and float)."""
+
+    bot_platform_id: str
+    asset_id: str = ""
+
+
+@dataclass(frozen=True)
 class PurchaseResult:
-    """``ok``: the marketplace took the order (delivery follows later). Otherwise ``reason`` is
-    LISTING_UNAVAILABLE or PRICE_CHANGED."""
+    """``ok``: the marketplace took the order (delivery follows later: by the supplier itself,
+    or by the bot ``held`` names). Otherwise ``reason`` is LISTING_UNAVAILABLE or
+    PRICE_CHANGED."""
 
     ok: bool
     ref: str = ""
     price: Decimal | None = None
     reason: str = ""
     listing: Listing | None = None
+    held: HeldItem | None = None
 
 
 # (catalog id, phase or "", delivery) -> cheapest sourcing price

@@ -23,6 +23,9 @@ class Supplier(models.Model):
     # Polling walks the catalog by name; the next poll starts after this name.
     poll_cursor = models.CharField(max_length=200, blank=True)
     last_poll_at = models.DateTimeField(null=True, blank=True)
+    # The supplier's listing socket (``manage.py supplier_socket``): since when it is up and
+    # subscribed; null while it is down or not run (polling alone keeps the snapshot then).
+    socket_connected_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.name
@@ -70,6 +73,8 @@ class SupplierListing(models.Model):
     paint_index = models.PositiveIntegerField(null=True, blank=True)
     wear = models.DecimalField(max_digits=12, decimal_places=10, null=True, blank=True)
     paint_seed = models.PositiveIntegerField(null=True, blank=True)
+    # Own stock (``instant``): the bot holding the item (``asset_ref`` is its asset id).
+    bot_platform_id = models.CharField(max_length=32, blank=True)
     seen_at = models.DateTimeField()
 
     class Meta:
@@ -102,9 +107,10 @@ class SupplierOrder(models.Model):
 
     States: ``sending`` (asked, no answer yet), ``unknown`` (the answer was lost), ``refused``
     (the supplier said no: nothing bought), ``bought`` (the supplier took it; delivery
-    follows), ``sent`` (the trade offer is on its way to the recipient), ``delivered``
-    (accepted), ``canceled`` (the supplier cancelled or delivery failed: the supplier refunds
-    us, we refund the merchant)."""
+    follows), ``sent`` (the trade offer is on its way to the recipient, or to our bot),
+    ``at_bot`` (in one of our bots' inventories: the bot hands it on, ``BotDelivery``),
+    ``delivered`` (accepted), ``canceled`` (the supplier cancelled or delivery failed: the
+    supplier refunds us, we refund the merchant)."""
 
     class State(models.TextChoices):
         SENDING = "sending"
@@ -112,10 +118,18 @@ class SupplierOrder(models.Model):
         REFUSED = "refused"
         BOUGHT = "bought"
         SENT = "sent"
+        AT_BOT = "at_bot"
         DELIVERED = "delivered"
         CANCELED = "canceled"
 
-    LIVE = (State.SENDING, State.UNKNOWN, State.BOUGHT, State.SENT, State.DELIVERED)
+    LIVE = (
+        State.SENDING,
+        State.UNKNOWN,
+        State.BOUGHT,
+        State.SENT,
+        State.AT_BOT,
+        State.DELIVERED,
+    )
     # The supplier still has something to tell about these (delivery, or the lost answer).
     FOLLOWED = (State.SENDING, State.UNKNOWN, State.BOUGHT, State.SENT)
 

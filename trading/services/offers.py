@@ -176,7 +176,20 @@ def _delivery_apply(
         withdrawal_items_ended(
             trade=trade, items=items, targets=live, to=to, actor=ACTOR, kind=kind, error=error
         )
-    return bool(live)
+    # The offer ended before it went live (its confirmation refused, an item invalid): it will
+    # never carry these items, and no other offer may; they fail and are refunded.
+    unsent = [i for i in now_in(Status.PENDING) if i.purchase_ref]
+    if unsent:
+        withdrawal_items_ended(
+            trade=trade,
+            items=items,
+            targets=unsent,
+            to=Status.FAILED,
+            actor=ACTOR,
+            kind=kind,
+            error=error or "PLATFORM_ERROR",
+        )
+    return bool(live or unsent)
 
 
 def _offer(update: OfferUpdate) -> TradeOffer:

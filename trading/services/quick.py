@@ -18,6 +18,7 @@ from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
 from trading.representations import catalog_details
 from trading.selectors.market import catalog_item_resolve
+from trading.services.handover import bot_delivery_expect
 from trading.services.trades import Move, trade_apply, trade_lock
 from trading.services.withdrawals import (
     Recipient,
@@ -222,3 +223,5 @@ def _bind(
         trade_fields={"total_price": _spend(items)},
         changed=[row],
     )
+    if result.held is not None:
+        bot_delivery_expect(item=row, held=result.held, listing=listing)

@@ -3,17 +3,20 @@ snapshot (each change told to the market), bought trades followed to their end (
 accepted, or cancelled by the supplier and refunded once), balances read, staff's switch.
 Network calls happen outside transactions; every change re-checks state under its locks."""
 
+import threading
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from itertools import groupby
 
-from django.db import transaction
+from django.conf import settings
+from django.db import close_old_connections, transaction
 
 from core import clock
 from core.market_version import market_version_bump
 from trading.marketplace.base import PurchaseOutcomeUnknownError
 from trading.marketplace.suppliers.accounts import supplier_call, supplier_row, supplier_usable
 from trading.marketplace.suppliers.base import (
+    ListingChange,
     OrderRef,
     SupplierClient,
     SupplierOffer,
@@ -29,6 +32,7 @@ from trading.marketplace.suppliers.marketplace import (
     order_reconcile,
     supplier_listing_of,
 )
+from trading.marketplace.suppliers.waxpeer_socket import WaxpeerSocket
 from trading.models import (
     CatalogItem,
     Status,
@@ -38,6 +42,7 @@ from trading.models import (
     Trade,
     TradeItem,
 )
+from trading.services.handover import bot_delivery_arrived, bot_delivery_ended
 from trading.services.market import market_resync
 from trading.services.trades import trade_lock
 from trading.services.withdrawals import (
@@ -169,6 +174,90 @@ def supplier_listings_replace(
     return len(appeared) + len(repriced) + len(gone)
 
 
+def supplier_listing_change(*, name: str, change: ListingChange) -> int:
+    """A supplier's socket told of one listing: the supplier's listings of that item become
+    what they were with that change, through the same replacement a poll makes (so the market
+    hears of it the same way, and a listing we are buying stays out). Returns how many
+    listings changed (0 for an item not in the catalog, or a supplier switched off)."""
+    account = supplier_row(name)
+    if not account.enabled:
+        return 0
+    item = CatalogItem.objects.filter(
+        game=change.game, market_hash_name=change.offer.market_hash_name
+    ).first()
+    if item is None:
+        return 0
+    with transaction.atomic():
+        listed = {
+            row.supplier_ref: _offer_of(row)
+            for row in SupplierListing.objects.select_for_update().filter(
+                supplier_id=name, item_id=item.pk
+            )
+        }
+        if change.gone:
+            listed.pop(change.offer.ref, None)
+        else:
+            listed[change.offer.ref] = change.offer
+        return supplier_listings_replace(
+            name=name,
+            items=[(item.pk, item.game, item.market_hash_name, item.popularity)],
+            offers={item.market_hash_name: list(listed.values())},
+        )
+
+
+def _offer_of(row: SupplierListing) -> SupplierOffer:
+    return SupplierOffer(
+        ref=row.supplier_ref,
+        market_hash_name=row.market_hash_name,
+        price=row.supplier_price,
+        asset_ref=row.asset_ref,
+        phase=row.phase,
+        paint_index=row.paint_index,
+        wear=row.wear,
+        paint_seed=row.paint_seed,
+    )
+
+
+def supplier_socket_state(*, name: str, connected: bool) -> None:
+    """The supplier's socket is subscribed (shown to staff), or down (polling alone then)."""
+    supplier_row(name)
+    Supplier.objects.filter(pk=name).update(socket_connected_at=clock.now() if connected else None)
+
+
+def waxpeer_socket_serve(
+    *, stop: threading.Event, reconnect_max: float = 30.0, silence_max: float = 300.0
+) -> None:
+    """Keep Waxpeer's listing socket connected until ``stop``, each change applied as
+    ``supplier_listing_change`` (``manage.py supplier_socket``). Raises LookupError when Waxpeer
+    is not configured here."""
+    client = supplier_clients().get("waxpeer")
+    if client is None:
+        raise LookupError("Waxpeer is not configured (MARKETPLACE, WAXPEER_API_KEY)")
+
+    def changed(change: ListingChange) -> None:
+        close_old_connections()  # a long-lived process: drop connections the server closed
+        supplier_listing_change(name=client.name, change=change)
+
+    def state(connected: bool) -> None:
+        close_old_connections()
+        supplier_socket_state(name=client.name, connected=connected)
+
+    socket = WaxpeerSocket(
+        url=settings.WAXPEER_SOCKET_URL,
+        path=settings.WAXPEER_SOCKET_PATH,
+        api_key=settings.WAXPEER_API_KEY,
+        games=client.games,
+        on_change=changed,
+        on_state=state,
+        reconnect_max=reconnect_max,
+        silence_max=silence_max,
+    )
+    try:
+        socket.run(stop)
+    finally:
+        state(False)
+
+
 def supplier_orders_follow() -> int:
     """Ask the suppliers about the orders due (lost answers to reconcile, bought trades to
     follow) and move each withdrawal item accordingly; returns how many items moved."""
@@ -248,6 +337,8 @@ def supplier_order_apply(*, order: SupplierOrder, state: TradeState, reason: str
         moved = 0
         if state is TradeState.WAITING:
             current.next_check_at = now + WAITING_RECHECK
+        elif current.listing.get("bot_platform_id") and state is not TradeState.CANCELED:
+            moved = _to_our_bot(current, item, state)
         elif state is TradeState.SENT:
             if item.status == Status.PENDING:
                 withdrawal_items_delivered(trade=trade, items=items, targets=[item], actor=actor)
@@ -264,9 +355,22 @@ def supplier_order_apply(*, order: SupplierOrder, state: TradeState, reason: str
             moved = _canceled(trade, items, item, actor)
             current.state, current.next_check_at = SupplierOrder.State.CANCELED, None
             current.reason = reason[:200]
+            bot_delivery_ended(item_pk=item.pk, reason=f"{current.supplier_id} cancelled")
         current.updated_at = now
         current.save()
     return moved
+
+
+def _to_our_bot(order: SupplierOrder, item: TradeItem, state: TradeState) -> int:
+    """A supplier that delivers to our bot (DMarket): its trade offer on the way is the item
+    coming to us, not to the recipient (the item stays ``pending``); arrived, the item is the
+    bot's to hand over (``BotDelivery``), and the supplier has nothing more to tell."""
+    if state is TradeState.SENT:
+        order.state, order.next_check_at = SupplierOrder.State.SENT, clock.now() + SENT_RECHECK
+        return 0
+    order.state, order.next_check_at = SupplierOrder.State.AT_BOT, None
+    bot_delivery_arrived(item_pk=item.pk)
+    return 1
 
 
 def _canceled(trade: Trade, items: list[TradeItem], item: TradeItem, actor: str) -> int:

@@ -24,6 +24,7 @@ from trading.representations import BotInfoOut, catalog_details
 from trading.selectors.inventory import inventory_cache_forget
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
+from trading.services.handover import bot_delivery_expect
 from trading.services.trades import (
     Move,
     items_known,
@@ -353,10 +354,13 @@ def withdrawal_purchase(*, trade_id: str) -> None:
         if result.ok:
             # Only the item's row changes: one guarded statement, no lock of the trade. An item
             # that left PENDING meanwhile (cancelled) keeps no ref; its cancel finds the
-            # purchase by its key.
-            TradeItem.objects.filter(pk=item.pk, status=Status.PENDING, purchase_ref="").update(
-                purchase_ref=result.ref, updated_at=clock.now()
-            )
+            # purchase by its key. A bot that hands the item over gets its delivery row with it.
+            with transaction.atomic():
+                recorded = TradeItem.objects.filter(
+                    pk=item.pk, status=Status.PENDING, purchase_ref=""
+                ).update(purchase_ref=result.ref, updated_at=clock.now())
+                if recorded and result.held is not None and result.listing is not None:
+                    bot_delivery_expect(item=item, held=result.held, listing=result.listing)
             continue
         with transaction.atomic():
             trade, items = trade_lock(trade_id=trade_id)

@@ -49,6 +49,16 @@ class SupplierOffer:
     paint_seed: int | None = None
 
 
+@dataclass(frozen=True)
+class ListingChange:
+    """One listing as a supplier's socket tells of it: listed or repriced (``offer`` as it is
+    now), or ``gone`` (sold, withdrawn)."""
+
+    game: int
+    offer: SupplierOffer
+    gone: bool = False
+
+
 class TradeState(StrEnum):
     """Where a bought trade is, in the withdrawal's terms."""
 
@@ -89,6 +99,9 @@ class BuyRequest:
 class SupplierClient(Protocol):
     name: str
     games: tuple[int, ...]
+    # Where bought items go: "" straight to the recipient's trade URL (Waxpeer), else the
+    # platform id of our bot linked to the supplier account (DMarket), which hands them on.
+    delivers_to: str
 
     def offers(self, *, game: int, names: list[str]) -> dict[str, list[SupplierOffer]]:
         """The listings of each named item (names the supplier has none of map to [])."""

@@ -31,6 +31,7 @@ def supplier_clients() -> dict[str, SupplierClient]:
         settings.DMARKET_API_URL,
         settings.DMARKET_PUBLIC_KEY,
         settings.DMARKET_SECRET_KEY,
+        settings.DMARKET_BOT_STEAM_ID,
         float(settings.SUPPLIER_CONNECT_TIMEOUT_SECONDS),
         float(settings.SUPPLIER_READ_TIMEOUT_SECONDS),
     )
@@ -44,6 +45,7 @@ def _clients(
     dmarket_url: str,
     dmarket_public: str,
     dmarket_secret: str,
+    dmarket_bot: str,
     connect_timeout: float,
     read_timeout: float,
 ) -> dict[str, SupplierClient]:
@@ -54,10 +56,12 @@ def _clients(
         clients["waxpeer"] = WaxpeerClient(
             http=SupplierHttp(waxpeer_url, connect_timeout, read_timeout), api_key=waxpeer_key
         )
-    if "dmarket" in names and dmarket_public and dmarket_secret:
+    # DMarket without the bot its items arrive at could buy nothing it can hand on.
+    if "dmarket" in names and dmarket_public and dmarket_secret and dmarket_bot:
         clients["dmarket"] = DMarketClient(
             http=SupplierHttp(dmarket_url, connect_timeout, read_timeout),
             public_key=dmarket_public,
             secret_key=dmarket_secret,
+            bot_steam_id=dmarket_bot,
         )
     return clients

@@ -26,8 +26,10 @@ clients repeat them.
   Steam account). A bought item (its ``itemId``) shows up here.
 - ``GET /account/v1/balance``: ``{usd: "<cents>", usdAvailableToWithdraw, dmc}``.
 
-DMarket delivers to the Steam account linked to our DMarket account, not to the recipient's
-trade URL: handing the item on is the game platform's work (docs/suppliers.md).
+DMarket delivers to the Steam account linked to our DMarket account (``DMARKET_BOT_STEAM_ID``,
+one of our bots), not to the recipient's trade URL: ``AssetLocationInTransfer`` is the item on
+its way to our bot, ``AssetLocationInGame`` the item in it; the bot then offers it to the
+recipient (``trading.services.deliveries``, docs/suppliers.md).
 """
 
 import email.utils
@@ -82,8 +84,13 @@ class DMarketClient:
     names_per_call = 1  # market/items filters by one title
     games = tuple(GAMES)
 
-    def __init__(self, *, http: SupplierHttp, public_key: str, secret_key: str) -> None:
+    def __init__(
+        self, *, http: SupplierHttp, public_key: str, secret_key: str, bot_steam_id: str
+    ) -> None:
         self.http = http
+        # The Steam account linked to our DMarket account (one of our bots): items bought here
+        # arrive there, and the bot offers them to the recipient.
+        self.delivers_to = bot_steam_id
         self.public_key = public_key
         self.signing_key = SigningKey(bytes.fromhex(secret_key)[:32]) if secret_key else None
         # Server clock minus ours, learnt from a refused signing date.

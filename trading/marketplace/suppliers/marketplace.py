@@ -21,6 +21,8 @@ from django.db.models import F
 from core import clock
 from core.market_version import market_version_bump
 from trading.marketplace.base import (
+    Delivery,
+    HeldItem,
     ItemListingsQuery,
     Listing,
     MarketplaceUnavailableError,
@@ -46,7 +48,11 @@ from trading.models import SupplierListing, SupplierOrder
 CENT = Decimal("0.01")
 # A lost answer is asked about after this long (Waxpeer: "one minute after the request").
 RECONCILE_AFTER = timedelta(seconds=60)
+# The service's own stock: items its bots hold, sold as ``instant`` listings (``stock-<asset
+# id>``), bought without asking anyone and handed over by the bot.
+STOCK = "stock"
 OFFER_REF_SHAPES = {
+    STOCK: re.compile(r"^\d{1,30}$"),
     "waxpeer": re.compile(r"^\d{1,30}$"),
     "dmarket": re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"),
 }
@@ -100,7 +106,9 @@ def order_reference(key: str, listing_id: str) -> str:
     return f"{key[:37]}-{digest}"
 
 
-def listing_snapshot(row: SupplierListing) -> dict[str, Any]:
+def listing_snapshot(row: SupplierListing, *, delivers_to: str = "") -> dict[str, Any]:
+    """The listing as bought, and the bot that hands it over (its own stock's, or the one a
+    supplier delivers to; "" when the supplier trades straight to the recipient)."""
     return {
         "id": row.id,
         "item_id": row.item_id,
@@ -114,6 +122,8 @@ def listing_snapshot(row: SupplierListing) -> dict[str, Any]:
         "paint_index": row.paint_index,
         "wear": str(row.wear) if row.wear is not None else None,
         "paint_seed": row.paint_seed,
+        "delivery": row.delivery,
+        "bot_platform_id": row.bot_platform_id or delivers_to,
     }
 
 
@@ -123,7 +133,7 @@ def listing_from_snapshot(snapshot: dict[str, Any]) -> Listing:
         catalog_id=snapshot["item_id"],
         game=snapshot["game"],
         price=Decimal(snapshot["price"]),
-        delivery="standard",
+        delivery=snapshot.get("delivery", Delivery.STANDARD),
         phase=snapshot["phase"],
         paint_index=snapshot["paint_index"],
         wear=Decimal(snapshot["wear"]) if snapshot["wear"] is not None else None,
@@ -132,11 +142,17 @@ def listing_from_snapshot(snapshot: dict[str, Any]) -> Listing:
 
 
 def order_result(order: SupplierOrder) -> PurchaseResult:
+    bot = order.listing.get("bot_platform_id", "")
+    held = None
+    if bot:
+        own = order.supplier_id == STOCK
+        held = HeldItem(bot_platform_id=bot, asset_id=order.listing["asset_ref"] if own else "")
     return PurchaseResult(
         ok=True,
         ref=order.reference,
         price=order.price,
         listing=listing_from_snapshot(order.listing),
+        held=held,
     )
 
 
@@ -191,8 +207,8 @@ class SupplierMarketplace:
         return LISTINGS.price_floors(catalog_ids)
 
     def own_stock(self, catalog_ids: list[str]) -> dict[str, int]:
-        """Suppliers hold no stock of ours: the bots' own stock is the game platform's."""
-        return {}
+        """The bots' items listed for sale (``stock`` listings, all ``instant``)."""
+        return LISTINGS.own_stock(catalog_ids)
 
     def cheapest(
         self, *, catalog_id: str, phase: str, delivery: str, ceiling: Decimal, limit: int
@@ -231,6 +247,8 @@ class SupplierMarketplace:
         if earlier is not None:
             return earlier
         supplier, _ = listing_id_parts(listing_id)
+        if supplier == STOCK:
+            return self._stock_purchase(listing_id=listing_id, max_price=max_price, key=key)
         client = supplier_clients().get(supplier)
         row = SupplierListing.objects.filter(pk=listing_id).first()
         if client is None or row is None or amount != 1:
@@ -243,7 +261,7 @@ class SupplierMarketplace:
         if account.balance is not None and account.balance < row.supplier_price:
             # Known short: not worth a refused call. The balance check refreshes it.
             raise MarketplaceUnavailableError
-        order = self._order_start(row, key=key, trade_url=trade_url)
+        order = self._order_start(row, key=key, trade_url=trade_url, delivers_to=client.delivers_to)
         if order is None:  # a twin run under the same key started first
             return self.purchase_get(key=key) or PurchaseResult(
                 ok=False, reason="LISTING_UNAVAILABLE"
@@ -281,8 +299,42 @@ class SupplierMarketplace:
                 listings_changed(gone=[supplier_listing_of(row)])
         return order_result(order)
 
+    def _stock_purchase(self, *, listing_id: str, max_price: Decimal, key: str) -> PurchaseResult:
+        """One of our bots' items: taken off the market and ordered in one transaction under
+        the listing's row lock (two buyers of one item: the second finds it gone). The bot hands
+        it over (``held``); nobody else is asked."""
+        if not supplier_usable(supplier_row(STOCK)):
+            raise MarketplaceUnavailableError
+        now = clock.now()
+        try:
+            with transaction.atomic():
+                row = SupplierListing.objects.select_for_update().filter(pk=listing_id).first()
+                if row is None:
+                    return PurchaseResult(ok=False, reason="LISTING_UNAVAILABLE")
+                if row.price > max_price:
+                    return PurchaseResult(ok=False, reason="PRICE_CHANGED", price=row.price)
+                order = SupplierOrder.objects.create(
+                    supplier_id=STOCK,
+                    key=key,
+                    reference=order_reference(key, row.id),
+                    listing_id=row.id,
+                    listing=listing_snapshot(row),
+                    price=row.price,
+                    state=SupplierOrder.State.AT_BOT,
+                    created_at=now,
+                    updated_at=now,
+                )
+                row.delete()
+                listings_changed(gone=[supplier_listing_of(row)])
+        except IntegrityError:
+            # A twin run under the same key ordered first: that order is this key's.
+            return self.purchase_get(key=key) or PurchaseResult(
+                ok=False, reason="LISTING_UNAVAILABLE"
+            )
+        return order_result(order)
+
     def _order_start(
-        self, row: SupplierListing, *, key: str, trade_url: str
+        self, row: SupplierListing, *, key: str, trade_url: str, delivers_to: str
     ) -> SupplierOrder | None:
         """The attempt's row, committed before the supplier hears of it."""
         now = clock.now()
@@ -293,7 +345,7 @@ class SupplierMarketplace:
                     key=key,
                     reference=order_reference(key, row.id),
                     listing_id=row.id,
-                    listing=listing_snapshot(row),
+                    listing=listing_snapshot(row, delivers_to=delivers_to),
                     price=row.price,
                     trade_url=trade_url,
                     state=SupplierOrder.State.SENDING,

@@ -21,6 +21,16 @@ the trade timings quoted below) and centrual/waxpeer-api (ETradeStage: the statu
   seller's connection is lost). Each cancel refunds our Waxpeer balance; the withdrawal item
   fails (or is declined, once sent) and the merchant is refunded.
 - ``user``: ``{success, user: {wallet, ...}}``, ``wallet`` in thousandths.
+
+The listing feed (``trading/marketplace/suppliers/waxpeer_socket.py`` connects to it): a
+Socket.IO endpoint at ``wss://waxpeer.com`` (path ``/socket.io/``, websocket transport, the API
+key in the ``authorization`` header); after connecting the client emits ``sub`` with ``{name:
+<game: csgo, rust, ...>, value: true}`` for each game it wants, then receives ``new``,
+``update`` and ``removed`` events, each one listing ``{game, item_id, price (thousandths), name,
+float?, paint_index?, sticker_names?, classid?, steam_price?}`` (DarkGL/waxpeer
+src/types/sockets.ts: ``WebsiteWebSocketEvents``, ``WebsiteSocketSubEvents``; the client it
+shipped until January 2024, src/Sockets/websiteSocket.ts, for the URL, path, header and ``sub``);
+the older names ``add_item``, ``update_item`` and ``remove`` carry the same payload.
 """
 
 from decimal import Decimal
@@ -29,6 +39,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from trading.games import CS_GAME, RUST_GAME
 from trading.marketplace.suppliers.base import (
     BuyRequest,
+    ListingChange,
     OrderRef,
     SupplierOffer,
     SupplierOutcomeUnknownError,
@@ -56,6 +67,18 @@ PRICE_WORDS = ("price",)
 PAUSED_WORDS = ("buy_csgo", "buy_rust", "maintenance", "system busy")
 
 
+# Socket events -> whether the listing is gone afterwards.
+SOCKET_EVENTS = {
+    "new": False,
+    "update": False,
+    "removed": True,
+    "add_item": False,
+    "update_item": False,
+    "remove": True,
+}
+SOCKET_GAMES = {name: game for game, name in GAMES.items()}
+
+
 def to_usd(thousandths: int | str) -> Decimal:
     return Decimal(int(thousandths)) / UNIT
 
@@ -75,6 +98,7 @@ def trade_url_parts(trade_url: str) -> tuple[str, str]:
 
 class WaxpeerClient:
     name = "waxpeer"
+    delivers_to = ""  # the seller trades straight to the recipient
     names_per_call = 50  # search-items-by-name takes at most 50 names
     games = tuple(GAMES)
 
@@ -185,3 +209,33 @@ def _success_check(endpoint: str, body: dict[str, object]) -> None:
     """``success: false`` on a read: "something went wrong ... you need to retry"."""
     if body.get("success") is not True:
         raise SupplierUnavailableError(f"{endpoint}: {body.get('msg') or 'success is false'}")
+
+
+def socket_change(event: str, payload: object) -> ListingChange | None:
+    """A listing feed event as a change of one listing; None for anything else (another
+    event, a game we do not trade, a payload without an id, name or price)."""
+    if event not in SOCKET_EVENTS or not isinstance(payload, dict):
+        return None
+    game = SOCKET_GAMES.get(str(payload.get("game", "")))
+    ref, name = str(payload.get("item_id") or ""), str(payload.get("name") or "")
+    gone = SOCKET_EVENTS[event]
+    try:
+        price = to_usd(payload.get("price") or 0)
+    except (TypeError, ValueError):
+        return None
+    if game is None or not ref.isdigit() or not name or (price <= 0 and not gone):
+        return None
+    wear = payload.get("float")
+    paint_index = payload.get("paint_index")
+    return ListingChange(
+        game=game,
+        offer=SupplierOffer(
+            ref=ref,
+            market_hash_name=name,
+            price=price,
+            phase=str(payload.get("phase") or ""),
+            paint_index=paint_index if isinstance(paint_index, int) else None,
+            wear=Decimal(str(wear)) if isinstance(wear, int | float) else None,
+        ),
+        gone=gone,
+    )

@@ -7,7 +7,8 @@ Sending (DoctorMcKay/node-steam-tradeoffer-manager, lib/classes/TradeOffer.js ``
 given}, "them": {assets asked}}``), ``captcha`` and ``trade_offer_create_params`` (the trade
 URL's ``trade_offer_access_token``), with the offer page as Referer; the answer is
 ``{"tradeofferid", "needs_mobile_confirmation", ...}`` or ``{"strError": "... (N)"}``.
-Cancelling: ``POST /tradeoffer/{id}/cancel`` (and ``/decline`` for offers received).
+Cancelling: ``POST /tradeoffer/{id}/cancel`` (and ``/decline`` for offers received; ``/accept``
+for a supplier's delivery to the bot).
 
 Confirming (DoctorMcKay/node-steamcommunity, components/confirmations.js): ``GET
 /mobileconf/getlist`` with ``p`` (device id), ``a`` (Steam id), ``k`` (confirmation key of
@@ -284,6 +285,29 @@ def offer_cancel(client: BotClient, offer_id: str) -> None:
 
 def offer_decline(client: BotClient, offer_id: str) -> None:
     client.community("POST", f"/tradeoffer/{offer_id}/decline", form={})
+
+
+STEAM_ID_BASE = 76561197960265728  # a individual account's 64-bit id is this + its account id
+
+
+def offer_accept(client: BotClient, offer: dict[str, Any]) -> None:
+    """Accept an offer made to the bot (node-steam-tradeoffer-manager, TradeOffer.js
+    ``accept``: ``POST /tradeoffer/{id}/accept`` with ``serverid``, ``tradeofferid``, the
+    partner's Steam id and ``captcha``, the offer's page as Referer). An offer that gives the
+    bot items and asks nothing needs no mobile confirmation."""
+    offer_id = str(offer["tradeofferid"])
+    client.community(
+        "POST",
+        f"/tradeoffer/{offer_id}/accept",
+        form={
+            "serverid": 1,
+            "tradeofferid": offer_id,
+            "partner": str(STEAM_ID_BASE + int(offer.get("accountid_other") or 0)),
+            "captcha": "",
+        },
+        referer=f"/tradeoffer/{offer_id}/",
+        retry=False,  # accepted twice is refused, not harmful: the next poll sees it
+    )
 
 
 def offer_minutes(kind: str) -> int:

@@ -18,6 +18,7 @@ ETradeStatus.js):
 """
 
 import logging
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -26,12 +27,18 @@ from django.db.models import Q
 
 from core import clock
 from trading.games import GAMES
-from trading.models import SteamBot, SteamOffer
+from trading.models import BotDelivery, SteamBot, SteamOffer
 from trading.platform.base import OfferEvent, OfferUpdate, PlatformError
 from trading.platform.steam.client import BotClient
 from trading.platform.steam.fleet import bot_info
+from trading.platform.steam.http import SteamRefusedError
 from trading.platform.steam.inventory import inventory_total
-from trading.platform.steam.offers import offer_cancel, offer_confirm, offer_decline
+from trading.platform.steam.offers import (
+    offer_accept,
+    offer_cancel,
+    offer_confirm,
+    offer_decline,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -85,11 +92,8 @@ def bot_offer_updates(bot: SteamBot) -> list[OfferUpdate]:
     client = BotClient(bot)
     now = clock.now()
     since = bot.poll_since - BACKDATE_MARGIN if bot.poll_since else _unix(now - FIRST_POLL_SPAN)
-    sent, received = _offers(client, since)
-    for offer in received:
-        # The bots never take what they did not ask for, counter-offers included.
-        if int(offer.get("trade_offer_state") or 0) == ACTIVE:
-            offer_decline(client, str(offer["tradeofferid"]))
+    sent, received, described = _offers(client, since)
+    _received_answer(client, bot, received, described)
     rows = {
         row.offer_id: row
         for row in SteamOffer.objects.select_related("bot").filter(
@@ -120,9 +124,15 @@ def bot_offer_updates(bot: SteamBot) -> list[OfferUpdate]:
     return updates
 
 
-def _offers(client: BotClient, since: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+Described = dict[tuple[str, str, str], str]  # (appid, classid, instanceid) -> market hash name
+
+
+def _offers(
+    client: BotClient, since: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Described]:
     sent: list[dict[str, Any]] = []
     received: list[dict[str, Any]] = []
+    described: Described = {}
     cursor: Any = 0
     while True:
         response = client.webapi(
@@ -131,6 +141,8 @@ def _offers(client: BotClient, since: int) -> tuple[list[dict[str, Any]], list[d
             {
                 "get_sent_offers": 1,
                 "get_received_offers": 1,
+                "get_descriptions": 1,
+                "language": "english",
                 "active_only": 1,
                 "time_historical_cutoff": max(since, 1),
                 "cursor": cursor,
@@ -138,9 +150,49 @@ def _offers(client: BotClient, since: int) -> tuple[list[dict[str, Any]], list[d
         )
         sent.extend(response.get("trade_offers_sent") or [])
         received.extend(response.get("trade_offers_received") or [])
+        for entry in response.get("descriptions") or []:
+            described[_class_of(entry)] = str(entry.get("market_hash_name") or "")
         cursor = response.get("next_cursor") or 0
         if not cursor:
-            return sent, received
+            return sent, received, described
+
+
+def _class_of(entry: dict[str, Any]) -> tuple[str, str, str]:
+    return (
+        str(entry.get("appid", "")),
+        str(entry.get("classid", "")),
+        str(entry.get("instanceid") or "0"),
+    )
+
+
+def _received_answer(
+    client: BotClient, bot: SteamBot, received: list[dict[str, Any]], described: Described
+) -> None:
+    """The bots take nothing unasked (counter-offers included), except a supplier's delivery
+    the bot expects: an offer that asks nothing of us and gives only items the bot waits for
+    (``BotDelivery`` rows whose item has not arrived), by name."""
+    expected = Counter(
+        (str(game), name)
+        for game, name in BotDelivery.objects.filter(
+            bot_platform_id=bot.steam_id, state=BotDelivery.State.WAITING, asset_id=""
+        ).values_list("game", "market_hash_name")
+    )
+    for offer in received:
+        if int(offer.get("trade_offer_state") or 0) != ACTIVE:
+            continue
+        gives = Counter(
+            (str(item.get("appid", "")), described.get(_class_of(item), ""))
+            for item in offer.get("items_to_receive") or []
+        )
+        asks = offer.get("items_to_give") or []
+        try:
+            if gives and not asks and all(expected[k] >= n for k, n in gives.items()):
+                offer_accept(client, offer)
+                expected -= gives
+            else:
+                offer_decline(client, str(offer["tradeofferid"]))
+        except SteamRefusedError as exc:  # changed meanwhile: the next poll sees it as it is
+            logger.warning("received offer %s not answered: %s", offer["tradeofferid"], exc)
 
 
 def _offer_update(client: BotClient, seen: _Seen, now: datetime) -> OfferUpdate | None:
