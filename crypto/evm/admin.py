@@ -62,7 +62,7 @@ class EvmTransactionAdmin(ReadOnly):
 
 @admin.register(EvmCursor)
 class EvmCursorAdmin(ReadOnly):
-    ordering = ("chain",)
+    ordering = ("-started_at", "chain")
     list_display = [
         "chain",
         "first_block",

@@ -3,11 +3,15 @@ accounts' "sweep" action, by the schedule, or closing an emptied account) and ev
 the service signed, with its signings. Read-only: the chain decides how they end."""
 
 from django.contrib import admin
+from django.db import models
 
+from core.admin_display import IndentedJSONField
 from crypto.solana.models import SolanaAttempt, SolanaSweep, SolanaTransaction
 
 
 class ReadOnly(admin.ModelAdmin):
+    formfield_overrides = {models.JSONField: {"form_class": IndentedJSONField}}
+
     def has_add_permission(self, request: object) -> bool:
         return False
 
