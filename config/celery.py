@@ -42,6 +42,14 @@ app.conf.beat_schedule = {
     "sweep-holds": {"task": "trading.sweep_holds", "schedule": 60.0},
     "sweep-cancels": {"task": "trading.sweep_cancels", "schedule": 30.0},
     "sweep-deposit-offers": {"task": "trading.sweep_deposit_offers", "schedule": 30.0},
+    # The real suppliers (no-ops unless MARKETPLACE names them and they have credentials).
+    "suppliers-poll": {"task": "trading.suppliers_poll", "schedule": 10.0},
+    "suppliers-follow": {"task": "trading.suppliers_follow", "schedule": 15.0},
+    "suppliers-balances": {"task": "trading.suppliers_balances", "schedule": 300.0},
+    # The game platform's offers (Steam: each bot's, one task per bot; the sandbox has none).
+    "poll-offers": {"task": "trading.poll_offers", "schedule": settings.STEAM_POLL_SECONDS},
+    # Withdrawal items the bots hand over (own stock, supplier deliveries to our bots).
+    "sweep-deliveries": {"task": "trading.sweep_deliveries", "schedule": 30.0},
     "sweep-verifications": {"task": "merchants.sweep_verifications", "schedule": 60.0},
     "crypto-sweep-deposits": {"task": "crypto.sweep_deposits", "schedule": 15.0},
     "crypto-sweep-withdrawals": {"task": "crypto.sweep_withdrawals", "schedule": 10.0},
@@ -49,9 +57,24 @@ app.conf.beat_schedule = {
     "crypto-evm-sweep-transactions": {"task": "crypto.evm_sweep_transactions", "schedule": 15.0},
     "crypto-evm-sweep-addresses": {"task": "crypto.evm_sweep_addresses", "schedule": 15.0},
     "crypto-evm-plan-sweeps": {"task": "crypto.evm_plan_sweeps", "schedule": 3600.0},
+    "crypto-solana-scan": {"task": "crypto.solana_scan", "schedule": 5.0},
+    "crypto-solana-sweep-transactions": {
+        "task": "crypto.solana_sweep_transactions",
+        "schedule": 10.0,
+    },
+    "crypto-solana-sweep-accounts": {"task": "crypto.solana_sweep_accounts", "schedule": 15.0},
+    "crypto-solana-plan-sweeps": {"task": "crypto.solana_plan_sweeps", "schedule": 3600.0},
+    "prune-idempotent-requests": {
+        "task": "merchants.prune_idempotent_requests",
+        "schedule": crontab(minute="*/10"),
+    },
     "prune-rate-limit-windows": {
         "task": "merchants.prune_rate_limit_windows",
         "schedule": crontab(minute="*/10"),
+    },
+    "prune-identity-notifications": {
+        "task": "merchants.prune_identity_notifications",
+        "schedule": crontab(minute=17),
     },
 }
 if settings.SANDBOX:

@@ -22,6 +22,16 @@ loglevel = "warning"
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms requestId=%({x-request-id}o)s'
 
 
+def post_worker_init(worker: object) -> None:
+    """Build the OpenAPI document in the background as a worker starts, so no request waits for
+    it (config/openapi.py); the application is loaded by now."""
+    import threading
+
+    from config.openapi import openapi_document
+
+    threading.Thread(target=openapi_document, name="openapi-build", daemon=True).start()
+
+
 # Metrics (core.metrics.store): the master gives its workers a folder of their own before it
 # forks them, and a worker that exits stops counting in the live gauges.
 def on_starting(server: object) -> None:

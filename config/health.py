@@ -1,6 +1,8 @@
 """``GET /health``: the database, the cache and the broker, without authentication; with the
 time (real time, not the sandbox clock: monitors compare it with their own), the process's
-uptime and whether staff switched maintenance mode on (decisions section 11).
+uptime, whether staff switched maintenance mode on (decisions section 11) and where the deposit
+scanner of each real EVM chain is (decisions section 12), read from the database: no node is
+asked on this path.
 
 Each check runs in a thread of its own and the answer waits at most ``HEALTH_TIMEOUT_SECONDS``:
 a dependency that accepts connections and never answers shows as ``timeout`` instead of holding
@@ -14,7 +16,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import datetime
-from typing import TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from django.conf import settings
 from django.core.cache import cache
@@ -30,6 +32,8 @@ from config.celery import app as celery_app
 from core.db import pooled_connections_recheck
 from core.errors import DomainError
 from core.selectors import maintenance_is_on
+from core.shapes import Doc
+from crypto.selectors import chain_scan_states
 
 logger = logging.getLogger(__name__)
 _STARTED = time.monotonic()
@@ -55,33 +59,65 @@ def _broker() -> None:
         conn.ensure_connection(max_retries=1, timeout=2)
 
 
+class ChainScan(TypedDict):
+    firstBlock: int | None
+    startedAt: datetime | None
+    lastScannedBlock: int | None
+    head: int | None
+    lagBlocks: int | None
+    lagSeconds: int | None
+    lastScanAt: datetime | None
+
+
+def _chain_scans() -> dict[str, ChainScan]:
+    return {
+        state.chain: {
+            "firstBlock": state.first_block,
+            "startedAt": state.started_at,
+            "lastScannedBlock": state.last_scanned_block,
+            "head": state.head,
+            "lagBlocks": state.lag_blocks,
+            "lagSeconds": state.lag_seconds,
+            "lastScanAt": state.last_scan_at,
+        }
+        for state in chain_scan_states()
+    }
+
+
 CHECKS: dict[str, Callable[[], None]] = {"database": _database, "cache": _cache, "broker": _broker}
+CHAINS = "chains"  # a read beside the checks: it shows, it never fails the answer
 
-_probes: dict[str, Future[None]] = {}
+_probes: dict[str, Future[Any]] = {}
 _probes_lock = threading.Lock()
-_executor = ThreadPoolExecutor(max_workers=len(CHECKS), thread_name_prefix="health")
+_executor = ThreadPoolExecutor(max_workers=len(CHECKS) + 1, thread_name_prefix="health")
 
 
-def _run(check: Callable[[], None]) -> None:
+def _run(read: Callable[[], Any]) -> Any:
     try:
-        check()
+        return read()
     finally:
         connections.close_all()  # this thread's database connection goes back to the pool
 
 
-def _probe(name: str, check: Callable[[], None]) -> Future[None]:
+def _probe(name: str, read: Callable[[], Any]) -> Future[Any]:
     with _probes_lock:
         running = _probes.get(name)
         if running is None or running.done():
-            running = _probes[name] = _executor.submit(_run, check)
+            running = _probes[name] = _executor.submit(_run, read)
         return running
 
 
-def health_checks() -> dict[str, str]:
+def health_checks() -> tuple[dict[str, str], dict[str, ChainScan]]:
     """Each check's state: ``ok``, ``unavailable`` (it failed) or ``timeout`` (no answer in
-    time)."""
+    time); and the chains' scanners, read in the same wait (none when the read failed)."""
     probes = {name: _probe(name, check) for name, check in CHECKS.items()}
-    wait(probes.values(), timeout=settings.HEALTH_TIMEOUT_SECONDS)
+    scans = _probe(CHAINS, _chain_scans)
+    wait([*probes.values(), scans], timeout=settings.HEALTH_TIMEOUT_SECONDS)
+    chains: dict[str, ChainScan] = {}
+    if scans.done() and scans.exception() is None:
+        chains = scans.result()
+    else:
+        logger.warning("health: the chains' scanners could not be read in time")
     checks: dict[str, str] = {}
     for name, probe in probes.items():
         if not probe.done():
@@ -92,11 +128,15 @@ def health_checks() -> dict[str, str]:
             checks[name] = "unavailable"
         else:
             checks[name] = "ok"
-    return checks
+    return checks, chains
 
 
 class Maintenance(TypedDict):
-    mode: bool
+    # A string, as the original service's SDK types it (decisions section 11).
+    mode: Annotated[
+        Literal["off", "maintenance"],
+        Doc('"maintenance" while staff have maintenance mode on, else "off".'),
+    ]
 
 
 class Health(TypedDict):
@@ -105,6 +145,7 @@ class Health(TypedDict):
     timestamp: datetime
     uptime: int  # whole seconds since this process started
     maintenance: Maintenance
+    chains: dict[str, ChainScan]
 
 
 class HealthApi(ApiView):
@@ -119,16 +160,35 @@ class HealthApi(ApiView):
             state (`ok`, `unavailable`, or `timeout` when it did not answer within 2 seconds).
             It needs no credentials, answers within about 2 seconds whatever hangs, and stays up
             during maintenance mode, when the API routes answer `SYSTEM_MAINTENANCE`:
-            `maintenance.mode` says whether it is on. `timestamp` is the server's time (real
-            time, whatever the sandbox clock says) and `uptime` the seconds since the answering
-            process started.
+            `maintenance.mode` says whether it is on: `"maintenance"`, else `"off"`. `timestamp`
+            is the server's time (real time, whatever the sandbox clock says) and `uptime` the
+            seconds since the answering process started.
+
+            `chains` shows the deposit scanner of each real EVM chain (empty on the sandbox's
+            chains) as its last step stored it: the block scanning began at (`firstBlock`,
+            `startedAt`; earlier blocks are never credited), the last block read
+            (`lastScannedBlock`), the node's head then (`head`), how far behind it the scanner
+            was (`lagBlocks`, and `lagSeconds` of the chain's own time) and when a step last
+            completed (`lastScanAt`: a scanner that stopped shows there, its lag frozen). Each
+            is null until the chain's first scan. They never change `status`: alert on them.
         """,
         response={
             "status": "ok",
             "checks": {"database": "ok", "cache": "ok", "broker": "ok"},
             "timestamp": "2026-05-02T12:00:00.000Z",
             "uptime": 86400,
-            "maintenance": {"mode": False},
+            "maintenance": {"mode": "off"},
+            "chains": {
+                "ETH": {
+                    "firstBlock": 22400000,
+                    "startedAt": "2026-05-01T09:30:00.000Z",
+                    "lastScannedBlock": 22407180,
+                    "head": 22407183,
+                    "lagBlocks": 3,
+                    "lagSeconds": 36,
+                    "lastScanAt": "2026-05-02T11:59:57.000Z",
+                }
+            },
         },
         error_details={
             "SERVICE_UNAVAILABLE": {
@@ -143,7 +203,7 @@ class HealthApi(ApiView):
         responses=Health,
     )
     def get(self, request: Request) -> Response:
-        checks = health_checks()
+        checks, chains = health_checks()
         if any(state != "ok" for state in checks.values()):
             raise DomainError("SERVICE_UNAVAILABLE", details={"checks": checks})
         answer: Health = {
@@ -151,6 +211,7 @@ class HealthApi(ApiView):
             "checks": checks,
             "timestamp": timezone.now(),
             "uptime": int(time.monotonic() - _STARTED),
-            "maintenance": {"mode": maintenance_is_on()},
+            "maintenance": {"mode": "maintenance" if maintenance_is_on() else "off"},
+            "chains": chains,
         }
         return Response(answer)

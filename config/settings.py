@@ -6,6 +6,7 @@ file-system Celery broker under ``var/``, all shared by the web, worker and beat
 
 import os
 import secrets
+import string
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -16,7 +17,10 @@ from django.core.exceptions import ImproperlyConfigured
 from config.api.docs import API_DESCRIPTION
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var"))
+# Absolute, whatever the environment gives (bin/start's default is the relative "var"): every
+# path below derives from it, and Django warns about a relative file cache (caches.W003) in
+# every command.
+VAR_DIR = Path(os.environ.get("VAR_DIR", BASE_DIR / "var")).absolute()
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -192,6 +196,9 @@ def _replicas() -> dict[str, Any]:
 if not QUICKSTART:
     DATABASES |= _replicas()
 DATABASE_ROUTERS = ["core.db.ReplicaRouter"]
+# The ledger's covering index (ledger.Funding) is PostgreSQL's; SQLite builds it without the
+# columns that ride along, which costs the quick start nothing but the warning (models.W040).
+SILENCED_SYSTEM_CHECKS = ["models.W040"] if QUICKSTART else []
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
@@ -324,6 +331,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Trading Service API",
     "DESCRIPTION": API_DESCRIPTION,
     "VERSION": "0.8.3",
+    # 3.1: its schemas are JSON Schema 2020-12 and it has `webhooks` (docs/decisions.md,
+    # "OpenAPI 3.1").
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -339,6 +349,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "merchants.schema.add_security_schemes",
         "config.api.schema.rate_limit_descriptions",
+        "config.openapi_webhooks.add_webhooks",
     ],
 }
 
@@ -373,6 +384,8 @@ LOGGING = {
     "loggers": {
         "django.request": {"level": "ERROR"},
         "django.server": {"level": "WARNING"},
+        # solana-py's HTTP client logs every request at INFO.
+        "httpx2": {"level": "WARNING"},
     },
 }
 
@@ -399,7 +412,39 @@ def _outside_system(name: str, sandbox: str) -> str:
 
 GAME_PLATFORM = _outside_system("GAME_PLATFORM", "sandbox.platform.SandboxPlatform")
 MARKETPLACE = _outside_system("MARKETPLACE", "sandbox.marketplace.SandboxMarketplace")
+# The real supplier marketplaces (MARKETPLACE=trading.marketplace.suppliers.marketplace.
+# SupplierMarketplace): which ones, their hosts (a proxy or a test server may stand in) and
+# credentials (from the environment only), and every call's timeouts. docs/suppliers.md.
+MARKETPLACE_SUPPLIERS = [
+    s.strip()
+    for s in os.environ.get("MARKETPLACE_SUPPLIERS", "waxpeer,dmarket").split(",")
+    if s.strip()
+]
+WAXPEER_API_URL = os.environ.get("WAXPEER_API_URL", "https://api.waxpeer.com")
+WAXPEER_API_KEY = os.environ.get("WAXPEER_API_KEY", "")
+# Waxpeer's listing socket (Socket.IO over websocket), read by ``manage.py supplier_socket``.
+WAXPEER_SOCKET_URL = os.environ.get("WAXPEER_SOCKET_URL", "https://waxpeer.com")
+WAXPEER_SOCKET_PATH = os.environ.get("WAXPEER_SOCKET_PATH", "socket.io")
+DMARKET_API_URL = os.environ.get("DMARKET_API_URL", "https://api.dmarket.com")
+DMARKET_PUBLIC_KEY = os.environ.get("DMARKET_PUBLIC_KEY", "")
+DMARKET_SECRET_KEY = os.environ.get("DMARKET_SECRET_KEY", "")
+# The Steam id of our bot linked to the DMarket account: DMarket delivers there, the bot hands
+# the item to the recipient (docs/suppliers.md). DMarket is not used without it.
+DMARKET_BOT_STEAM_ID = os.environ.get("DMARKET_BOT_STEAM_ID", "")
+SUPPLIER_CONNECT_TIMEOUT_SECONDS = env_float("SUPPLIER_CONNECT_TIMEOUT_SECONDS", 3.0)
+SUPPLIER_READ_TIMEOUT_SECONDS = env_float("SUPPLIER_READ_TIMEOUT_SECONDS", 15.0)
 IDENTITY_PROVIDER = _outside_system("IDENTITY_PROVIDER", "sandbox.identity.SandboxIdentityProvider")
+# Sumsub (IDENTITY_PROVIDER=merchants.verification.sumsub.SumsubIdentityProvider): the API's
+# host, the app token and its secret key (requests are signed with it), the webhook's secret key
+# (its notifications are signed with it), the verification level applicants are created at, the
+# timeout of each call and the lifetime of the WebSDK tokens and links handed out.
+SUMSUB_BASE_URL = os.environ.get("SUMSUB_BASE_URL", "https://api.sumsub.com")
+SUMSUB_APP_TOKEN = os.environ.get("SUMSUB_APP_TOKEN", "")
+SUMSUB_SECRET_KEY = os.environ.get("SUMSUB_SECRET_KEY", "")
+SUMSUB_WEBHOOK_SECRET = os.environ.get("SUMSUB_WEBHOOK_SECRET", "")
+SUMSUB_LEVEL_NAME = os.environ.get("SUMSUB_LEVEL_NAME", "")
+SUMSUB_TIMEOUT_SECONDS = env_float("SUMSUB_TIMEOUT_SECONDS", 10.0)
+SUMSUB_SDK_TOKEN_TTL_SECONDS = env_int("SUMSUB_SDK_TOKEN_TTL_SECONDS", 1800)
 INVENTORY_CACHE_SECONDS = 15 * 60
 # A deposit's trade offer is withdrawn (the deposit declined) if the owner leaves it this long.
 DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
@@ -407,10 +452,33 @@ DEPOSIT_OFFER_MINUTES = env_int("DEPOSIT_OFFER_MINUTES", 15)
 SANDBOX_AUTOPILOT_SECONDS = env_int("SANDBOX_AUTOPILOT_SECONDS", 0)
 TRADE_URL_CHECK_CACHE_SECONDS = 3600
 
+# Secrets stored in the database (bot secrets and sessions) are sealed with these Fernet keys
+# (comma-separated; the first seals, all open: rotate by putting a new key first).
+SECRETS_ENCRYPTION_KEYS = [
+    key.strip() for key in os.environ.get("SECRETS_ENCRYPTION_KEYS", "").split(",") if key.strip()
+]
+# The Steam adapter (GAME_PLATFORM=trading.platform.steam.SteamPlatform, docs/steam.md): every
+# host configurable, so a test server or a proxy stands in; every call with a timeout.
+STEAM_WEB_API_URL = os.environ.get("STEAM_WEB_API_URL", "https://api.steampowered.com")
+STEAM_COMMUNITY_URL = os.environ.get("STEAM_COMMUNITY_URL", "https://steamcommunity.com")
+STEAM_LOGIN_URL = os.environ.get("STEAM_LOGIN_URL", "https://api.steampowered.com")
+# A Web API key (ISteamUser/GetPlayerBans); without one the calls use a bot's access token.
+STEAM_WEB_API_KEY = os.environ.get("STEAM_WEB_API_KEY", "")
+STEAM_TIMEOUT_SECONDS = env_float("STEAM_TIMEOUT_SECONDS", 10.0)
+# 429 and 5xx answers are tried again this many times, waiting BACKOFF * 2^n seconds (or the
+# answer's Retry-After, capped at 30 s); then the bot is marked rate limited for a while.
+STEAM_RETRIES = env_int("STEAM_RETRIES", 3)
+STEAM_BACKOFF_SECONDS = env_float("STEAM_BACKOFF_SECONDS", 1.0)
+STEAM_RATE_LIMIT_PAUSE_SECONDS = env_int("STEAM_RATE_LIMIT_PAUSE_SECONDS", 120)
+# Offers the bots sent are polled this often (beat), each bot by one worker at a time.
+STEAM_POLL_SECONDS = env_float("STEAM_POLL_SECONDS", 15.0)
+# A delivery offer (a withdrawal's items sent to the user) is cancelled after this long.
+STEAM_DELIVERY_OFFER_MINUTES = env_int("STEAM_DELIVERY_OFFER_MINUTES", 24 * 60)
+
 # Crypto: the chains behind one interface (CRYPTO_CHAINS), the network whose tokens are credited,
 # and the HD key every deposit address is derived from.
 CRYPTO_CHAINS = _outside_system("CRYPTO_CHAINS", "sandbox.chains.SandboxChains")
-# With the EVM gateway: the gateway of the chains it has no node for (Solana always).
+# With a node gateway (EVM, Solana): the gateway of the chains it has no node for.
 CRYPTO_OTHER_CHAINS = _outside_system("CRYPTO_OTHER_CHAINS", "sandbox.chains.SandboxChains")
 CRYPTO_ENABLED = env_bool("CRYPTO_ENABLED", True)
 CRYPTO_NETWORK = os.environ.get("CRYPTO_NETWORK", "testnet" if SANDBOX else "mainnet")
@@ -451,29 +519,117 @@ CRYPTO_BROADCAST_RETRY_SECONDS = (30, 120)
 # Real EVM chains (CRYPTO_CHAINS=crypto.chains.evm.EvmChains): a JSON-RPC node per chain. A chain
 # without one goes to CRYPTO_OTHER_CHAINS (docs/decisions.md).
 def _token_contracts(chain: str) -> dict[str, tuple[str, int]]:
-    """``CRYPTO_<CHAIN>_TOKENS=USDC=0x...:6,USDT=0x...:6``: contracts replacing the network's."""
+    """``CRYPTO_<CHAIN>_TOKENS=USDC=0x...:6,USDT=0x...:6``: contracts replacing the network's,
+    kept EIP-55 checksummed (web3 refuses any other form). One written in a single case carries
+    no checksum and is checksummed here; one in mixed case must carry the right checksum, else
+    it holds a typo and the service does not start (docs/decisions.md, "Real EVM chains")."""
+    setting = f"CRYPTO_{chain}_TOKENS"
+    entries = [e.strip() for e in os.environ.get(setting, "").split(",") if e.strip()]
+    if not entries:
+        return {}
+    from eth_utils import is_hex_address, to_checksum_address  # only when contracts are named
+
     tokens: dict[str, tuple[str, int]] = {}
-    entries = os.environ.get(f"CRYPTO_{chain}_TOKENS", "").split(",")
-    for entry in filter(None, (e.strip() for e in entries)):
+    for entry in entries:
         symbol, _, rest = entry.partition("=")
         contract, _, decimals = rest.partition(":")
-        if symbol not in ("USDT", "USDC") or len(contract) != 42 or not decimals.isdigit():
+        if (
+            symbol not in ("USDT", "USDC")
+            or not contract.startswith("0x")
+            or not is_hex_address(contract)
+            or not decimals.isdigit()
+        ):
+            raise ImproperlyConfigured(f"{setting}: '{entry}' is not SYMBOL=0x...:DECIMALS.")
+        checksummed = to_checksum_address(contract)
+        digits = contract[2:]
+        if digits not in (digits.lower(), digits.upper()) and contract != checksummed:
             raise ImproperlyConfigured(
-                f"CRYPTO_{chain}_TOKENS: '{entry}' is not SYMBOL=0x...:DECIMALS."
+                f"{setting}: {symbol}'s contract {contract} fails its EIP-55 checksum, so it "
+                "holds a typo: copy it again from the token issuer's page."
             )
-        tokens[symbol] = (contract, int(decimals))
+        tokens[symbol] = (checksummed, int(decimals))
     return tokens
 
 
+SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def _evm_hot_wallet_key() -> str:
+    """A secp256k1 private key (64 hex digits, 0x optional), or empty (the HD key's index 0).
+    Refused at start otherwise, its value never shown: no cashout could be signed with it."""
+    key = os.environ.get("CRYPTO_EVM_HOT_WALLET_KEY", "")
+    digits = key.removeprefix("0x")
+    if key and not (
+        len(digits) == 64
+        and all(c in string.hexdigits for c in digits)
+        and 0 < int(digits, 16) < SECP256K1_ORDER
+    ):
+        raise ImproperlyConfigured(
+            "CRYPTO_EVM_HOT_WALLET_KEY is not a secp256k1 private key (64 hex digits, 0x "
+            "optional); its value is not shown."
+        )
+    return key
+
+
+def _solana_mints() -> dict[str, tuple[str, int]]:
+    """``CRYPTO_SOL_TOKENS=USDC=<mint>:6,USDT=<mint>:6``: SPL mints (base58 of 32 bytes)
+    replacing the network's."""
+    from solders.pubkey import Pubkey
+
+    mints: dict[str, tuple[str, int]] = {}
+    entries = os.environ.get("CRYPTO_SOL_TOKENS", "").split(",")
+    for entry in filter(None, (e.strip() for e in entries)):
+        symbol, _, rest = entry.partition("=")
+        mint, _, decimals = rest.partition(":")
+        try:
+            valid = len(bytes(Pubkey.from_string(mint))) == 32
+        except ValueError:
+            valid = False
+        if symbol not in ("USDT", "USDC") or not valid or not decimals.isdigit():
+            raise ImproperlyConfigured(
+                f"CRYPTO_SOL_TOKENS: '{entry}' is not SYMBOL=<mint>:DECIMALS."
+            )
+        mints[symbol] = (mint, int(decimals))
+    return mints
+
+
 CRYPTO_RPC_URLS = {
-    chain: url for chain in ("ETH", "BSC") if (url := os.environ.get(f"CRYPTO_{chain}_RPC_URL"))
+    chain: url
+    for chain in ("ETH", "BSC", "SOL")
+    if (url := os.environ.get(f"CRYPTO_{chain}_RPC_URL"))
 }
-CRYPTO_TOKEN_CONTRACTS = {chain: _token_contracts(chain) for chain in ("ETH", "BSC")}
+CRYPTO_TOKEN_CONTRACTS = {chain: _token_contracts(chain) for chain in ("ETH", "BSC")} | {
+    "SOL": _solana_mints()
+}
 # The key cashouts are signed with (hex); unset, the HD key's index 0. Never commit one.
-CRYPTO_EVM_HOT_WALLET_KEY = os.environ.get("CRYPTO_EVM_HOT_WALLET_KEY", "")
+CRYPTO_EVM_HOT_WALLET_KEY = _evm_hot_wallet_key()
 # Blocks per eth_getLogs call of the deposit scanner (a node refusing a range gets half of it).
 CRYPTO_EVM_SCAN_BLOCKS = env_int("CRYPTO_EVM_SCAN_BLOCKS", 500)
 # An own transaction still out of a block this long is replaced at higher fees (same nonce).
 CRYPTO_EVM_FEE_BUMP_SECONDS = env_int("CRYPTO_EVM_FEE_BUMP_SECONDS", 180)
 # Scheduled sweeps move a deposit address's token balance to the hot wallet from this many tokens.
 CRYPTO_EVM_SWEEP_MIN_TOKENS = env_int("CRYPTO_EVM_SWEEP_MIN_TOKENS", 50)
+
+# Real Solana (crypto.chains.solana.SolanaChains; crypto.chains.nodes.NodeChains serves it beside
+# the EVM chains): the node at CRYPTO_SOL_RPC_URL, the mints of CRYPTO_SOL_TOKENS (else the
+# network's), the commitment at which deposits are credited and cashouts complete.
+CRYPTO_SOLANA_COMMITMENT = os.environ.get("CRYPTO_SOLANA_COMMITMENT", "finalized")
+if CRYPTO_SOLANA_COMMITMENT not in ("finalized", "confirmed"):
+    raise ImproperlyConfigured("CRYPTO_SOLANA_COMMITMENT must be finalized or confirmed.")
+# The hot wallet's keypair (base58 of its 64 bytes, or solana-keygen's JSON array); unset, the
+# HD key's Solana index 0. It pays every fee and rent and sends cashouts. Never commit one.
+CRYPTO_SOLANA_HOT_WALLET_KEY = os.environ.get("CRYPTO_SOLANA_HOT_WALLET_KEY", "")
+# The priority fee (ComputeBudget setComputeUnitPrice, micro-lamports per compute unit) of a first
+# signing; each signing again after an expiry doubles it, up to the ceiling.
+CRYPTO_SOLANA_PRIORITY_FEE_MICROLAMPORTS = env_int(
+    "CRYPTO_SOLANA_PRIORITY_FEE_MICROLAMPORTS", 10_000
+)
+CRYPTO_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS = env_int(
+    "CRYPTO_SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS", 2_000_000
+)
+# Seconds of service clock between two scans of one deposit account, and the signatures asked
+# for per getSignaturesForAddress page (1 to 1,000).
+CRYPTO_SOLANA_SCAN_SECONDS = env_int("CRYPTO_SOLANA_SCAN_SECONDS", 15)
+CRYPTO_SOLANA_SCAN_PAGE = env_int("CRYPTO_SOLANA_SCAN_PAGE", 1000)
+# Scheduled sweeps move a deposit account's tokens to the hot wallet from this many tokens.
+CRYPTO_SOLANA_SWEEP_MIN_TOKENS = env_int("CRYPTO_SOLANA_SWEEP_MIN_TOKENS", 50)

@@ -5,10 +5,12 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from django.urls.resolvers import RoutePattern
-from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+from django.views.generic import RedirectView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from config.health import HealthApi
 from config.metrics import metrics_view
+from config.openapi import OpenApiDocumentApi
 
 API_ROUTES = [
     "merchants.urls",
@@ -42,8 +44,10 @@ def by_first_segment(modules: list[str]) -> list[URLResolver]:
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
     path("metrics", metrics_view, name="metrics"),
-    path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
+    path("openapi.json", OpenApiDocumentApi.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
+    # APPEND_SLASH is off (API paths are exact), so the one page people type without it is sent on.
+    path("docs", RedirectView.as_view(pattern_name="docs", permanent=True, query_string=True)),
     path("admin/", admin.site.urls),
     *by_first_segment(API_ROUTES),
 ]

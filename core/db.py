@@ -258,3 +258,23 @@ def atomic_retried(work: Callable[[], T], *, attempts: int = CONFLICT_ATTEMPTS) 
                 raise
             logger.warning("transaction conflict (attempt %d of %d): %s", attempt, attempts, exc)
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+M = TypeVar("M", bound=Model)
+
+
+def row_upsert(model: type[M], *, keys: dict[str, Any], values: dict[str, Any]) -> M:
+    """The row of ``model`` with ``keys`` (its unique fields), created or set to ``values``, as
+    it is after this write. One ``INSERT ... ON CONFLICT DO UPDATE``: a concurrent insert or
+    delete of the same row cannot make it fail, as ``update_or_create``'s read, then write, does
+    (it answered an IntegrityError when a reset deleted the row between its two steps). The row
+    is read back in the same transaction, which the write keeps it locked for. ``values`` may be
+    empty: the row is then only made to exist."""
+    with transaction.atomic():
+        model._default_manager.bulk_create(
+            [model(**keys, **values)],
+            update_conflicts=True,
+            unique_fields=list(keys),
+            update_fields=list(values or keys),
+        )
+        return model._default_manager.get(**keys)

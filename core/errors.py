@@ -94,6 +94,9 @@ _ENTRIES = [
     ErrorSpec(
         "VERIFICATION_LINK_DENIED", 3011, 403, "The accounts are not known to be one person."
     ),
+    # The identity provider's notifications (docs/decisions.md, "Sumsub").
+    ErrorSpec("PROVIDER_SIGNATURE_INVALID", 3012, 401, "The notification's signature is invalid."),
+    ErrorSpec("PROVIDER_NOTIFICATION_REPLAYED", 3013, 409, "This notification was already taken."),
     # Protocol-level failures every HTTP API has (docs/errors.md).
     ErrorSpec("INTERNAL_ERROR", 1000, 500, "Unexpected error; it was logged with the requestId."),
     ErrorSpec("NOT_FOUND", 1002, 404, "No such endpoint."),
@@ -102,6 +105,16 @@ _ENTRIES = [
     ErrorSpec("SERVICE_UNAVAILABLE", 1008, 503, "A dependency is unavailable; retry."),
     ErrorSpec(
         "TRANSACTION_CONFLICT", 1009, 409, "A concurrent request got in the way; nothing changed."
+    ),
+    # Idempotency-Key (docs/decisions.md, "Idempotency-Key"): after the 10xx series' last code.
+    ErrorSpec(
+        "IDEMPOTENCY_KEY_IN_USE", 1015, 409, "A request with this Idempotency-Key is still running."
+    ),
+    ErrorSpec(
+        "IDEMPOTENCY_KEY_REUSED",
+        1016,
+        400,
+        "This Idempotency-Key was used for another request (another endpoint or body).",
     ),
 ]
 

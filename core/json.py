@@ -30,3 +30,24 @@ def _default(value: Any) -> Any:
 
 def dumps(payload: Any) -> bytes:
     return orjson.dumps(payload, default=_default, option=JSON_OPTIONS)
+
+
+def canonical_dumps(payload: Any) -> bytes:
+    """The same JSON with object keys sorted: equal for payloads that differ only in key order
+    (what an Idempotency-Key's request is compared by). A request body may hold integers beyond
+    64 bits, which orjson refuses: they are written as the decimals they are."""
+    option = JSON_OPTIONS | orjson.OPT_SORT_KEYS
+    try:
+        return orjson.dumps(payload, default=_default, option=option)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_wide_integers_as_decimals(payload), default=_default, option=option)
+
+
+def _wide_integers_as_decimals(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return Decimal(value)
+    if isinstance(value, dict):
+        return {key: _wide_integers_as_decimals(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_wide_integers_as_decimals(item) for item in value]
+    return value

@@ -10,9 +10,11 @@ from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-import crypto.evm.admin  # noqa: F401 (registers the EVM chains' pages)
+import crypto.evm.admin
+import crypto.solana.admin  # noqa: F401 (both register the real chains' pages)
 from core.errors import DomainError
 from crypto.chains.evm import evm_served_chains
+from crypto.chains.solana import solana_served
 from crypto.models import (
     AddressAllocation,
     CryptoDeposit,
@@ -26,7 +28,7 @@ from crypto.services.withdrawals import (
     crypto_withdrawal_cancel,
     crypto_withdrawal_review,
 )
-from crypto.tasks import enqueue_address_sweep
+from crypto.tasks import enqueue_account_sweep, enqueue_address_sweep
 from merchants.console import merchant_column
 from merchants.models import WebhookEvent
 from wallet.models import Transfer
@@ -227,9 +229,44 @@ class AddressAllocationAdmin(ReadOnlyAdmin):
 class SolanaTokenAccountAdmin(ReadOnlyAdmin):
     # No creation time of their own: the accounts that changed last come first.
     ordering = ("-updated_at", "-id")
-    list_display = ["address", "allocation", "token", "status", "close_pending", "updated_at"]
+    list_display = [
+        "address",
+        "allocation",
+        "token",
+        "status",
+        "close_pending",
+        "scanned_up_to",
+        "scanned_at",
+        "updated_at",
+    ]
     list_filter = ["status", "token", "close_pending"]
     search_fields = ["address", "allocation__solana_owner", "allocation__platform_id"]
+    list_select_related = ["allocation", "cursor"]
+    actions = ["sweep"]
+
+    @admin.display(description="scanned up to (signature)")
+    def scanned_up_to(self, account: SolanaTokenAccount) -> str:
+        cursor = getattr(account, "cursor", None)
+        return cursor.last_signature if cursor is not None else ""
+
+    @admin.display(description="last scan")
+    def scanned_at(self, account: SolanaTokenAccount) -> object:
+        cursor = getattr(account, "cursor", None)
+        return cursor.scanned_at if cursor is not None else None
+
+    @admin.action(description="Sweep Solana tokens to the hot wallet now", permissions=["decide"])
+    def sweep(self, request: HttpRequest, queryset: QuerySet[SolanaTokenAccount]) -> None:
+        if not solana_served():
+            self.message_user(request, "Solana is not served here.", messages.ERROR)
+            return
+        for account in queryset:
+            enqueue_account_sweep(account.pk)
+            self.log_change(
+                request,
+                account,
+                f"Sweep to the hot wallet requested by {request.user.get_username()}.",
+            )
+        self.message_user(request, f"Sweeps requested for {queryset.count()} account(s).")
 
 
 class AuditedAdmin(admin.ModelAdmin):

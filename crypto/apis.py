@@ -167,7 +167,7 @@ class SecureDepositsApi(MerchantUserApi, DepositsApi):
             HISTORY.format(whose="The user's (`platformId`)", what="deposits"),
             DEPOSIT_STATUSES,
         ),
-        parameters={"platformId": examples.PLATFORM_ID, "limit": 20},
+        parameters={"platformId": examples.PLATFORM_ID, "limit": "20"},
         response=examples.DEPOSIT_PAGE,
     )
 
@@ -180,7 +180,7 @@ class ClientDepositsApi(ClientUserApi, DepositsApi):
         description=paragraphs(
             HISTORY.format(whose="The client's", what="deposits"), DEPOSIT_STATUSES
         ),
-        parameters={"limit": 20, "before": "2026-11-23T14:40:00.000Z"},
+        parameters={"limit": "20", "before": "2026-11-23T14:40:00.000Z"},
         response=examples.DEPOSIT_PAGE,
     )
 
@@ -222,7 +222,7 @@ class SecureWithdrawalsApi(MerchantUserApi, WithdrawalsApi):
             "It lists the cashouts made for this user through either route.",
             CASHOUT_STATUSES,
         ),
-        parameters={"platformId": examples.PLATFORM_ID, "limit": 20},
+        parameters={"platformId": examples.PLATFORM_ID, "limit": "20"},
         response=examples.WITHDRAWAL_PAGE,
     )
 
@@ -235,7 +235,7 @@ class ClientWithdrawalsApi(ClientUserApi, WithdrawalsApi):
         description=paragraphs(
             HISTORY.format(whose="The client's", what="cashouts"), CASHOUT_STATUSES
         ),
-        parameters={"limit": 20},
+        parameters={"limit": "20"},
         response=examples.WITHDRAWAL_PAGE,
     )
 
@@ -276,8 +276,12 @@ CASHOUT = """
     for {whom}. The amount is locked at once (`INSUFFICIENT_BALANCE` when your available
     balance is short); the chain's flat fee (`feeCents`) is taken from it and the address
     receives the rest (`receiveCents`, `cryptoAmount` tokens). EVM addresses must carry their
-    EIP-55 checksum and Solana ones be base58 of 32 bytes (`ONCHAIN_WITHDRAW_INVALID_ADDRESS`);
-    what the address receives must reach the chain's minimum
+    EIP-55 checksum and Solana ones be base58 of 32 bytes, and addresses where tokens are lost
+    are refused: the zero address and the reserved range below `0x10000` (precompiles, system
+    contracts, `0x...dEaD`), Solana's system program, incinerator and token programs, the
+    token contracts (mints) themselves and the service's hot wallet
+    (`ONCHAIN_WITHDRAW_INVALID_ADDRESS`, its message saying why); what the address receives
+    must reach the chain's minimum
     (`ONCHAIN_WITHDRAW_BELOW_MIN`, with the fee and the minimum in `details`).
 
     **Idempotent by `requestId`.** Choose a `requestId` per cashout: the first request creates

@@ -6,6 +6,7 @@ token the associated token account: the program address of [owner, token program
 the associated token account program.
 """
 
+import json
 from functools import cache
 
 from django.conf import settings
@@ -40,17 +41,32 @@ def evm_hot_wallet_key() -> bytes:
     return bytes(Account.from_key(configured).key) if configured else evm_private_key(0)
 
 
-def solana_owner(index: int, *, mnemonic: str | None = None) -> str:
+def solana_keypair(index: int, *, mnemonic: str | None = None) -> Keypair:
     seed = _seed(mnemonic or settings.CRYPTO_HD_MNEMONIC)
-    return str(Keypair.from_seed_and_derivation_path(seed, f"m/44'/501'/{index}'/0'").pubkey())
+    return Keypair.from_seed_and_derivation_path(seed, f"m/44'/501'/{index}'/0'")
+
+
+def solana_owner(index: int, *, mnemonic: str | None = None) -> str:
+    return str(solana_keypair(index, mnemonic=mnemonic).pubkey())
+
+
+def solana_hot_wallet_keypair() -> Keypair:
+    """CRYPTO_SOLANA_HOT_WALLET_KEY when the operator gave one (base58 of the 64 bytes, or the
+    JSON array solana-keygen writes), else the HD key's index 0."""
+    configured = settings.CRYPTO_SOLANA_HOT_WALLET_KEY.strip()
+    if not configured:
+        return solana_keypair(0)
+    if configured.startswith("["):
+        return Keypair.from_bytes(bytes(json.loads(configured)))
+    return Keypair.from_base58_string(configured)
 
 
 def hot_wallet(chain: str) -> str:
-    """Index 0 sends cashouts (on EVM chains unless a key of its own is configured); users'
-    allocations start at 1."""
-    return (
-        solana_owner(0) if chain == "SOL" else str(Account.from_key(evm_hot_wallet_key()).address)
-    )
+    """Index 0 sends cashouts unless a key of the chain's own is configured; users' allocations
+    start at 1."""
+    if chain == "SOL":
+        return str(solana_hot_wallet_keypair().pubkey())
+    return str(Account.from_key(evm_hot_wallet_key()).address)
 
 
 def associated_token_account(*, owner: str, mint: str) -> str:

@@ -262,7 +262,7 @@ class CryptoWithdrawal(models.Model):
         return Decimal(self.amount_cents) / 100
 
 
-# The real EVM chains' bookkeeping lives beside the gateway that uses it.
+# The real chains' bookkeeping lives beside the gateways that use it.
 from crypto.evm.models import (  # noqa: E402, F401
     EvmAttempt,
     EvmBlock,
@@ -271,4 +271,10 @@ from crypto.evm.models import (  # noqa: E402, F401
     EvmSweep,
     EvmTransaction,
     EvmTransferLog,
+)
+from crypto.solana.models import (  # noqa: E402, F401
+    SolanaAttempt,
+    SolanaCursor,
+    SolanaSweep,
+    SolanaTransaction,
 )

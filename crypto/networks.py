@@ -30,6 +30,7 @@ class Network:
     tokens: dict[str, Token]
     explorer: str  # address page, "{address}" filled in
     tx_explorer: str
+    chain_id: int | None = None  # EIP-155 id an EVM chain's node must answer (eth_chainId)
 
     def token(self, symbol: str) -> Token:
         return self.tokens[symbol]
@@ -50,6 +51,7 @@ MAINNET = {
         ),
         explorer="https://etherscan.io/address/{address}",
         tx_explorer="https://etherscan.io/tx/{tx}",
+        chain_id=1,
     ),
     BSC: Network(
         chain=BSC,
@@ -61,6 +63,7 @@ MAINNET = {
         ),
         explorer="https://bscscan.com/address/{address}",
         tx_explorer="https://bscscan.com/tx/{tx}",
+        chain_id=56,
     ),
     SOL: Network(
         chain=SOL,
@@ -87,6 +90,7 @@ TESTNET = {
         ),
         explorer="https://sepolia.etherscan.io/address/{address}",
         tx_explorer="https://sepolia.etherscan.io/tx/{tx}",
+        chain_id=11155111,
     ),
     BSC: Network(
         chain=BSC,
@@ -98,6 +102,7 @@ TESTNET = {
         ),
         explorer="https://testnet.bscscan.com/address/{address}",
         tx_explorer="https://testnet.bscscan.com/tx/{tx}",
+        chain_id=97,
     ),
     SOL: Network(
         chain=SOL,

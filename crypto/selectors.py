@@ -1,13 +1,14 @@
-"""Reads: a user's deposits and cashouts, newest first in ``before`` pages, and what cashouts
-hold of merchants' locked balances."""
+"""Reads: a user's deposits and cashouts, newest first in ``before`` pages, what cashouts hold
+of merchants' locked balances, and where the deposit scanner of each real EVM chain is."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
 from django.db.models import QuerySet, Sum
 
-from crypto.evm.models import EvmCursor
-from crypto.models import CryptoDeposit, CryptoWithdrawal
+from crypto.chains.evm import evm_served_chains
+from crypto.models import CryptoDeposit, CryptoWithdrawal, EvmCursor
 from merchants.models import Merchant
 from wallet.selectors import LockHolding
 
@@ -72,8 +73,47 @@ def cashout_locks() -> LockHolding:
     )
 
 
-def evm_scanner_cursors() -> list[tuple[str, int, datetime]]:
-    """Each scanned EVM chain's cursor: (chain, the first block not read yet, when it last
-    moved). The scanner's lag behind the head is what its last step saw (core.metrics)."""
-    rows = EvmCursor.objects.order_by("chain").values_list("chain", "next_block", "updated_at")
-    return list(rows)
+@dataclass(frozen=True)
+class ChainScanState:
+    """Where the deposit scanner of one chain is, as its last step stored it. A chain not scanned
+    yet has None everywhere; a cursor older than these columns has no first block or start."""
+
+    chain: str
+    first_block: int | None  # where scanning began (the head then): earlier blocks are history
+    started_at: datetime | None
+    last_scanned_block: int | None  # every transfer up to this block was observed
+    head: int | None  # the node's head at the last step
+    lag_blocks: int | None  # head - last_scanned_block
+    lag_seconds: int | None  # the chain's time from the last block read to the head block
+    last_scan_at: datetime | None  # when a step last completed
+
+
+def chain_scan_state(chain: str, cursor: EvmCursor | None) -> ChainScanState:
+    if cursor is None:
+        return ChainScanState(chain, None, None, None, None, None, None, None)
+    scanned = cursor.next_block - 1
+    lag_blocks = None if cursor.head is None else max(0, cursor.head - scanned)
+    lag_seconds = None
+    if lag_blocks == 0:
+        lag_seconds = 0
+    elif cursor.head_time is not None and cursor.scanned_block_time is not None:
+        lag_seconds = max(0, int((cursor.head_time - cursor.scanned_block_time).total_seconds()))
+    return ChainScanState(
+        chain=chain,
+        first_block=cursor.first_block,
+        started_at=cursor.started_at,
+        last_scanned_block=scanned,
+        head=cursor.head,
+        lag_blocks=lag_blocks,
+        lag_seconds=lag_seconds,
+        last_scan_at=cursor.scanned_at,
+    )
+
+
+def chain_scan_states() -> list[ChainScanState]:
+    """The deposit scanner of every chain the EVM gateway serves (none without it), read from
+    the database only: the scanner stores the head it saw, so /health and metrics never ask a
+    node."""
+    chains = evm_served_chains()
+    cursors = {cursor.chain: cursor for cursor in EvmCursor.objects.filter(chain__in=chains)}
+    return [chain_scan_state(chain, cursors.get(chain)) for chain in chains]

@@ -1,10 +1,14 @@
 """Thin Celery tasks: take ids, call a service. Sweeps re-drive what a lost task left."""
 
+import logging
+
 from celery import shared_task
 
 from config.celery import enqueue
 from core.handoffs import handoff_register
+from crypto.chains.base import ChainError
 from crypto.chains.evm import evm_served_chains
+from crypto.chains.solana import solana_served
 from crypto.evm.scanner import evm_deposits_scan_all
 from crypto.evm.sweeps import evm_sweeps_advance, evm_sweeps_plan, evm_sweeps_request
 from crypto.evm.transactions import evm_transactions_sweep
@@ -15,6 +19,11 @@ from crypto.services.withdrawals import (
     crypto_withdrawals_broadcast_due,
     crypto_withdrawals_sweep_sent,
 )
+from crypto.solana.scanner import solana_deposits_scan
+from crypto.solana.sweeps import solana_sweep_request, solana_sweeps_advance, solana_sweeps_plan
+from crypto.solana.transactions import solana_transactions_sweep
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="crypto.broadcast_withdrawal", acks_late=True, time_limit=60)
@@ -82,3 +91,47 @@ def evm_sweep_address(allocation_id: int) -> int:
 
 def enqueue_address_sweep(allocation_id: int) -> None:
     enqueue(evm_sweep_address, allocation_id)
+
+
+# Real Solana: idle unless CRYPTO_CHAINS is (or holds) the Solana gateway with a node.
+
+
+@shared_task(name="crypto.solana_scan", time_limit=120)
+def solana_scan() -> int:
+    if not solana_served():
+        return 0
+    try:
+        return solana_deposits_scan()
+    except ChainError as exc:
+        logger.warning("SOL scan stopped: %s", exc)
+        return 0
+
+
+@shared_task(name="crypto.solana_sweep_transactions", time_limit=120)
+def solana_sweep_transactions() -> int:
+    return solana_transactions_sweep() if solana_served() else 0
+
+
+@shared_task(name="crypto.solana_sweep_accounts", time_limit=120)
+def solana_sweep_accounts() -> int:
+    return solana_sweeps_advance() if solana_served() else 0
+
+
+@shared_task(name="crypto.solana_plan_sweeps", time_limit=600)
+def solana_plan_sweeps() -> int:
+    return solana_sweeps_plan() if solana_served() else 0
+
+
+@shared_task(name="crypto.solana_sweep_account", acks_late=True, time_limit=120)
+def solana_sweep_account(account_id: int) -> bool:
+    if not solana_served():
+        return False
+    try:
+        return solana_sweep_request(account_id=account_id) is not None
+    except ChainError as exc:
+        logger.warning("sweep of token account %s not started: %s", account_id, exc)
+        return False
+
+
+def enqueue_account_sweep(account_id: int) -> None:
+    enqueue(solana_sweep_account, account_id)

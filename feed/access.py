@@ -69,9 +69,16 @@ def _grant(key: ApiKey | None, address: str) -> Grant | None:
     )
 
 
+def _printable_ascii(raw_key: str) -> bool:
+    """What every key we issue is. Anything else (a NUL, which PostgreSQL text cannot hold; a
+    lone surrogate, which cannot be hashed) is refused before it is looked up, as the API's
+    request checks refuse it in a header."""
+    return raw_key.isascii() and raw_key.isprintable()
+
+
 def socket_grant(*, raw_key: str, address: str) -> Grant | None:
     """What a connecting socket may see, or None (it is then closed without an event)."""
-    if not raw_key or len(raw_key) > MAX_KEY_LENGTH:
+    if not raw_key or len(raw_key) > MAX_KEY_LENGTH or not _printable_ascii(raw_key):
         return None
     key = api_key_find(raw_key=raw_key)
     grant = _grant(key, address)

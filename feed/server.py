@@ -11,6 +11,7 @@ every ``FEED_RECHECK_FULL_SECONDS`` in any case, so a quiet service does not re-
 keys every two seconds (that read, in the database thread, held up the event loop)."""
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import Counter
@@ -35,6 +36,7 @@ from feed.access import (
 from feed.bus import FeedSource, RedisSource, SpoolSource
 from feed.dispatch import Dispatcher, event_packet
 from feed.limits import SocketLimit
+from feed.packets import MAX_MESSAGE_BYTES, BoundedJson, FeedPacket
 from feed.sockets import FeedSocket, Registry
 from trading.games import GAMES
 from trading.representations import market_sync_json
@@ -47,6 +49,8 @@ SYNC_SECONDS = 0.5
 SOCKET_LIMIT_CODE = "FEED_SOCKET_LIMIT"
 # A refused socket is disconnected this long after it was accepted (see ``_refuse``).
 REFUSAL_DELAY_SECONDS = 0.2
+# How long closing a session waits for its last packet to leave (see ``_disconnect_within``).
+CLOSE_WAIT_SECONDS = 1.0
 
 T = TypeVar("T")
 
@@ -108,7 +112,13 @@ class FeedServer:
             cors_allowed_origins=settings.FEED_CORS_ALLOWED_ORIGINS or None,
             logger=False,
             engineio_logger=False,
+            serializer=FeedPacket,
+            json=BoundedJson,
+            max_http_buffer_size=MAX_MESSAGE_BYTES,
         )
+        self.sio.eio.on("message", self._closing_on_refusal(self.sio.eio.handlers["message"]))
+        self.sio.eio.on("disconnect", self._forgetting(self.sio.eio.handlers["disconnect"]))
+        self.sio.eio.disconnect = self._disconnect_within(self.sio.eio.disconnect, self.sio.eio)
         self.registry = Registry()
         self.sink = EngineSink(self.sio)
         self.stats: Counter[str] = Counter()
@@ -222,6 +232,63 @@ class FeedServer:
         )
         self.stats["connected"] += 1
         return True
+
+    def _closing_on_refusal(
+        self, handle: Callable[[str, str | bytes], Awaitable[None]]
+    ) -> Callable[[str, str | bytes], Awaitable[None]]:
+        """python-socketio's handler of a socket's messages, closing the socket of a message it
+        cannot take (malformed, or refused by feed.packets) where python-socketio would log it and
+        read on: the reference Socket.IO server closes such a connection too (socket.io,
+        packages/socket.io/lib/client.ts: ``ondata`` -> ``onerror`` -> ``conn.close()``). Only
+        that socket goes; a client reconnects by itself."""
+
+        async def handle_or_close(eio_sid: str, data: str | bytes) -> None:
+            try:
+                await handle(eio_sid, data)
+            except Exception as exc:
+                self.stats["refused_messages"] += 1
+                logger.info("feed: a socket's message was refused, closing it: %r", str(exc)[:200])
+                await self.sink.close(eio_sid)
+
+        return handle_or_close
+
+    def _forgetting(
+        self, handle: Callable[[str, object], Awaitable[None]]
+    ) -> Callable[[str, object], Awaitable[None]]:
+        """python-socketio's handler of a closing Engine.IO session, forgetting the session
+        first. python-engineio keeps a closed session among its sessions until its service task
+        or a later request finds it, and that request (a long-polling client's own CLOSE, then
+        any POST or poll of the session) failed with a 500 and a traceback; forgotten, it is
+        told the session is unknown (400). A poll already waiting still gets what was queued."""
+
+        async def forget_and_handle(eio_sid: str, reason: object) -> None:
+            self.sio.eio.sockets.pop(eio_sid, None)
+            await handle(eio_sid, reason)
+
+        return forget_and_handle
+
+    @staticmethod
+    def _disconnect_within(
+        disconnect: Callable[[str | None], Awaitable[None]], engine: Any
+    ) -> Callable[[str | None], Awaitable[None]]:
+        """python-engineio's ``disconnect``, waiting at most CLOSE_WAIT_SECONDS for the
+        session's CLOSE packet to leave, then ending its transport. python-engineio waits until
+        the packet has left, which on long-polling is the client's next poll: a client that
+        never polled again held the wait, its session and the request that closed it forever
+        (about 22 KB each, measured: one POST of a packet Engine.IO refuses made one). And it
+        left a websocket open after its CLOSE packet for as long as the client kept sending."""
+
+        async def disconnect_within(sid: str | None = None) -> None:
+            if sid is None:  # every session, at shutdown
+                await disconnect(sid)
+                return
+            session = engine.sockets.get(sid)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(disconnect(sid), CLOSE_WAIT_SECONDS)
+            if session is not None:
+                session.queue.put_nowait(None)  # the transport's writer ends, and closes it
+
+        return disconnect_within
 
     def _refuse(self, sid: str, *, error: dict[str, Any] | None = None, cut: str = "") -> None:
         """Disconnect a socket that was accepted but may not stay (after ``error``, if given;

@@ -40,7 +40,7 @@ class LedgerTransactionsApi(MerchantApiView):
 
             A history that cannot be read in time answers `SERVER_ERROR` (HTTP 400): retry.
         """,
-        parameters={"startDate": "2026-11-01", "limit": 50},
+        parameters={"startDate": "2026-11-01", "limit": "50"},
         response=examples.LEDGER_PAGE,
     )
 

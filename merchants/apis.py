@@ -75,7 +75,7 @@ class WebhookEventsApi(MerchantApiView):
             Use it to find what your receiver missed, with `status=failed`, and send it again
             with `POST /secure/webhooks/events/{id}/resend`.
         """,
-        parameters={"status": "failed", "limit": 20},
+        parameters={"status": "failed", "limit": "20"},
         response=examples.WEBHOOK_EVENTS,
     )
 

@@ -251,6 +251,24 @@ class VerificationProcess(models.Model):
         return f"dossier {self.dossier_id} ({self.status})"
 
 
+class IdentityNotification(models.Model):
+    """A notification the identity provider pushed (its signature verified), kept while the
+    replay window could still accept a copy of it: the same bytes again are a replay. Rows
+    older than the window are pruned (``merchants.prune_identity_notifications``)."""
+
+    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the raw body.")
+    kind = models.CharField(max_length=64)
+    dossier_id = models.CharField(max_length=128, blank=True)
+    created_at = models.DateTimeField(help_text="When the provider made it.")
+    received_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.dossier_id} ({self.digest[:12]})"
+
+
 class RateLimitWindow(models.Model):
     """Fixed-window request counters, used only when no Redis is configured."""
 
@@ -328,3 +346,36 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_id} #{self.attempt}: {self.status_code or self.error}"
+
+
+class IdempotentRequest(models.Model):
+    """A POST sent with an ``Idempotency-Key``: claimed while it runs (``lease_until``), then
+    the answer it got, replayed to every retry with the same key and body until ``expires_at``
+    (docs/decisions.md, "Idempotency-Key"). One row per merchant, caller and key: the merchant
+    itself (``caller`` empty) and each client token's account (its platform id) have keys of
+    their own."""
+
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="+")
+    caller = models.CharField(max_length=32, blank=True)
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of method, path and body.")
+    claim = models.UUIDField(help_text="The running request that holds the key.")
+    lease_until = models.DateTimeField(
+        null=True, blank=True, help_text="While running: another request may take it after this."
+    )
+    request_id = models.CharField(max_length=128, help_text="The requestId of the first answer.")
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    body = models.BinaryField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant", "caller", "key"], name="idempotent_request_key"
+            )
+        ]
+        indexes = [models.Index(fields=["expires_at"], name="idempotent_request_expiry")]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.status_code or 'running'})"

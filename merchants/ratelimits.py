@@ -112,6 +112,8 @@ REGISTRY: dict[str, Budget] = {
     "client.verification": _budget("client.verification", _CLIENT_TRADE),
     "client.verification.status": _budget("client.verification.status", _CLIENT_TRADES),
     "sandbox": _budget("sandbox", _SECURE_TRADE),
+    # Not a merchant's: per caller address (``config.openapi``), whoever calls.
+    "public.openapi": _budget("public.openapi", _per_minute(60, 60)),
 }
 
 

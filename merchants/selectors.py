@@ -14,6 +14,11 @@ from core import clock
 from core.db import ModelRows
 from merchants.callers import CALLERS
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, WebhookDelivery, WebhookEvent
+from merchants.tokens import (
+    InvalidClientTokenError,
+    client_token_claimed_merchant,
+    client_token_decode,
+)
 
 
 def api_key_hash(raw_key: str) -> str:
@@ -102,12 +107,14 @@ def api_key_find(*, raw_key: str) -> ApiKey | None:
     return _key_instance(rows, raw_key)
 
 
-def api_key_peek(*, raw_key: str) -> tuple[str, bool] | None:
-    """The merchant (id, verified) of a key this process keeps, without any I/O and whatever the
-    epoch: only a guess of who calls, for counting the request in the same round trip
-    (``merchants.gate``)."""
+def api_key_peek(*, raw_key: str, ip: str) -> tuple[str, bool] | None:
+    """The merchant (id, verified) of a key this process keeps, when the kept rows would let it
+    call from ``ip``; without any I/O and whatever the epoch: the proven caller a request is
+    counted for in the gate's round trip (``merchants.gate``; the gate counts only under the
+    epoch the rows were kept under, so a key revoked since is not counted)."""
     rows = CALLERS.guess(_KEY, raw_key[: ApiKey.PREFIX_LENGTH])
-    if rows is None or not hmac.compare_digest(rows[0][_KEY_HASH], api_key_hash(raw_key)):
+    key = None if rows is None else _key_instance(rows, raw_key)
+    if key is None or api_key_refusal(key=key, ip=ip) is not None:
         return None
     return str(rows[1][_MERCHANT_ID]), rows[1][_MERCHANT_VERIFIED]
 
@@ -152,14 +159,25 @@ def _live_secret_rows(
     return [r for r in rows if r[0][_EXPIRES_AT] is None or r[0][_EXPIRES_AT] > now]
 
 
-_EXPIRES_AT = _SECRETS.index("expires_at")
+_EXPIRES_AT, _SECRET = _SECRETS.index("expires_at"), _SECRETS.index("secret")
 
 
-def merchant_peek(*, merchant_id: str) -> tuple[str, bool] | None:
-    """The merchant (id, verified) whose secrets this process keeps, without any I/O and
-    whatever the epoch (see ``api_key_peek``)."""
-    rows = CALLERS.guess(_SECRETS_OF, merchant_id)
-    return (str(rows[0][1][_MERCHANT_ID]), rows[0][1][_MERCHANT_VERIFIED]) if rows else None
+def client_token_peek(*, token: str) -> tuple[str, bool] | None:
+    """The merchant (id, verified) of a client token signed by one of the merchant's secrets
+    this process keeps and valid by the clock it read last; without any I/O and whatever the
+    epoch (see ``api_key_peek``). A token that has not proven who sends it is never counted
+    against the merchant it names."""
+    merchant_id = client_token_claimed_merchant(token)
+    rows = CALLERS.guess(_SECRETS_OF, merchant_id) if merchant_id else None
+    now = clock.now_last_seen()
+    if not rows or now is None:
+        return None
+    live = [r for r in rows if r[0][_EXPIRES_AT] is None or r[0][_EXPIRES_AT] > now]
+    try:
+        client_token_decode(token, secrets=[r[0][_SECRET] for r in live], now=now)
+    except InvalidClientTokenError:
+        return None
+    return str(rows[0][1][_MERCHANT_ID]), rows[0][1][_MERCHANT_VERIFIED]
 
 
 def ip_allowed(address: str, whitelist: list[str]) -> bool:

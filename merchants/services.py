@@ -1,6 +1,8 @@
 import base64
 import ipaddress
+import math
 import secrets
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -17,7 +19,7 @@ from core.errors import DomainError
 from core.feed import feed_publish_on_commit
 from core.json import iso_ms
 from merchants.callers import callers_changed
-from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
+from merchants.models import ApiKey, ApiSecret, Client, IdempotentRequest, Merchant, Scope
 from merchants.selectors import api_key_hash, api_key_used, api_secret_for_signing
 from merchants.tokens import client_token_encode
 from merchants.tradeurls import trade_url_platform_id
@@ -231,3 +233,121 @@ def client_authenticate(
         issued_at=clock.now(),
         ttl=settings.CLIENT_TOKEN_TTL_SECONDS,
     )
+
+
+# Idempotency keys (docs/decisions.md, "Idempotency-Key"): the first answer to a POST is kept
+# this long and replayed to retries; a request holding its key this long without answering is
+# taken for dead (its process killed), and a retry may run it again.
+IDEMPOTENCY_KEPT = timedelta(hours=24)
+IDEMPOTENCY_LEASE = timedelta(seconds=60)
+
+
+@dataclass(frozen=True)
+class IdempotencyClaim:
+    """This request holds the key: it runs, then keeps or releases its answer."""
+
+    row_id: int
+    claim: uuid.UUID
+
+
+@dataclass(frozen=True)
+class KeptAnswer:
+    """The first request's answer, replayed."""
+
+    status_code: int
+    body: bytes
+    request_id: str
+
+
+_IDEMPOTENT = ModelRows(IdempotentRequest)
+_IDEMPOTENT_TAKEN = [
+    "fingerprint",
+    "claim",
+    "lease_until",
+    "request_id",
+    "created_at",
+    "expires_at",
+]
+_IDEMPOTENT_INSERTED = ["merchant", "caller", "key", *_IDEMPOTENT_TAKEN]
+# One statement claims the key, race-free under parallel retries: a new key is inserted; an
+# existing row is taken over only once it expired, or while it still runs the same request past
+# its lease (its process died). Otherwise nothing is written and no row returned.
+_IDEMPOTENT_CLAIM = (
+    f"INSERT INTO {_IDEMPOTENT.table()} ({', '.join(_IDEMPOTENT.quoted(_IDEMPOTENT_INSERTED))})"  # noqa: S608
+    f" VALUES ({', '.join(['%s'] * len(_IDEMPOTENT_INSERTED))})"
+    f" ON CONFLICT ({', '.join(_IDEMPOTENT.quoted(['merchant', 'caller', 'key']))}) DO UPDATE SET "
+    + ", ".join(f"{c} = EXCLUDED.{c}" for c in _IDEMPOTENT.quoted(_IDEMPOTENT_TAKEN))
+    + ", status_code = NULL, body = NULL"
+    + f" WHERE {_IDEMPOTENT.table()}.expires_at <= %s OR ({_IDEMPOTENT.table()}.status_code IS NULL"
+    f" AND {_IDEMPOTENT.table()}.lease_until <= %s"
+    f" AND {_IDEMPOTENT.table()}.fingerprint = EXCLUDED.fingerprint)"
+    " RETURNING id"
+)
+
+
+def idempotent_request_claim(
+    *, merchant: Merchant, caller: str, key: str, fingerprint: str, request_id: str
+) -> IdempotencyClaim | KeptAnswer:
+    """Claim ``key`` for this request, or find what holds it: the first answer to the same
+    request (a ``KeptAnswer`` to replay), ``IDEMPOTENCY_KEY_REUSED`` when it was used for
+    another request, ``IDEMPOTENCY_KEY_IN_USE`` while that request still runs."""
+    now = clock.now()
+    claim = uuid.uuid4()
+    values = {
+        "merchant": merchant.pk,
+        "caller": caller,
+        "key": key,
+        "fingerprint": fingerprint,
+        "claim": claim,
+        "lease_until": now + IDEMPOTENCY_LEASE,
+        "request_id": request_id,
+        "created_at": now,
+        "expires_at": now + IDEMPOTENCY_KEPT,
+    }
+    params = [_IDEMPOTENT.param(name, values[name]) for name in _IDEMPOTENT_INSERTED]
+    at = _IDEMPOTENT.param("expires_at", now)
+    # Twice at most: the row that refused the claim may expire and be pruned before it is read.
+    for _ in range(2):
+        with connection.cursor() as cursor:
+            cursor.execute(_IDEMPOTENT_CLAIM, [*params, at, at])
+            claimed = cursor.fetchone()
+        if claimed is not None:
+            return IdempotencyClaim(row_id=int(claimed[0]), claim=claim)
+        held = (
+            IdempotentRequest.objects.filter(merchant=merchant, caller=caller, key=key)
+            .only("fingerprint", "lease_until", "request_id", "status_code", "body")
+            .first()
+        )
+        if held is None:
+            continue
+        if held.fingerprint != fingerprint:
+            raise DomainError("IDEMPOTENCY_KEY_REUSED")
+        if held.status_code is None or held.body is None:
+            wait = (held.lease_until or now) - now
+            raise DomainError(
+                "IDEMPOTENCY_KEY_IN_USE", retry_after=max(1, math.ceil(wait.total_seconds()))
+            )
+        return KeptAnswer(
+            status_code=held.status_code, body=bytes(held.body), request_id=held.request_id
+        )
+    raise DomainError("IDEMPOTENCY_KEY_IN_USE", retry_after=1)
+
+
+def idempotent_request_answer(*, claim: IdempotencyClaim, status_code: int, body: bytes) -> None:
+    """Keep the answer of the request that holds the key (its work is committed by now). A
+    request that lost its key meanwhile (it ran past its lease and a retry took it over) keeps
+    nothing: the retry's answer is the one replayed."""
+    IdempotentRequest.objects.filter(pk=claim.row_id, claim=claim.claim).update(
+        status_code=status_code, body=body, lease_until=None
+    )
+
+
+def idempotent_request_release(*, claim: IdempotencyClaim) -> None:
+    """Free the key: the request did nothing and may be sent again as it was."""
+    IdempotentRequest.objects.filter(pk=claim.row_id, claim=claim.claim).delete()
+
+
+def idempotent_requests_prune(*, now: datetime) -> int:
+    """Delete the keys whose answers are no longer kept."""
+    deleted, _ = IdempotentRequest.objects.filter(expires_at__lte=now).delete()
+    return deleted

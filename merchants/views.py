@@ -1,14 +1,23 @@
 """Base views of the merchant and client endpoints: which caller they take, the rate-limit
-budget they spend."""
+budget they spend, the Idempotency-Key of their POSTs."""
 
+import logging
 from typing import Any, ClassVar
 
+from django.db import DatabaseError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.docs import RateLimitDoc, Window
+from config.api.idempotency import (
+    IdempotentReplayError,
+    idempotency_key,
+    kept_body,
+    replay_response,
+    request_fingerprint,
+)
 from config.api.views import ApiView
-from core.context import context_merchant_set
+from core.context import context_merchant_set, current_request_id
 from core.errors import DomainError
 from core.metrics import RATE_LIMIT_REFUSALS
 from merchants.authentication import (
@@ -17,6 +26,7 @@ from merchants.authentication import (
     ClientTokenAuthentication,
     MerchantCaller,
     bearer_token,
+    request_ip,
 )
 from merchants.gate import request_gate
 from merchants.models import Merchant, Scope
@@ -29,8 +39,16 @@ from merchants.ratelimits import (
     rate_limit_uncount,
     rate_limit_window,
 )
-from merchants.selectors import api_key_peek, merchant_peek
-from merchants.tokens import client_token_claimed_merchant
+from merchants.selectors import api_key_peek, client_token_peek
+from merchants.services import (
+    IdempotencyClaim,
+    KeptAnswer,
+    idempotent_request_answer,
+    idempotent_request_claim,
+    idempotent_request_release,
+)
+
+logger = logging.getLogger(__name__)
 
 
 class CallerApiView(ApiView):
@@ -40,6 +58,9 @@ class CallerApiView(ApiView):
     operation: ClassVar[str | None] = None
 
     rate_limit: RateLimitState | None = None
+    #: The Idempotency-Key this request holds while it runs (a POST that sent one).
+    idempotency: IdempotencyClaim | None = None
+    idempotent_posts = True
 
     def merchant(self, request: Request) -> Merchant:
         caller = request.user
@@ -68,6 +89,13 @@ class CallerApiView(ApiView):
         return None
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        """Admission (``admit``), then a POST's Idempotency-Key: a request refused before it
+        runs keeps nothing under its key (as Stripe)."""
+        self.admit(request, *args, **kwargs)
+        if request.method == "POST":
+            self.idempotency_claim(request)
+
+    def admit(self, request: Request, *args: Any, **kwargs: Any) -> None:
         """Maintenance, then authentication and permissions (DRF's), then the rate limit, in
         that order, with one round trip to Redis: the switches and the auth epoch are read, and
         the request counted, together (``merchants.gate``). A count made for a caller that is
@@ -106,14 +134,62 @@ class CallerApiView(ApiView):
             RATE_LIMIT_REFUSALS.labels(self.operation).inc()
             raise DomainError("RATE_LIMITED", retry_after=self.rate_limit.retry_after)
 
+    def idempotency_claim(self, request: Request) -> None:
+        """Take the request's key (per merchant, and per client account for a client token),
+        or answer with the first answer it got (``IdempotentReplayError``), or refuse."""
+        key = idempotency_key(request)
+        if key is None:
+            return
+        caller = request.user
+        assert isinstance(caller, (MerchantCaller, ClientCaller))
+        found = idempotent_request_claim(
+            merchant=caller.merchant,
+            caller=caller.platform_id if isinstance(caller, ClientCaller) else "",
+            key=key,
+            fingerprint=request_fingerprint(request),
+            request_id=current_request_id(),
+        )
+        if isinstance(found, KeptAnswer):
+            raise IdempotentReplayError(
+                replay_response(
+                    status_code=found.status_code,
+                    body=found.body,
+                    original_request_id=found.request_id,
+                )
+            )
+        self.idempotency = found
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, IdempotentReplayError):
+            return exc.response  # type: ignore[return-value]  # any response; DRF passes it on
+        return super().handle_exception(exc)
+
     def finalize_response(
         self, request: Request, response: Response, *args: Any, **kwargs: Any
     ) -> Response:
+        # A replay is a plain HttpResponse (DRF passes any response on).
         response = super().finalize_response(request, response, *args, **kwargs)
         if self.rate_limit is not None:
             response["X-RateLimit-Limit"] = str(self.rate_limit.limit)
             response["X-RateLimit-Remaining"] = str(self.rate_limit.remaining)
+        claim, self.idempotency = self.idempotency, None
+        if claim is not None and isinstance(response, Response):
+            _answer_keep(claim, response)
         return response
+
+
+def _answer_keep(claim: IdempotencyClaim, response: Response) -> None:
+    """After the view's work committed: keep its answer under the key, or free the key for an
+    answer that is not kept. Should the database fail here, the key stays held until its lease
+    ends, and a retry then runs the request again."""
+    try:
+        body = kept_body(response)
+        if body is None:
+            idempotent_request_release(claim=claim)
+        else:
+            idempotent_request_answer(claim=claim, status_code=response.status_code, body=body)
+    except DatabaseError:
+        logger.warning("the answer to an Idempotency-Key could not be kept", exc_info=True)
 
 
 def _window(rate: Rate) -> Window:
@@ -138,7 +214,7 @@ class MerchantApiView(CallerApiView):
 
     def caller_peek(self, request: Request) -> tuple[str, bool] | None:
         raw_key = request.headers.get("api-key")
-        return api_key_peek(raw_key=raw_key) if raw_key else None
+        return api_key_peek(raw_key=raw_key, ip=request_ip(request)) if raw_key else None
 
     def declared_errors(self) -> tuple[str, ...]:
         return (*SCOPE_ERRORS[self.required_scope], *super().declared_errors())
@@ -170,5 +246,4 @@ class ClientApiView(CallerApiView):
 
     def caller_peek(self, request: Request) -> tuple[str, bool] | None:
         token = bearer_token(request.headers.get("Authorization", ""))
-        merchant_id = client_token_claimed_merchant(token)
-        return merchant_peek(merchant_id=merchant_id) if merchant_id else None
+        return client_token_peek(token=token) if token else None

@@ -60,10 +60,11 @@ class SandboxChains:
         account = SandboxTokenAccount.objects.filter(address=address).first()
         return account.state if account is not None else AccountState.MISSING
 
-    def token_account_close(self, *, address: str) -> None:
+    def token_account_close(self, *, address: str) -> str:
         SandboxTokenAccount.objects.filter(address=address, state=AccountState.OPEN).update(
             state=AccountState.CLOSED, opens_at=None
         )
+        return AccountState.CLOSED
 
     def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
         transfer = SandboxChainTransfer.objects.filter(chain=chain, tx_hash=tx_hash).first()

@@ -1,18 +1,28 @@
 """The sandbox identity provider: dossiers kept in the service's database, decided by the
 ``/sandbox/verification/{dossierId}`` helper (or by the autopilot), and an outage switch per
-merchant (the ``tenant``)."""
+merchant (the ``tenant``). It pushes no notifications: its verdicts reach the service through
+the helper and the verdict sweep."""
 
 import secrets
+from collections.abc import Mapping
 from datetime import timedelta
 
 from django.conf import settings
 
 from core import clock
-from merchants.verification.base import Dossier, ProviderUnavailableError, Verdict
+from merchants.verification.base import (
+    Dossier,
+    Notification,
+    NotificationsUnsupportedError,
+    ProviderUnavailableError,
+    Verdict,
+)
 from sandbox.models import SandboxDossier, SandboxIdentityProviderState
 
 # A host that cannot resolve (RFC 2606): the sandbox has no capture page to show.
 CAPTURE_URL = "https://capture.idv-sandbox.invalid/session/{session}"
+# There is no SDK to open either: the token only stands where a real provider's would.
+SDK_TOKEN = "sandbox-sdk-{session}"
 
 
 def _require_online(tenant: str) -> None:
@@ -38,7 +48,9 @@ class SandboxIdentityProvider:
             },
         )
         return Dossier(
-            dossier_id=dossier.id, capture_url=CAPTURE_URL.format(session=dossier.session)
+            dossier_id=dossier.id,
+            capture_url=CAPTURE_URL.format(session=dossier.session),
+            sdk_token=SDK_TOKEN.format(session=dossier.session),
         )
 
     def verdict(self, *, tenant: str, dossier_id: str) -> Verdict:
@@ -50,6 +62,9 @@ class SandboxIdentityProvider:
             sandbox_dossier_decide(dossier_id=dossier_id, verdict=Verdict.ACCEPTED)
             dossier.refresh_from_db()
         return Verdict(dossier.verdict)
+
+    def notification_read(self, *, body: bytes, headers: Mapping[str, str]) -> Notification:
+        raise NotificationsUnsupportedError("the sandbox identity provider sends no notifications")
 
 
 def _autopilot_due(dossier: SandboxDossier) -> bool:

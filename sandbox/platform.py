@@ -6,6 +6,7 @@ fleet status it set."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from decimal import Decimal
 from random import Random
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -18,13 +19,14 @@ from core import clock
 from sandbox.models import SandboxBot, SandboxBotState, SandboxOffer, SandboxPlatformUser
 from sandbox.names import EXTERIORS, catalog_entry, charm, stickers
 from trading.games import CS_GAME
-from trading.models import CatalogPhase
+from trading.models import CatalogPhase, Status, Trade, TradeItem
 from trading.platform.base import (
     BotInfo,
     FleetStatus,
     InventoryAsset,
     OfferAsset,
     OfferRefusedError,
+    OfferUpdate,
     PlatformError,
     PlatformRateLimitedError,
     PlatformUnavailableError,
@@ -83,7 +85,7 @@ def _state(config: SandboxPlatformUser) -> TradeUrlState:
 
 
 class SandboxPlatform:
-    def user(self, platform_id: str, *, tenant: str) -> PlatformUser:
+    def user(self, platform_id: str, *, tenant: str, trade_url: str = "") -> PlatformUser:
         config = _configured(tenant, platform_id)
         _raise_fault(config)
         if config is None:
@@ -102,13 +104,7 @@ class SandboxPlatform:
         _raise_fault(config)
         if config is not None and config.trade_url_state == TradeUrlState.PLATFORM_UNAVAILABLE:
             raise PlatformUnavailableError("platform unavailable")
-        if config is not None and config.inventory is not None:
-            return [
-                _configured_asset(platform_id, game, n, raw)
-                for n, raw in enumerate(config.inventory)
-                if raw.get("game", CS_GAME) == game
-            ]
-        return generated_inventory(platform_id, game)
+        return held_inventory(config, platform_id, game, tenant=tenant)
 
     def fleet_status(self, *, tenant: str) -> str:
         statuses = set(sandbox_fleet(tenant=tenant).values_list("status", flat=True))
@@ -118,13 +114,55 @@ class SandboxPlatform:
         return FleetStatus.OFFLINE
 
     def offer_create(
-        self, *, tenant: str, key: str, platform_id: str, game: int, assets: list[OfferAsset]
+        self,
+        *,
+        tenant: str,
+        key: str,
+        platform_id: str,
+        trade_url: str,
+        game: int,
+        assets: list[OfferAsset],
     ) -> TradeOffer:
         existing = SandboxOffer.objects.select_related("bot").filter(key=key).first()
         if existing is not None:
             return _offer(existing)
         self._offer_refusal_check(tenant, platform_id, game, assets)
-        bots = list(sandbox_fleet(tenant=tenant).filter(status=SandboxBotState.Status.ONLINE))
+        return self._offer_make(tenant, key, platform_id, assets, bot_platform_id="")
+
+    def offer_deliver(
+        self,
+        *,
+        tenant: str,
+        key: str,
+        platform_id: str,
+        trade_url: str,
+        game: int,
+        assets: list[OfferAsset],
+        bot_platform_id: str,
+    ) -> TradeOffer:
+        """The bot holding the items offers them: made by the bot named when it is online in
+        the tenant's world, else refused for now (the items are in that bot's inventory)."""
+        existing = SandboxOffer.objects.select_related("bot").filter(key=key).first()
+        if existing is not None:
+            return _offer(existing)
+        user = self.user(platform_id, tenant=tenant)
+        if not user.can_trade:
+            raise OfferRefusedError("USER_NOT_TRADEABLE")
+        return self._offer_make(tenant, key, platform_id, assets, bot_platform_id=bot_platform_id)
+
+    def _offer_make(
+        self,
+        tenant: str,
+        key: str,
+        platform_id: str,
+        assets: list[OfferAsset],
+        *,
+        bot_platform_id: str,
+    ) -> TradeOffer:
+        online = sandbox_fleet(tenant=tenant).filter(status=SandboxBotState.Status.ONLINE)
+        if bot_platform_id:
+            online = online.filter(platform_id=bot_platform_id)
+        bots = list(online)
         if not bots:
             raise PlatformUnavailableError("no bot online to make the offer")
         digest = hashlib.sha256(key.encode()).hexdigest()
@@ -157,6 +195,16 @@ class SandboxPlatform:
             offer.save(update_fields=["state"])
         return _offer(offer)
 
+    def pollers(self) -> list[str]:
+        """Nothing to poll: the sandbox's events and autopilot move trades themselves."""
+        return []
+
+    def offer_updates(self, *, poller: str) -> list[OfferUpdate]:
+        return []
+
+    def offer_update_seen(self, *, update: OfferUpdate) -> None:
+        return None
+
     def _offer_refusal_check(
         self, tenant: str, platform_id: str, game: int, assets: list[OfferAsset]
     ) -> None:
@@ -177,6 +225,81 @@ class SandboxPlatform:
         for wanted in assets:
             if held.get(wanted.asset_id, 0) < wanted.amount:
                 raise OfferRefusedError("ITEMS_UNAVAILABLE", f"asset {wanted.asset_id} is gone")
+
+
+def original_inventory(
+    config: SandboxPlatformUser | None, platform_id: str, game: int
+) -> list[InventoryAsset]:
+    """The user's inventory before any trade moved an asset: configured, or generated."""
+    if config is not None and config.inventory is not None:
+        return [
+            _configured_asset(platform_id, game, n, raw)
+            for n, raw in enumerate(config.inventory)
+            if raw.get("game", CS_GAME) == game
+        ]
+    return generated_inventory(platform_id, game)
+
+
+def held_inventory(
+    config: SandboxPlatformUser | None, platform_id: str, game: int, *, tenant: str
+) -> list[InventoryAsset]:
+    """What the user holds after the trades of its world: its original inventory, with what
+    withdrawals delivered to it (tradable once their hold is over) and without what its
+    completed deposits gave the bots (a stack loses those units). A deposit's asset leaves when
+    the deposit completes: until then it is the deposit's, and a reversal leaves it where it
+    was. A user a merchant configured lives in that merchant's world only; a generated user in
+    the world every merchant shares, as an asset exists once on the real platform."""
+    trades = _world_trades(config, platform_id, tenant)
+    held = {asset.asset_id: asset for asset in original_inventory(config, platform_id, game)}
+    now = clock.now()
+    delivered = TradeItem.objects.filter(
+        trade__in=trades.filter(type=Trade.Type.WITHDRAW, client_platform_id=platform_id),
+        appid=game,
+        status__in=(Status.HOLD, Status.COMPLETED),
+    )
+    for item in delivered:
+        asset = _delivered_asset(item, game)
+        tradable = item.status == Status.COMPLETED or (
+            item.hold_end_date is not None and item.hold_end_date <= now
+        )
+        held[asset.asset_id] = replace(asset, tradable=tradable)
+    given = TradeItem.objects.filter(
+        trade__in=trades.filter(type=Trade.Type.DEPOSIT),
+        asset_owner=platform_id,
+        appid=game,
+        status=Status.COMPLETED,
+    ).values_list("public_id", "amount")
+    for item_id, amount in given:
+        asset_id = item_id.split("_", 1)[1]
+        left = held.get(asset_id)
+        if left is not None and left.amount > amount:
+            held[asset_id] = replace(left, amount=left.amount - amount)
+        else:
+            held.pop(asset_id, None)
+    return list(held.values())
+
+
+def _world_trades(
+    config: SandboxPlatformUser | None, platform_id: str, tenant: str
+) -> QuerySet[Trade]:
+    if config is not None:
+        return Trade.objects.filter(merchant_id=tenant)
+    configuring = SandboxPlatformUser.objects.filter(platform_id=platform_id)
+    return Trade.objects.exclude(merchant_id__in=configuring.values("merchant_id"))
+
+
+# A delivered item is a new asset of its recipient; its id is above the generated ones.
+_DELIVERED_ASSET_IDS = 100_000_000_000
+
+
+def _delivered_asset(item: TradeItem, game: int) -> InventoryAsset:
+    return InventoryAsset(
+        asset_id=str(_DELIVERED_ASSET_IDS + item.pk),
+        game=game,
+        market_hash_name=str((item.details or {}).get("marketHashName") or item.catalog_id),
+        amount=item.amount,
+        phase=item.phase,
+    )
 
 
 def _offer(row: SandboxOffer) -> TradeOffer:

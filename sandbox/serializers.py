@@ -35,7 +35,8 @@ class SandboxInventoryItemIn(StrictSerializer):
         max_value=Decimal(1),
         required=False,
     )
-    phase = StrictChoiceField(choices=list(PHASES), required=False, default="")
+    # Left out: no phase (the document cannot give "" as a default the choices refuse).
+    phase = StrictChoiceField(choices=list(PHASES), required=False)
     assetId = StrictCharField(max_length=32, required=False)
 
 

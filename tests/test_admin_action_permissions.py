@@ -8,7 +8,7 @@ from django.test import RequestFactory
 
 from crypto.models import CryptoDeposit, CryptoWithdrawal
 from merchants.models import ApiKey, WebhookEvent
-from trading.models import Trade
+from trading.models import Supplier, Trade
 
 pytestmark = pytest.mark.django_db
 
@@ -16,6 +16,7 @@ ACTIONS = [
     (CryptoWithdrawal, {"approve", "reject", "cancel"}),
     (CryptoDeposit, {"release", "refund"}),
     (Trade, {"force_cancel"}),
+    (Supplier, {"switch_off", "switch_on"}),
     (ApiKey, {"revoke"}),
     (WebhookEvent, {"resend"}),
 ]

@@ -174,6 +174,8 @@ def test_service_own_codes():
     assert own["UNSUPPORTED_MEDIA_TYPE"] == (1004, 415)
     assert own["SERVICE_UNAVAILABLE"] == (1008, 503)
     assert own["TRANSACTION_CONFLICT"] == (1009, 409)
+    assert own["IDEMPOTENCY_KEY_IN_USE"] == (1015, 409)
+    assert own["IDEMPOTENCY_KEY_REUSED"] == (1016, 400)
     assert CATALOG["TRADE_CANCEL_TOO_SOON"].code == 46
 
 

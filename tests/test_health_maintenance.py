@@ -33,7 +33,7 @@ class TestHealth:
         data = body["data"]
         assert data["status"] == "ok"
         assert data["checks"] == {"database": "ok", "cache": "ok", "broker": "ok"}
-        assert data["maintenance"] == {"mode": False}
+        assert data["maintenance"] == {"mode": "off"}
         assert isinstance(data["uptime"], int)
         assert data["uptime"] >= 0
         moment = datetime.fromisoformat(data["timestamp"])
@@ -52,7 +52,7 @@ class TestHealth:
         response = api.get("/health")
 
         assert response.status_code == 200
-        assert response.json()["data"]["maintenance"] == {"mode": True}
+        assert response.json()["data"]["maintenance"] == {"mode": "maintenance"}
 
     def test_needs_no_authentication(self, api):
         response = api.get("/health", headers={"api-key": "tsk_nonsense"})

@@ -5,6 +5,7 @@ over every operation in it, so endpoints added later are tested without touching
 """
 
 import inspect
+import json
 import re
 import time
 import types
@@ -30,6 +31,7 @@ from schemathesis.specs.openapi.checks import (
     unsupported_method,
 )
 
+from config.openapi import openapi_document
 from config.wsgi import application
 from merchants import ratelimits
 from merchants.models import Merchant, Scope
@@ -104,7 +106,7 @@ def test_sandbox_trade_events_list_the_bots_refusal(openapi):
     operation = openapi["paths"]["/sandbox/trades/{tradeId}/events"]["post"]
 
     assert _error_codes(operation, "424") == [31]
-    assert _error_codes(operation, "409") == [3002]
+    assert _error_codes(operation, "409") == [1015, 3002]  # 1015: the Idempotency-Key
     assert set(_error_codes(operation, "404")) == {21, 2201}
 
 
@@ -239,8 +241,10 @@ def _parameter(openapi: dict, path: str, name: str) -> dict:
 @pytest.mark.parametrize(
     ("path", "name", "value", "keyword"),
     [
-        ("/secure/prices", "game", "0", "minimum"),
-        ("/secure/trades", "limit", "0", "minimum"),
+        ("/secure/prices", "game", "0", "pattern"),  # the bounds of a query integer
+        ("/secure/trades", "limit", "0", "pattern"),
+        ("/secure/trades", "limit", "20.0", "pattern"),  # 20.0 is the integer 20 in a body only
+        ("/v1/ledger/transactions", "offset", "-1", "pattern"),
         ("/secure/trades", "cursor", "abc", "pattern"),
         ("/secure/crypto/deposits", "before", "2026-05-02 12:00:00Z", "format"),
         ("/secure/crypto/withdrawals", "before", "yesterday", "format"),
@@ -302,7 +306,12 @@ config = SchemathesisConfig.from_dict(
         "checks": {"positive_data_acceptance": {"expected-statuses": VALID_DATA_STATUSES}},
     }
 )
-schema = schemathesis.openapi.from_wsgi("/openapi.json", application, config=config)
+# The document as /openapi.json serves it, built here rather than fetched: the fetch counts
+# against the caller address's limit, which the quick start's suite keeps in its database, and
+# collection may not touch the database.
+schema = schemathesis.openapi.from_dict(json.loads(openapi_document().body), config=config)
+schema.app = application
+schema.location = "/openapi.json"
 
 # No 5xx, and every response conforms to its operation's description: a documented status code,
 # the documented content type, the documented body schema and headers.
@@ -315,11 +324,23 @@ CONFORMANCE = [
 ]
 
 
+def _refused_by_a_query_rule(case) -> bool:
+    """The query breaks a rule between parameters of its view's query serializer: a refusal the
+    contract names and the document cannot express (decisions section 7: the operation's
+    description states it). Exactly those cases are exempt from the check below."""
+    view = _routed_views().get(case.operation.path)
+    serializer = getattr(view, "query_serializer", None)
+    query = {name: value for name, value in (case.query or {}).items() if value not in (None, "")}
+    return any(rule.error(query) for rule in getattr(serializer, "rules", ()))
+
+
 @schemathesis.check
 def valid_data_is_never_validation_failed(ctx, response, case) -> None:
     """A request the document allows is never refused as malformed: a client generated from the
     document cannot meet a validation error it could not foresee."""
     if case.meta is None or not case.meta.generation.mode.is_positive:
+        return
+    if _refused_by_a_query_rule(case):
         return
     if response.status_code == 400 and response.json()["error"]["key"] == "VALIDATION_FAILED":
         fields = response.json()["error"].get("fields")

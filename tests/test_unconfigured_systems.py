@@ -108,6 +108,11 @@ def test_the_identity_provider_answers_verification_not_available(api, alice, un
     )
     assert_error(response, 503, 3008, "VERIFICATION_NOT_AVAILABLE")
     assert not VerificationProcess.objects.exists()
+    # Nothing pushes notifications either: the provider's route is not found.
+    notification = api.post(
+        "/verification/provider-notifications", {"type": "applicantReviewed"}, format="json"
+    )
+    assert_error(notification, 404, 1002, "NOT_FOUND")
 
 
 def test_the_chains_answer_onchain_disabled(api, alice, unconfigured):

@@ -8,11 +8,14 @@ from rest_framework.exceptions import ValidationError
 
 from config.api.exceptions import error_body, exception_handler
 from config.api.serializers import (
+    GameField,
     StrictBooleanField,
     StrictCharField,
+    StrictChoiceField,
     StrictDecimalField,
     StrictIntegerField,
     StrictSerializer,
+    json_integer,
     parse,
 )
 from core.errors import validation_error
@@ -200,8 +203,22 @@ class TestStrictSerializers:
     def test_too_long(self):
         assert set(self.fields({"name": "abcdef", "items": []})) == {"name"}
 
-    def test_float_looking_integers_are_not_integers(self):
-        data = {"name": "ab", "items": [{"price": 1, "count": Decimal("2.0")}]}
+    @pytest.mark.parametrize("count", ["2.0", "2e0", "20e-1", "2.000", "0.2e1"])
+    def test_a_number_with_a_zero_fraction_is_that_integer(self, count):
+        # JSON Schema 2020-12 (the OpenAPI 3.1 document) counts 2.0 as the integer 2; the JSON
+        # parser hands it over as Decimal.
+        parsed = parse(_Order, {"name": "ab", "items": [{"price": 1, "count": Decimal(count)}]})
+
+        assert parsed["items"][0]["count"] == 2
+        assert type(parsed["items"][0]["count"]) is int
+
+    @pytest.mark.parametrize("count", [Decimal("2.5"), Decimal("2.0000001"), "2", True])
+    def test_a_fraction_a_string_or_a_boolean_is_not_an_integer(self, count):
+        data = {"name": "ab", "items": [{"price": 1, "count": count}]}
+        assert self.fields(data) == {"items.0.count": "A valid integer is required."}
+
+    def test_an_integer_with_a_zero_fraction_keeps_its_bounds(self):
+        data = {"name": "ab", "items": [{"price": 1, "count": Decimal("0.0")}]}
         assert set(self.fields(data)) == {"items.0.count"}
 
     @pytest.mark.parametrize("value", [Decimal("1e30"), Decimal("1e400"), Decimal("-1e30")])
@@ -215,3 +232,67 @@ class TestStrictSerializers:
 
 class _Money(StrictSerializer):
     amount = StrictDecimalField(max_digits=None, decimal_places=2)
+
+
+class _Pick(StrictSerializer):
+    level = StrictChoiceField(choices=[1, 2, 3], required=False)
+    colour = StrictChoiceField(choices=["1", "red"], required=False)
+    game = GameField(games=(730, 252490), required=False)
+
+
+class TestJsonIntegers:
+    """An integer of a body as JSON Schema 2020-12 has it, wherever a body takes one."""
+
+    @pytest.mark.parametrize(
+        ("value", "integer"),
+        [
+            (7, 7),
+            (Decimal("7.0"), 7),
+            (Decimal("-7e0"), -7),
+            (Decimal("70e-1"), 7),
+            (Decimal("-0.0"), 0),
+            (Decimal("0e999999999"), 0),
+            (Decimal("1e4299"), 10**4299),
+        ],
+    )
+    def test_integers(self, value, integer):
+        assert json_integer(value) == integer
+
+    @pytest.mark.parametrize(
+        "value",
+        [
+            Decimal("7.5"),
+            Decimal("1e-999999999"),
+            Decimal("1e4300"),  # more digits than an integer literal may have
+            Decimal("1e999999999"),  # refused without writing its billion digits
+            Decimal("Infinity"),
+            Decimal("NaN"),
+            True,
+            "7",
+            None,
+            7.0,  # the JSON parser never hands over a float
+        ],
+    )
+    def test_not_integers(self, value):
+        assert json_integer(value) is None
+
+    def test_a_choice_of_integers_takes_a_zero_fraction(self):
+        assert parse(_Pick, {"level": Decimal("2.0")}) == {"level": 2}
+        assert parse(_Pick, {"game": Decimal("730.0")}) == {"game": 730}
+        assert parse(_Pick, {"game": Decimal("2.5249e5")}) == {"game": 252490}
+
+    @pytest.mark.parametrize(
+        "data",
+        [
+            {"level": Decimal("2.5")},
+            {"level": "2"},
+            {"level": True},
+            {"colour": Decimal("1.0")},  # a choice of strings is not given as a number
+            {"game": Decimal("730.5")},
+            {"game": "730.0"},  # the string form is the choice's own text
+        ],
+    )
+    def test_and_refuses_the_rest(self, data):
+        with pytest.raises(serializers.ValidationError) as caught:
+            parse(_Pick, data)
+        assert set(exception_handler(caught.value, {}).data["fields"]) == set(data)

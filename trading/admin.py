@@ -2,6 +2,7 @@ from dataclasses import fields
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import QuerySet
@@ -13,16 +14,31 @@ from django.utils.safestring import SafeString
 from core.admin_display import json_block, json_readonly, readable_fields
 from core.errors import DomainError
 from core.market_version import market_version_bump
+from core.sealed import sealing_configured
 from merchants.console import changelist_of, merchant_column, merchant_panel
 from merchants.models import Merchant, WebhookEvent
+from merchants.tradeurls import PLATFORM_ID_PATTERN
+from trading.games import GAMES
 from trading.models import (
+    BotDelivery,
     CatalogItem,
     GameSettings,
+    SteamBot,
+    SteamOffer,
+    Supplier,
+    SupplierError,
     Trade,
     TradeEvent,
     TradeItem,
 )
 from trading.risk import RiskPolicy
+from trading.services.bots import (
+    SECRET_FIELDS,
+    steam_bot_log_in,
+    steam_bot_secret_check,
+    steam_bot_secrets_set,
+)
+from trading.services.suppliers import supplier_balances_check, supplier_switch
 from trading.services.withdrawals import trade_force_cancel
 from wallet.models import Transfer
 
@@ -215,3 +231,245 @@ def risk_policy_panel(merchant: Merchant) -> SafeString:
             "stored": json_block(merchant.risk_policy),
         },
     )
+
+
+class SupplierErrorInline(ReadOnlyInline):
+    model = SupplierError
+    fields = ("at", "operation", "message")
+    ordering = ("-at",)
+
+
+@admin.register(Supplier)
+class SupplierAdmin(admin.ModelAdmin):
+    """The supplier marketplaces: health, balance, the switch and the newest errors. Switching
+    off stops new buys and takes the supplier's listings off the market; its bought trades are
+    still followed to their end (docs/suppliers.md)."""
+
+    ordering = ("-last_ok_at", "name")
+    list_display = (
+        "name",
+        "enabled",
+        "health",
+        "balance",
+        "balance_checked_at",
+        "last_ok_at",
+        "last_error_at",
+        "consecutive_failures",
+        "paused_until",
+        "last_poll_at",
+        "socket_connected_at",
+    )
+    readonly_fields = (
+        "name",
+        "enabled",
+        "health",
+        "balance",
+        "balance_checked_at",
+        "last_ok_at",
+        "last_error_at",
+        "consecutive_failures",
+        "paused_until",
+        "poll_cursor",
+        "last_poll_at",
+        "socket_connected_at",
+    )
+    inlines = (SupplierErrorInline,)
+    actions = ("switch_off", "switch_on", "check_balances")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="health")
+    def health(self, supplier: Supplier) -> str:
+        if not supplier.enabled:
+            return "switched off"
+        if supplier.consecutive_failures >= 3:
+            return f"down ({supplier.consecutive_failures} failures in a row)"
+        if supplier.consecutive_failures:
+            return "degraded"
+        return "ok" if supplier.last_ok_at else "not called yet"
+
+    @admin.action(
+        description="Switch off (no new buys; trades in flight go on)", permissions=["change"]
+    )
+    def switch_off(self, request: HttpRequest, queryset: QuerySet[Supplier]) -> None:
+        for supplier in queryset:
+            removed = supplier_switch(name=supplier.name, enabled=False)
+            self.log_change(
+                request, supplier, f"Switched off ({removed} listings left the market)."
+            )
+
+    @admin.action(description="Switch on", permissions=["change"])
+    def switch_on(self, request: HttpRequest, queryset: QuerySet[Supplier]) -> None:
+        for supplier in queryset:
+            supplier_switch(name=supplier.name, enabled=True)
+            self.log_change(request, supplier, "Switched on.")
+
+    @admin.action(description="Read balances now", permissions=["view"])
+    def check_balances(self, request: HttpRequest, queryset: QuerySet[Supplier]) -> None:
+        checked = supplier_balances_check()
+        self.message_user(request, f"{checked} supplier balance(s) read.", messages.INFO)
+
+
+class SteamBotForm(ModelForm):
+    """Secrets are typed in and sealed; they are never rendered back (blank keeps them)."""
+
+    shared_secret = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="base64, from the mobile authenticator: login codes. Blank keeps the stored one.",
+    )
+    identity_secret = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="base64: signs mobile confirmations. Blank keeps the stored one.",
+    )
+    refresh_token = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="A web session's refresh token. Blank keeps the stored one.",
+    )
+    password = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Lets the bot log in afresh when its refresh token is refused. Optional.",
+    )
+    games_list = forms.CharField(
+        label="Games", help_text="App ids, comma-separated (730, 252490)", required=True
+    )
+
+    class Meta:
+        model = SteamBot
+        fields = ("name", "avatar", "account_name", "steam_id", "enabled", "inventory_capacity")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["games_list"].initial = ", ".join(str(g) for g in self.instance.games or [])
+
+    def clean_steam_id(self) -> str:
+        steam_id: str = self.cleaned_data["steam_id"]
+        if not PLATFORM_ID_PATTERN.match(steam_id):
+            raise forms.ValidationError("A 17-digit Steam id (76561...).")
+        return steam_id
+
+    def clean_games_list(self) -> list[int]:
+        raw = [part.strip() for part in self.cleaned_data["games_list"].split(",") if part.strip()]
+        if not raw or any(not part.isdigit() or int(part) not in GAMES for part in raw):
+            raise forms.ValidationError(f"Only these games: {', '.join(map(str, GAMES))}.")
+        return sorted({int(part) for part in raw})
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        if any(cleaned.get(name) for name in SECRET_FIELDS) and not sealing_configured():
+            raise forms.ValidationError(
+                "SECRETS_ENCRYPTION_KEYS is not set: nothing can be sealed."
+            )
+        for name in SECRET_FIELDS:
+            try:
+                steam_bot_secret_check(name, cleaned.get(name, ""))
+            except DomainError as exc:
+                self.add_error(name, exc.message)
+        return cleaned
+
+
+@admin.register(SteamBot)
+class SteamBotAdmin(admin.ModelAdmin):
+    form = SteamBotForm
+    ordering = ("-created_at", "id")
+    list_display = (
+        "name",
+        "account_name",
+        "steam_id",
+        "games",
+        "enabled",
+        "state",
+        "state_detail",
+        "rate_limited_until",
+        "last_poll_at",
+        "inventory_count",
+        "inventory_capacity",
+    )
+    list_filter = ("state", "enabled")
+    search_fields = ("name", "account_name", "steam_id")
+    readonly_fields = (
+        "state",
+        "state_detail",
+        "state_changed_at",
+        "rate_limited_until",
+        "last_login_at",
+        "last_poll_at",
+        "inventory_count",
+        "inventory_counted_at",
+        "secrets_stored",
+    )
+    actions = ["log_in_again"]
+
+    @admin.display(description="secrets stored")
+    def secrets_stored(self, bot: SteamBot) -> str:
+        stored = [name for name in SECRET_FIELDS if getattr(bot, f"{name}_sealed")]
+        return ", ".join(stored) or "none"
+
+    def save_model(self, request: HttpRequest, obj: SteamBot, form: Any, change: bool) -> None:
+        obj.games = form.cleaned_data["games_list"]
+        steam_bot_secrets_set(
+            bot=obj, secrets={name: form.cleaned_data.get(name, "") for name in SECRET_FIELDS}
+        )
+        super().save_model(request, obj, form, change)
+
+    @admin.action(description="Log in again")
+    def log_in_again(self, request: HttpRequest, queryset: QuerySet[SteamBot]) -> None:
+        for bot in queryset:
+            state = steam_bot_log_in(bot=bot)
+            level = messages.SUCCESS if state == SteamBot.State.ONLINE else messages.WARNING
+            detail = f": {bot.state_detail}" if bot.state_detail else ""
+            self.message_user(request, f"{bot.name}: {state}{detail}", level)
+
+
+@admin.register(SteamOffer)
+class SteamOfferAdmin(admin.ModelAdmin):
+    ordering = ("-created_at", "id")
+    list_display = ("key", "bot", "kind", "offer_id", "state", "trade_status", "created_at")
+    fields = readonly_fields = readable_fields(SteamOffer)
+    assets_json = json_readonly("assets")
+    moved_assets_json = json_readonly("moved_assets")
+    list_filter = ("kind", "state")
+    search_fields = ("key", "offer_id", "trade_id", "partner_steam_id")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(BotDelivery)
+class BotDeliveryAdmin(admin.ModelAdmin):
+    """Withdrawal items the bots hand over: waiting ones with their next attempt and why the
+    last one did not go out (not arrived yet, not tradable yet, Steam down)."""
+
+    ordering = ("-created_at", "id")
+    list_display = (
+        "item",
+        "bot_platform_id",
+        "market_hash_name",
+        "asset_id",
+        "state",
+        "attempts",
+        "next_attempt_at",
+        "error",
+        "offer_key",
+    )
+    list_filter = ("state",)
+    search_fields = ("bot_platform_id", "asset_id", "offer_key", "trade__id")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

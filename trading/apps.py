@@ -11,6 +11,7 @@ class TradingConfig(AppConfig):
             checks,  # noqa: F401 (warns about unconfigured outside systems)
             tasks,  # noqa: F401 (registers the hand-offs to workers)
         )
+        from trading.marketplace.suppliers.marketplace import LISTINGS_CHANGED
         from trading.metrics import trades_metrics
         from trading.selectors.deposits import (
             deposit_assets_shared,
@@ -20,6 +21,7 @@ class TradingConfig(AppConfig):
             deposit_provider_advances,
         )
         from trading.selectors.trades import withdrawal_locks
+        from trading.services.market import market_listings_changed
         from trading.services.withdrawals import (
             withdrawal_approval_resolve,
             withdrawal_approval_resume,
@@ -27,6 +29,11 @@ class TradingConfig(AppConfig):
         from wallet.models import Account
         from wallet.selectors import DOUBLED_CREDITS, HELD_BALANCES, LOCK_HOLDERS, SHARED_ASSETS
 
+        LISTINGS_CHANGED.append(
+            lambda appeared, repriced, gone: market_listings_changed(
+                appeared=appeared, repriced=repriced, gone=gone
+            )
+        )
         APPROVAL_HANDLERS["trade"] = withdrawal_approval_resolve
         APPROVAL_RESUMES["trade"] = withdrawal_approval_resume
         LOCK_HOLDERS["withdrawals"] = withdrawal_locks

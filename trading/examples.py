@@ -71,7 +71,7 @@ MARKET_QUERY = {
     "game": "730",
     "search": "AK-47 | Redline (Factory New)",
     "sort": "priceAsc",
-    "perPage": 2,
+    "perPage": "2",
 }
 
 KARAMBIT_LISTING = {

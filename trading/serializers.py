@@ -4,15 +4,16 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.validators import RegexValidator
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.serializers import (
+    AboveZeroDecimalField,
     AnyOfRequired,
     GameField,
     OnlyWhen,
     QueryDecimalField,
     QueryIntegerField,
+    RuledSerializer,
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
@@ -29,6 +30,15 @@ from trading.selectors.trades import CURSOR_PATTERN
 GAME_CHOICES = [str(game) for game in GAMES]
 MAX_USD = Decimal(100_000_000)
 MAX_ITEM_PRICE = Decimal(100_000)
+# A trade's externalId is also a ref of GET /secure/trades/{tradeId}, which reads a comma as a
+# list of refs (decisions section 7): one with a comma could never be found.
+EXTERNAL_ID = RegexValidator(r"\A[^,\x00]*\Z", "Must not contain a comma or NUL characters.")
+
+
+def _external_id() -> StrictCharField:
+    return StrictCharField(
+        max_length=128, required=False, allow_blank=True, validators=[EXTERNAL_ID]
+    )
 
 
 def _game(required: bool = False) -> serializers.ChoiceField:
@@ -93,12 +103,12 @@ class MarketQueryIn(serializers.Serializer):
     perPage = QueryIntegerField(min_value=1, max_value=1000, default=50)
 
 
-class MarketItemQueryIn(serializers.Serializer):
+class MarketItemQueryIn(RuledSerializer):
     itemId = StrictCharField(
         min_length=5,
         max_length=256,
         required=False,
-        help_text="catalog item id; wins over marketHashName (with neither: an empty list)",
+        help_text="catalog item id; wins over marketHashName (one of the two is required)",
     )
     marketHashName = StrictCharField(max_length=200, required=False, help_text="exact name")
     delivery = serializers.ChoiceField(choices=["any", "standard", "instant"], default="any")
@@ -120,20 +130,22 @@ class MarketItemQueryIn(serializers.Serializer):
     page = _page()
     perPage = QueryIntegerField(min_value=1, max_value=100, default=50)
 
+    rules = (AnyOfRequired(("itemId", "marketHashName")),)
+
 
 class SuggestionsQueryIn(serializers.Serializer):
     q = StrictCharField(min_length=1, max_length=100)
     game = _game()
 
 
-@extend_schema_field(
-    {"type": "integer", "oneOf": [{"enum": [-1]}, {"minimum": 1, "maximum": 1000}]}
-)
 class InventoryLimitField(QueryIntegerField):
     """1 to 1000 items a page, or -1 for all of them."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(min_value=-1, max_value=1000, **kwargs)
+
+    def accepted_ranges(self) -> tuple[tuple[int, int], ...]:
+        return ((-1, -1), (1, 1000))
 
     def to_internal_value(self, data: Any) -> int:
         value = super().to_internal_value(data)
@@ -193,7 +205,7 @@ class WithdrawItemIn(StrictSerializer):
 class WithdrawIn(StrictSerializer):
     items = WithdrawItemIn(many=True)
     game = _game_body()
-    externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+    externalId = _external_id()
     autoCancel = StrictIntegerField(
         min_value=30,
         max_value=720,
@@ -235,14 +247,14 @@ class TradesQueryIn(serializers.Serializer):
 class QuickWithdrawIn(StrictSerializer):
     itemId = StrictCharField(min_length=5, max_length=256, required=False)
     marketHashName = StrictCharField(max_length=200, required=False)
-    maxPrice = StrictDecimalField(max_digits=None, decimal_places=None, max_value=MAX_ITEM_PRICE)
+    maxPrice = AboveZeroDecimalField(max_digits=None, decimal_places=None, max_value=MAX_ITEM_PRICE)
     amount = StrictIntegerField(min_value=1, max_value=200)
     delivery = StrictChoiceField(
         choices=["standard", "instant"], required=False, default="standard"
     )
     phase = StrictChoiceField(choices=list(PHASES), required=False)
     game = GameField(games=GAMES, required=False, default=730)
-    externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+    externalId = _external_id()
     externalIds = UniqueListField(
         child=StrictCharField(min_length=1, max_length=128),
         max_length=200,
@@ -274,7 +286,7 @@ class DepositItemIn(StrictSerializer):
 class ClientDepositIn(StrictSerializer):
     items = DepositItemIn(many=True)
     game = _game_body()
-    externalId = StrictCharField(max_length=128, required=False, allow_blank=True)
+    externalId = _external_id()
     isInstant = StrictBooleanField(required=False, default=False)
 
 

@@ -4,13 +4,21 @@ from celery import shared_task
 
 from config.celery import enqueue
 from core.handoffs import handoff_follow, handoff_register
+from trading.marketplace.suppliers.clients import supplier_names
 from trading.services.cancels import (
     withdrawal_auto_cancels_due,
     withdrawal_cancels_complete,
     withdrawal_cancels_pending,
 )
+from trading.services.deliveries import withdrawal_deliveries_due, withdrawal_deliveries_send
 from trading.services.deposits import deposit_offer_send
 from trading.services.fulfilment import withdrawal_fulfil
+from trading.services.offers import offer_pollers, offers_poll
+from trading.services.suppliers import (
+    supplier_balances_check,
+    supplier_listings_poll,
+    supplier_orders_follow,
+)
 from trading.services.sweeps import (
     deposit_holds_due_complete,
     deposit_offers_abandon,
@@ -81,6 +89,57 @@ def sweep_cancels() -> int:
     return requested
 
 
+@shared_task(name="trading.suppliers_poll", time_limit=120)
+def poll_suppliers() -> int:
+    """The next slice of every supplier's listings into the market."""
+    return sum(supplier_listings_poll(name=name) for name in supplier_names())
+
+
+@shared_task(name="trading.suppliers_follow", time_limit=120)
+def follow_supplier_orders() -> int:
+    return supplier_orders_follow()
+
+
+@shared_task(name="trading.suppliers_balances", time_limit=60)
+def check_supplier_balances() -> int:
+    return supplier_balances_check()
+
+
+@shared_task(name="trading.deliver_withdrawal", acks_late=True, time_limit=120)
+def deliver_withdrawal(trade_id: str) -> int:
+    """The bots offer the trade's items they hold to the recipient."""
+    return withdrawal_deliveries_send(trade_id=trade_id)
+
+
+def enqueue_delivery(trade_id: str) -> None:
+    enqueue(deliver_withdrawal, trade_id)
+
+
+@shared_task(name="trading.sweep_deliveries", time_limit=120)
+def sweep_deliveries() -> int:
+    """Deliveries due: items arrived or held, retries after a transient failure, and rows a
+    dead worker's claim left."""
+    due = withdrawal_deliveries_due()
+    for trade_id in due:
+        enqueue_delivery(trade_id)
+    return len(due)
+
+
+@shared_task(name="trading.poll_offers", time_limit=60)
+def poll_offers() -> int:
+    """Beat: one polling task per bot (none in the sandbox)."""
+    pollers = offer_pollers()
+    for poller in pollers:
+        enqueue(poll_bot_offers, poller)
+    return len(pollers)
+
+
+@shared_task(name="trading.poll_bot_offers", acks_late=True, time_limit=120)
+def poll_bot_offers(poller: str) -> int:
+    return offers_poll(poller=poller)
+
+
 handoff_register("trading.withdrawal_purchase", enqueue_purchase)
 handoff_register("trading.deposit_offer", enqueue_deposit_offer)
 handoff_register("trading.complete_cancels", enqueue_cancel_completion)
+handoff_register("trading.deliver_withdrawal", enqueue_delivery)

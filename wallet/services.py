@@ -1,18 +1,21 @@
 """Writes to the wallet. Every call runs inside the caller's transaction (or its own)."""
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.db.models.functions import Round
 
 from core import clock
 from core.metrics import MONEY_MOVED, count_on_commit
 from merchants.models import Merchant
 from wallet.models import Account, Posting, Transfer
+
+# Whose account: the merchant's, or the service's (merchant null).
+MINE, SERVICE = True, False
 
 CENT = Decimal("0.01")
 
@@ -103,14 +106,27 @@ def _merchant_account(merchant: Merchant, kind: str) -> Account:
     return account_get(merchant=merchant, kind=kind)
 
 
+def _accounts(
+    merchant: Merchant, wanted: Iterable[tuple[bool, str]]
+) -> dict[tuple[bool, str], Account]:
+    """The accounts named by (the merchant's or else the service's, kind), in one read; each made
+    on first use."""
+    wanted = set(wanted)
+    mine = [kind for merchants, kind in wanted if merchants]
+    service = [kind for merchants, kind in wanted if not merchants]
+    rows = Account.objects.filter(
+        Q(merchant=merchant, kind__in=mine) | Q(merchant__isnull=True, kind__in=service)
+    )
+    found = {(row.merchant_id is not None, row.kind): row for row in rows}
+    for merchants, kind in wanted - found.keys():
+        found[(merchants, kind)] = account_get(merchant=merchant if merchants else None, kind=kind)
+    return found
+
+
 def _available_and_locked(merchant: Merchant) -> tuple[Account, Account]:
     """The merchant's two accounts in one read (each made on first use)."""
-    kinds = (Account.Kind.AVAILABLE, Account.Kind.LOCKED)
-    found = {a.kind: a for a in Account.objects.filter(merchant=merchant, kind__in=kinds)}
-    available, locked = (
-        found.get(kind) or account_get(merchant=merchant, kind=kind) for kind in kinds
-    )
-    return available, locked
+    found = _accounts(merchant, [(MINE, Account.Kind.AVAILABLE), (MINE, Account.Kind.LOCKED)])
+    return found[(MINE, Account.Kind.AVAILABLE)], found[(MINE, Account.Kind.LOCKED)]
 
 
 def wallet_lock(*, merchant: Merchant, amount: Decimal, cause_type: str, cause_id: str) -> Transfer:
@@ -148,45 +164,57 @@ class DepositCredit:
     SELF = "self"
 
 
+_AVAILABLE, _ESCROW = (MINE, Account.Kind.AVAILABLE), (MINE, Account.Kind.ESCROW)
+_COLLATERAL = (MINE, Account.Kind.COLLATERAL)
+_ITEMS, _ADVANCES = (
+    (SERVICE, Account.Kind.DEPOSIT_ITEMS),
+    (SERVICE, Account.Kind.PROVIDER_COLLATERAL),
+)
+_LOSSES = (SERVICE, Account.Kind.PROVIDER_LOSSES)
+# (credit, stage) -> its moves: (source, target, the part of the value moved, may overdraw). The
+# parts: the deposit's whole value, the merchant's collateral, the provider's advance (the rest).
+_DEPOSIT_PLANS: dict[
+    tuple[str, str], list[tuple[tuple[bool, str], tuple[bool, str], str, bool]]
+] = {
+    (DepositCredit.ESCROW, "accept"): [(_ITEMS, _ESCROW, "value", False)],
+    (DepositCredit.ESCROW, "complete"): [(_ESCROW, _AVAILABLE, "value", False)],
+    (DepositCredit.ESCROW, "reverse"): [(_ESCROW, _ITEMS, "value", False)],
+    (DepositCredit.INSTANT, "accept"): [
+        (_ADVANCES, _AVAILABLE, "value", False),
+        (_AVAILABLE, _COLLATERAL, "merchant", False),
+    ],
+    (DepositCredit.INSTANT, "complete"): [
+        (_ITEMS, _ADVANCES, "value", False),
+        (_COLLATERAL, _AVAILABLE, "merchant", False),
+    ],
+    (DepositCredit.INSTANT, "reverse"): [
+        (_COLLATERAL, _ADVANCES, "merchant", False),
+        (_LOSSES, _ADVANCES, "provider", False),
+    ],
+    (DepositCredit.SELF, "accept"): [(_ITEMS, _AVAILABLE, "value", False)],
+    (DepositCredit.SELF, "complete"): [],
+    (DepositCredit.SELF, "reverse"): [(_AVAILABLE, _ITEMS, "value", True)],
+}
+
+
 def _deposit_moves(
     merchant: Merchant, credit: str, stage: str, value: Decimal, merchant_part: Decimal
 ) -> list[Move]:
-    """The moves of one deposit stage (accept, complete, reverse) for one way of crediting."""
-
-    def mine(kind: str) -> Account:
-        return _merchant_account(merchant, kind)
-
-    def service(kind: str) -> Account:
-        return account_get(merchant=None, kind=kind)
-
-    available, escrow = Account.Kind.AVAILABLE, Account.Kind.ESCROW
-    collateral, items = Account.Kind.COLLATERAL, Account.Kind.DEPOSIT_ITEMS
-    advances, losses = Account.Kind.PROVIDER_COLLATERAL, Account.Kind.PROVIDER_LOSSES
-    provider_part = value - merchant_part
-    plans: dict[tuple[str, str], list[tuple[Account, Account, Decimal, bool]]] = {
-        (DepositCredit.ESCROW, "accept"): [(service(items), mine(escrow), value, False)],
-        (DepositCredit.ESCROW, "complete"): [(mine(escrow), mine(available), value, False)],
-        (DepositCredit.ESCROW, "reverse"): [(mine(escrow), service(items), value, False)],
-        (DepositCredit.INSTANT, "accept"): [
-            (service(advances), mine(available), value, False),
-            (mine(available), mine(collateral), merchant_part, False),
-        ],
-        (DepositCredit.INSTANT, "complete"): [
-            (service(items), service(advances), value, False),
-            (mine(collateral), mine(available), merchant_part, False),
-        ],
-        (DepositCredit.INSTANT, "reverse"): [
-            (mine(collateral), service(advances), merchant_part, False),
-            (service(losses), service(advances), provider_part, False),
-        ],
-        (DepositCredit.SELF, "accept"): [(service(items), mine(available), value, False)],
-        (DepositCredit.SELF, "complete"): [],
-        (DepositCredit.SELF, "reverse"): [(mine(available), service(items), value, True)],
-    }
+    """The moves of one deposit stage (accept, complete, reverse) for one way of crediting,
+    reading only the accounts they move, in one read."""
+    parts = {"value": value, "merchant": merchant_part, "provider": value - merchant_part}
+    plan = [step for step in _DEPOSIT_PLANS[(credit, stage)] if parts[step[2]] > 0]
+    accounts = _accounts(
+        merchant, {side for source, target, _, _ in plan for side in (source, target)}
+    )
     return [
-        Move(source=source, target=target, amount=amount, may_overdraw=overdraw)
-        for source, target, amount, overdraw in plans[(credit, stage)]
-        if amount > 0
+        Move(
+            source=accounts[source],
+            target=accounts[target],
+            amount=parts[part],
+            may_overdraw=overdraw,
+        )
+        for source, target, part, overdraw in plan
     ]
 
 

@@ -33,12 +33,22 @@ Each operation lists the errors it can answer with, with an example body each.
 **Values.** USD amounts are JSON numbers with two decimals (fields ending in `Cents` are integer
 cents); token amounts are decimal strings; times are UTC ISO 8601 with milliseconds and `Z`.
 Request bodies are checked strictly: unknown properties are refused and types are not coerced.
+The schemas are JSON Schema 2020-12 (OpenAPI 3.1): an integer of a body is a JSON number without
+a fraction, so `2.0` is taken as `2` (`2.5` and `"2"` are refused). An integer in a query string
+is written in digits (`?limit=20`, not `?limit=20.0`): such parameters are given as strings
+whose pattern holds the digits and the bounds, which their descriptions say in words.
 
 **Limits.** Each operation gives its rate limit, per merchant, by merchant tier (verified or
 not). A refused request is 429 `RATE_LIMITED` with `Retry-After`.
 
 **Events.** Trade and crypto changes are sent to your callback URL as signed webhooks (Standard
-Webhooks); withdrawals and client cashouts wait for your approval there first.
+Webhooks); withdrawals and client cashouts wait for your approval there first. Each is declared
+under `webhooks` with its body and what each answer of yours does; the receiving side's guide
+(verifying in Python and Node, approving and rejecting, retries, ordering, a receiver to copy) is
+`docs/webhooks.md` in the service's repository.
+
+**Safe retries.** Every POST takes an `Idempotency-Key` header: retried with the same key and
+body, it runs once and answers its first answer again (`Idempotent-Replayed: true`).
 
 **Sandbox.** With the sandbox on, the `/sandbox/*` helpers move the simulated outside world
 (platform users, bots, trades, chains, the identity provider, the clock) for your account.
@@ -50,7 +60,8 @@ class OperationDoc:
     """``summary``: a short imperative line. ``description``: Markdown for the integrator (what
     the operation does, when to use it, what happens next), without the rate limit, the
     authentication or the errors, which the document adds from their own declarations.
-    ``parameters``: an example value per path or query parameter. ``request``: an example body.
+    ``parameters``: an example value per path or query parameter, as the URL writes it (text).
+    ``request``: an example body.
     ``response``: an example of the success envelope's ``data``. ``error_details``: the
     ``details`` this operation puts in an error, by key, for that error's example."""
 

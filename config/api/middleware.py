@@ -55,8 +55,9 @@ class RequestIdMiddleware:
 class RequestLimitsMiddleware:
     """Refuses, before routing or authentication look at it, a request no view should have to
     handle: a URL or headers over the limits above, a declared body over
-    DATA_UPLOAD_MAX_MEMORY_SIZE (which Django itself checks only when a view reads the body), or
-    a path or query that is not UTF-8 text without NUL (PostgreSQL text cannot hold NUL; Django
+    DATA_UPLOAD_MAX_MEMORY_SIZE (which Django itself checks only when a view reads the body), a
+    body in a transfer coding (chunked: Django would read it as empty), or a path or query that
+    is not UTF-8 text without NUL (PostgreSQL text cannot hold NUL; Django
     would pass it on to every lookup). VALIDATION_FAILED, ``fields`` naming the part."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -83,6 +84,9 @@ def _part_refused(request: HttpRequest) -> tuple[str, str] | None:
         return "headers", f"The headers are larger than {MAX_HEADERS_BYTES} bytes."
     if _declared_body_too_large(meta):
         return "body", "The body is too large."
+    if meta.get("HTTP_TRANSFER_ENCODING"):
+        # Django reads a body by its Content-Length only: a chunked one would be read as empty.
+        return "body", "Send the body with a Content-Length; a transfer coding is not read."
     if "\x00" in path:
         return "path", NOT_TEXT
     for name, value in _query_pairs(query):

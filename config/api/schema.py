@@ -31,10 +31,25 @@ from drf_spectacular.plumbing import (
 from rest_framework.exceptions import ValidationError
 from typing_extensions import TypeAliasType
 
+from config.api.digits import integer_text_pattern
 from config.api.docs import OperationDoc, rate_limit_markdown
 from config.api.exceptions import as_domain_error
+from config.api.idempotency import (
+    HEADER,
+    KEY_RULE,
+    MAX_LENGTH,
+    ORIGINAL_REQUEST_HEADER,
+    REPLAYED_HEADER,
+)
 from config.api.middleware import NOT_TEXT
-from config.api.serializers import GameField, StrictSerializer, UniqueListField, parse
+from config.api.serializers import (
+    AboveZeroDecimalField,
+    GameField,
+    QueryIntegerField,
+    StrictSerializer,
+    UniqueListField,
+    parse,
+)
 from config.api.views import ApiView
 from core.errors import CATALOG, DomainError, ErrorSpec, validation_error
 from core.shapes import Doc
@@ -63,6 +78,37 @@ REQUEST_ID_HEADER = {
         "required": True,
         "description": REQUEST_ID["description"],
     }
+}
+IDEMPOTENCY_ERRORS = ("IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED")
+IDEMPOTENCY_KEY_PARAMETER = {
+    "name": HEADER,
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_LENGTH, "pattern": "^[!-~]+$"},
+    "example": "5f0c8a52-2a4e-4d8f-9a39-0b1c2d3e4f50",
+    "description": " ".join(
+        [
+            f"Makes retrying this POST safe. The key: {KEY_RULE} A random UUID per operation.",
+            "The first answer to a request sent with a key, success or error, is kept 24 hours",
+            "and answered again to every retry with the same key and the same body, with",
+            f"`{REPLAYED_HEADER}: true`; the operation runs once. The same key with another",
+            "body or on another endpoint answers `IDEMPOTENCY_KEY_REUSED` (1016); while the",
+            "first request still runs, `IDEMPOTENCY_KEY_IN_USE` (1015, with `Retry-After`).",
+            "Not kept, so a retry runs again: `VALIDATION_FAILED` and answers with",
+            "`Retry-After`. Keys are the merchant's own (a client token's account has keys of",
+            'its own). README, "Safe retries".',
+        ]
+    ),
+}
+IDEMPOTENCY_HEADERS = {
+    REPLAYED_HEADER: {
+        "schema": {"type": "string", "enum": ["true"]},
+        "description": f"Present on an answer replayed for a repeated `{HEADER}`.",
+    },
+    ORIGINAL_REQUEST_HEADER: {
+        "schema": REQUEST_ID,
+        "description": "On a replayed answer: the requestId of the request that got it first.",
+    },
 }
 # A path segment: no NUL (refused before routing), and short enough for the URL limit.
 PATH_SEGMENT = {"pattern": r"^[^\u0000]*$", "minLength": 1, "maxLength": 256}
@@ -124,15 +170,30 @@ def shape_schema(hint: Any, registry: ComponentRegistry) -> dict[str, Any]:
         return _component(hint, registry)
     if origin is list:
         return {"type": "array", "items": shape_schema(args[0], registry)}
+    if origin is dict and args and args[1] is not Any:
+        return {"type": "object", "additionalProperties": shape_schema(args[1], registry)}
     if origin in (Union, types.UnionType):
         members = [shape_schema(arg, registry) for arg in args if arg is not type(None)]
         schema = members[0] if len(members) == 1 else {"oneOf": members}
-        return safe_ref({**schema, "nullable": True}) if type(None) in args else schema
+        return or_null(schema) if type(None) in args else schema
     if hint is Any:
         return {}
-    # str, int, bool, float, Decimal, datetime, Literal[...], dict[str, ...]
+    # str, int, bool, float, Decimal, datetime, Literal[...], dict[str, Any]: nothing inside them
+    # that drf-spectacular would write in OpenAPI 3.0's forms (it writes an optional member of a
+    # union it resolves as ``nullable`` even under 3.1), nor a shape it would inline.
     basic: dict[str, Any] = resolve_type_hint(hint)
     return basic
+
+
+def or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema that also admits null, as JSON Schema 2020-12 writes it: ``null`` among a plain
+    type's types, else one more alternative (a ``$ref``, an enum, a ``oneOf``, a schema of
+    several types)."""
+    if isinstance(schema.get("type"), str) and not {"$ref", "enum", "const"} & set(schema):
+        return {**schema, "type": [schema["type"], "null"]}
+    if list(schema) == ["oneOf"]:
+        return {"oneOf": [*schema["oneOf"], {"type": "null"}]}
+    return {"oneOf": [schema, {"type": "null"}]}
 
 
 def _component(shape: Any, registry: ComponentRegistry) -> dict[str, Any]:
@@ -277,7 +338,14 @@ class EnvelopeAutoSchema(AutoSchema):
                 parameter["schema"] = {**PATH_SEGMENT, **schema}
         for name in examples:
             warn(f"{type(self.view).__name__}: example of an undocumented parameter {name!r}")
+        if self.takes_idempotency_key():
+            parameters.append(dict(IDEMPOTENCY_KEY_PARAMETER))
         return parameters
+
+    def takes_idempotency_key(self) -> bool:
+        return (
+            self.method == "POST" and isinstance(self.view, ApiView) and self.view.idempotent_posts
+        )
 
     def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
         """A request body takes no property it does not declare, and matches the schema of
@@ -341,6 +409,8 @@ class EnvelopeAutoSchema(AutoSchema):
             keys += getattr(authenticator, "errors", ())
         if isinstance(view, ApiView):
             keys += view.declared_errors()
+        if self.takes_idempotency_key():
+            keys += IDEMPOTENCY_ERRORS
         return list(dict.fromkeys(keys))
 
     def refused_input(self) -> DomainError:
@@ -374,6 +444,7 @@ class EnvelopeAutoSchema(AutoSchema):
             warn(f"{type(self.view).__name__}: no example of the answer (doc.response)")
         for response in responses.values():
             for media in response.get("content", {}).values():
+                response["description"] = _success_description(media.get("schema", {}))
                 media["schema"] = _success_schema(media.get("schema", {}))
                 if doc is not None and doc.response is not None:
                     media["example"] = _success_example(doc.response)
@@ -396,9 +467,23 @@ class EnvelopeAutoSchema(AutoSchema):
                     }
                 },
             }
+        idempotent = IDEMPOTENCY_HEADERS if self.takes_idempotency_key() else {}
         for response in responses.values():
-            response["headers"] = {**response.get("headers", {}), **REQUEST_ID_HEADER}
+            response["headers"] = {**response.get("headers", {}), **REQUEST_ID_HEADER, **idempotent}
         return responses
+
+
+def _success_description(data: Mapping[str, Any]) -> str:
+    """What a success answers, named by its shape: the envelope with ``data`` holding it."""
+    return f"Done: the success envelope; its `data` is {_named(data)}."
+
+
+def _named(schema: Mapping[str, Any]) -> str:
+    if "$ref" in schema:
+        return f"described by `{str(schema['$ref']).rsplit('/', 1)[-1]}`"
+    if schema.get("type") == "array":
+        return f"a list, each entry {_named(schema.get('items', {}))}"
+    return "the object below"
 
 
 class GameFieldSchema(OpenApiSerializerFieldExtension):
@@ -412,6 +497,35 @@ class GameFieldSchema(OpenApiSerializerFieldExtension):
         if direction == "response":
             return as_text
         return {"oneOf": [as_text, {"type": "integer", "enum": list(games)}]}
+
+
+class QueryIntegerSchema(OpenApiSerializerFieldExtension):
+    """An integer of a query string as the text the field takes: a string whose pattern holds
+    the digits and the bounds (``config.api.digits``), never longer than DRF reads."""
+
+    target_class = QueryIntegerField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
+        return {
+            "type": "string",
+            "pattern": integer_text_pattern(self.target.accepted_ranges()),
+            "maxLength": QueryIntegerField.MAX_STRING_LENGTH,
+        }
+
+
+class AboveZeroDecimalSchema(OpenApiSerializerFieldExtension):
+    """A number above zero: the decimal's own schema with an exclusive minimum of 0 (JSON Schema
+    2020-12's number, not OpenAPI 3.0's flag beside ``minimum``)."""
+
+    target_class = AboveZeroDecimalField
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer_field(
+            self.target, direction, bypass_extensions=True
+        )
+        schema.pop("minimum", None)
+        return {**schema, "exclusiveMinimum": 0}
 
 
 def rate_limit_descriptions(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -1,7 +1,10 @@
 """Strict input parsing: JSON types are checked, not coerced, and unknown properties refused.
+An integer of a body is JSON Schema's (OpenAPI 3.1): ``2.0`` is the integer 2 (``json_integer``);
+an integer of a query string is written in digits (``QueryIntegerField``).
 
 What a field refuses, the OpenAPI document says (``config.api.schema`` reads the same
-declarations): choices are enums, bounds are minimum/maximum and lengths, a ``RegexValidator``
+declarations): choices are enums, bounds are minimum/maximum (a query integer's are in its
+pattern) and lengths, a ``RegexValidator``
 is the pattern (written ``\\A...\\Z`` with ASCII classes: the document shows ``^...$``), and the
 rules across fields of a body are ``StrictSerializer.rules``. In a query string an empty value of an
 optional parameter means "not given" (``allowEmptyValue`` in the document), as DRF reads forms."""
@@ -65,10 +68,10 @@ class OnlyWhen:
 Rule = AnyOfRequired | OnlyWhen
 
 
-# Refuses properties it does not declare, at any depth it is nested (the document says
-# ``additionalProperties: false``), and checks its ``rules`` across fields (the document has each
-# as a schema the body must match too). (A comment: a docstring would describe every body.)
-class StrictSerializer(serializers.Serializer):
+# Checks its ``rules`` across fields. A body has each rule in the document as a schema it must
+# match too; parameters cannot say so, and an operation whose query has a rule states it in its
+# description (decisions section 7). (A comment: a docstring would describe every input.)
+class RuledSerializer(serializers.Serializer):
     rules: ClassVar[tuple[Rule, ...]] = ()
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -79,6 +82,10 @@ class StrictSerializer(serializers.Serializer):
             raise serializers.ValidationError(errors)
         return attrs
 
+
+# Refuses properties it does not declare, at any depth it is nested (the document says
+# ``additionalProperties: false``).
+class StrictSerializer(RuledSerializer):
     def to_internal_value(self, data: Any) -> Any:
         unknown = (
             {key: [UNKNOWN_FIELD] for key in data if key not in self.fields}
@@ -118,11 +125,39 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+# The most digits an integer of a body may have: Python's own limit on reading one from text
+# (``sys.get_int_max_str_digits``), which a JSON integer literal meets first. It keeps
+# ``1e999999999`` from being expanded into a billion digits.
+MAX_INTEGER_DIGITS = 4300
+
+
+def json_integer(data: Any) -> int | None:
+    """The integer a JSON value is, as JSON Schema 2020-12 (OpenAPI 3.1) counts them: an integer
+    literal, or a number with a zero fractional part (``2.0``, ``2e0``, ``20e-1``; the JSON parser
+    hands numbers with a fraction or an exponent over as ``Decimal``). None for anything else:
+    ``2.5``, a string, a boolean, null."""
+    if isinstance(data, bool):
+        return None
+    if isinstance(data, int):
+        return data
+    if (
+        isinstance(data, Decimal)
+        and data.is_finite()
+        and (data.is_zero() or data.adjusted() < MAX_INTEGER_DIGITS)
+        and data == data.to_integral_value()
+    ):
+        return int(data)
+    return None
+
+
 class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer (``json_integer``): ``2`` and ``2.0``, never ``"2"``, ``2.5`` or ``true``."""
+
     def to_internal_value(self, data: Any) -> int:
-        if isinstance(data, bool) or not isinstance(data, int):
+        value = json_integer(data)
+        if value is None:
             self.fail("invalid")
-        return int(super().to_internal_value(data))
+        return int(super().to_internal_value(value))
 
 
 class StrictDecimalField(serializers.DecimalField):
@@ -138,6 +173,18 @@ class StrictDecimalField(serializers.DecimalField):
             self.fail("invalid")
 
 
+class AboveZeroDecimalField(StrictDecimalField):
+    """A JSON number above zero (``exclusiveMinimum``): zero and below are VALIDATION_FAILED."""
+
+    default_error_messages = {"not_above_zero": "Must be above 0."}
+
+    def to_internal_value(self, data: Any) -> Decimal:
+        value = super().to_internal_value(data)
+        if value <= 0:
+            self.fail("not_above_zero")
+        return value
+
+
 class UniqueListField(serializers.ListField):
     """A JSON array of distinct entries (``uniqueItems``)."""
 
@@ -150,12 +197,32 @@ class UniqueListField(serializers.ListField):
 
 class QueryIntegerField(serializers.IntegerField):
     """An integer in a query string: digits with an optional minus, nothing else (DRF's own
-    field would take ``1.0``, `` 1`` and ``1_000``)."""
+    field would take ``1.0``, `` 1`` and ``1_000``), within its bounds.
+
+    The document gives it as the text it is, a string with a pattern holding the bounds
+    (``config.api.digits``): ``type: integer`` would admit ``20.0`` (JSON Schema 2020-12), which a
+    client holding a float writes so. Its description says the bounds in words."""
+
+    def __init__(self, *, min_value: int, max_value: int, help_text: str = "", **kwargs: Any):
+        super().__init__(min_value=min_value, max_value=max_value, **kwargs)
+        self.bounds = (min_value, max_value)
+        ranges = " or ".join(
+            str(low) if low == high else f"{low} to {high}" for low, high in self.accepted_ranges()
+        )
+        self.help_text = "; ".join(filter(None, [help_text, f"an integer in digits, {ranges}"]))
+
+    def accepted_ranges(self) -> tuple[tuple[int, int], ...]:
+        """The values taken, as ranges (both ends included)."""
+        return (self.bounds,)
 
     def to_internal_value(self, data: Any) -> int:
         if not isinstance(data, str) or not _INTEGER.fullmatch(data):
             self.fail("invalid")
         return int(super().to_internal_value(data))
+
+    def to_representation(self, value: Any) -> str:  # type: ignore[override]
+        """As a query string writes it (the document shows the default so)."""
+        return str(int(value))
 
 
 class QueryDecimalField(serializers.DecimalField):
@@ -223,23 +290,35 @@ def parse(serializer_class: type[serializers.Serializer], data: Any, **kwargs: A
 
 
 class StrictChoiceField(serializers.ChoiceField):
-    """A choice given as the JSON type of the choices themselves (``5``, not ``"5"``)."""
+    """A choice given as the JSON type of the choices themselves (``5`` or ``5.0``, not ``"5"``)."""
 
     def to_internal_value(self, data: Any) -> Any:
         kinds = {type(choice) for choice in self.choices}
+        if int in kinds and isinstance(data, Decimal):
+            data = _integer_or_as_is(data)
         if isinstance(data, bool) or type(data) not in kinds:
             self.fail("invalid_choice", input=data)
         return super().to_internal_value(data)
 
 
+def _integer_or_as_is(data: Any) -> Any:
+    """A number with a zero fraction as its integer; anything else as it is, to be refused."""
+    if isinstance(data, Decimal):
+        value = json_integer(data)
+        return data if value is None else value
+    return data
+
+
 class GameField(serializers.Field):
-    """``"730"`` or ``"252490"``; the number form is accepted too, as merchants send both."""
+    """``"730"`` or ``"252490"``; the number form is accepted too (``730``, ``730.0``), as
+    merchants send both."""
 
     def __init__(self, *, games: tuple[int, ...], **kwargs: Any) -> None:
         self.games = games
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> int:
+        data = _integer_or_as_is(data)
         if (
             isinstance(data, bool)
             or not isinstance(data, (str, int))

@@ -29,6 +29,8 @@ class ApiView(APIView):
     doc: ClassVar[OperationDoc | None] = None
     #: The view reads the maintenance switch itself; ``MaintenanceMiddleware`` then does not.
     checks_maintenance: ClassVar[bool] = False
+    #: Its POSTs take an ``Idempotency-Key`` (``config.api.idempotency``; documented per POST).
+    idempotent_posts: ClassVar[bool] = False
 
     def parse_query(self, request: Request) -> Any:
         """A parameter the serializer reads may be given once (the document has no arrays in

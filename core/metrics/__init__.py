@@ -3,12 +3,12 @@
 Two kinds:
 
 - Recorded by the processes as things happen (requests, refusals, webhook attempts, tasks,
-  trade moves, money moved, the scanner's lag, feed sockets): the objects below. Each is a few
+  trade moves, money moved, feed sockets): the objects below. Each is a few
   microseconds on the hot path (a lock and a write to a memory-mapped file in multiprocess mode,
   ``store``). Every one has labels, so that no value exists before a process first records one:
   a value made before ``store.role_start`` would land outside its tree's folder.
 - Read at scrape time from the database and the broker (outbox depth and age, trades in flight,
-  the scanner's cursor, the broker's queue): the functions apps put in ``SCRAPE_COLLECTORS`` in
+  the EVM scanners' state, the broker's queue): the functions apps put in ``SCRAPE_COLLECTORS`` in
   their ``AppConfig.ready``, each a cheap indexed query, so none of it costs a request anything.
 
 Names start with ``trading_``; durations are seconds, money is USD."""
@@ -83,13 +83,6 @@ MONEY_MOVED = Counter(
     "trading_money_moved_usd",
     "USD moved between wallet accounts by committed transfers, by transfer kind.",
     ["kind"],
-)
-EVM_SCANNER_LAG = Gauge(
-    "trading_evm_scanner_lag_blocks",
-    "Blocks between a chain's head and the last block its deposit scanner has read, as the "
-    "scanner's last step saw them.",
-    ["chain"],
-    multiprocess_mode="mostrecent",
 )
 FEED_SOCKETS = Gauge(
     "trading_feed_sockets",

@@ -45,13 +45,17 @@ class ChainGateway(Protocol):
         """ChainStatus.ACTIVE or PAUSED. Raises ChainError when the chain cannot be asked."""
 
     def token_account_open(self, *, owner: str, mint: str, address: str) -> None:
-        """Ask for a Solana associated token account to be created (idempotent)."""
+        """Ask for a Solana associated token account to be created (idempotent: asked again
+        while it is opening, nothing new happens)."""
 
     def token_account_state(self, *, address: str) -> str:
-        """An AccountState value."""
+        """An AccountState value: MISSING (or CLOSED) when nothing is opening it now, so the
+        caller asks for it to be opened again."""
 
-    def token_account_close(self, *, address: str) -> None:
-        """Sweep an emptied Solana token account to the treasury and close it (rent back)."""
+    def token_account_close(self, *, address: str) -> str:
+        """Sweep an emptied Solana token account to the treasury and close it (rent back). The
+        account's AccountState: CLOSED once the chain closed it; anything else, the closing is
+        under way and the caller asks again later."""
 
     def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
         """None when the chain does not know the transaction, or cannot tell now (its node does

@@ -2,34 +2,40 @@
 (``CRYPTO_<CHAIN>_RPC_URL``): transaction states from receipts and the head, cashouts signed by
 the hot wallet with managed nonces. Deposits are found by the scanner (``crypto.evm.scanner``),
 fee bumps and resends by the transactions sweep, sweeps of deposit addresses by
-``crypto.evm.sweeps``. Every other chain (Solana always) goes to the gateway ``CRYPTO_OTHER_CHAINS``
-names (the sandbox's with SANDBOX), else to the unconfigured one: its addresses and cashouts
-answer ONCHAIN_DISABLED."""
+``crypto.evm.sweeps``. Every other chain goes to the gateway it is given (``NodeChains`` gives
+it the Solana one's), else to the one ``CRYPTO_OTHER_CHAINS`` names (the sandbox's with
+SANDBOX), else to the unconfigured one: its addresses and cashouts answer ONCHAIN_DISABLED.
+
+A chain whose node is not the configured network's (``crypto.evm.node``: its chain id, its token
+contracts) cannot be asked its status: addresses and cashouts answer ONCHAIN_DISABLED, and nothing
+is scanned, signed or sent on it."""
 
 import logging
 from decimal import Decimal
 
 from core.adapters import adapter_load
-from crypto.chains import get_chains
+from crypto.chains import chain_gateway
 from crypto.chains.base import BroadcastError, ChainError, ChainGateway, ChainStatus, TransferState
 from crypto.chains.unconfigured import UnconfiguredChains
 from crypto.evm.models import EvmAttempt, EvmTransaction, EvmTransferLog
 from crypto.evm.node import erc20_transfer_data, evm_chains_configured, evm_node
 from crypto.evm.transactions import evm_transaction_send, evm_transaction_sighting
 from crypto.keys import evm_hot_wallet_key
-from crypto.networks import network
+from crypto.networks import EVM_CHAINS, network
 
 logger = logging.getLogger(__name__)
 
 
 class EvmChains:
-    def __init__(self) -> None:
+    def __init__(self, other: ChainGateway | None = None) -> None:
         self.chains = evm_chains_configured()
-        self.other: ChainGateway = adapter_load("CRYPTO_OTHER_CHAINS", UnconfiguredChains)
+        self.other: ChainGateway = other or adapter_load("CRYPTO_OTHER_CHAINS", UnconfiguredChains)
 
     def status(self, chain: str, *, tenant: str) -> str:
-        # A halt of a real chain is the operator's call: CRYPTO_PAUSED_CHAINS.
+        # A halt of a real chain is the operator's call: CRYPTO_PAUSED_CHAINS. The node is asked
+        # only at a process's first contact (is it the network's chain?), then remembered.
         if chain in self.chains:
+            evm_node(chain)
             return ChainStatus.ACTIVE
         return self.other.status(chain, tenant=tenant)
 
@@ -39,8 +45,8 @@ class EvmChains:
     def token_account_state(self, *, address: str) -> str:
         return self.other.token_account_state(address=address)
 
-    def token_account_close(self, *, address: str) -> None:
-        self.other.token_account_close(address=address)
+    def token_account_close(self, *, address: str) -> str:
+        return self.other.token_account_close(address=address)
 
     def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:
         if chain not in self.chains:
@@ -73,10 +79,11 @@ class EvmChains:
         units = amount.scaleb(decimals)
         if units != units.to_integral_value() or units <= 0:
             raise BroadcastError(f"{amount} is not a positive amount of whole token units")
+        chain_key = f"cashout:{key}"
         try:
             sent = evm_transaction_send(
                 chain=chain,
-                key=f"cashout:{key}",
+                key=chain_key,
                 purpose=EvmTransaction.Purpose.CASHOUT,
                 sender_key=evm_hot_wallet_key(),
                 to=contract,
@@ -84,6 +91,13 @@ class EvmChains:
             )
         except ChainError as exc:
             raise BroadcastError(str(exc)) from exc  # raised before signing: nothing went out
+        except Exception as exc:
+            # web3 or eth-account refusing an input (an address, a key): a refusal too, retried
+            # then failed and refunded, unless a transaction was signed (then it stands).
+            if EvmTransaction.objects.filter(key=chain_key).exists():
+                raise
+            logger.exception("%s cashout %s refused before signing", chain, key)
+            raise BroadcastError(f"refused before signing: {exc!r}") from exc
         return sent.attempts.order_by("-id")[0].tx_hash
 
 
@@ -108,7 +122,6 @@ def _incoming_state(chain: str, tx_hash: str) -> TransferState | None:
 
 
 def evm_served_chains() -> tuple[str, ...]:
-    """The chains this deployment serves over JSON-RPC: none unless CRYPTO_CHAINS is this
-    gateway (the scanner and the sweeps are then idle)."""
-    gateway = get_chains()
-    return gateway.chains if isinstance(gateway, EvmChains) else ()
+    """The EVM chains this deployment serves over JSON-RPC: none unless CRYPTO_CHAINS is (or
+    holds) this gateway (the scanner and the sweeps are then idle)."""
+    return tuple(chain for chain in EVM_CHAINS if isinstance(chain_gateway(chain), EvmChains))

@@ -19,7 +19,7 @@ class UnconfiguredChains:
     def token_account_state(self, *, address: str) -> str:
         raise ChainError(UNCONFIGURED)
 
-    def token_account_close(self, *, address: str) -> None:
+    def token_account_close(self, *, address: str) -> str:
         raise ChainError(UNCONFIGURED)
 
     def transfer_state(self, *, chain: str, tx_hash: str) -> TransferState | None:

@@ -1,10 +1,12 @@
-"""Staff console of the real EVM chains: the sweeps of deposit addresses (requested from the
-allocations' "sweep" action or by the schedule) and every transaction the service signed, with
-its attempts. Read-only: the chain decides how they end."""
+"""Staff console of the real EVM chains: where each chain's deposit scanner is (where it began,
+the last block read, the node's head and how far behind it is), the sweeps of deposit addresses
+(requested from the allocations' "sweep" action or by the schedule) and every transaction the
+service signed, with its attempts. Read-only: the chain decides how they end."""
 
 from django.contrib import admin
 
-from crypto.evm.models import EvmAttempt, EvmSweep, EvmTransaction
+from crypto.evm.models import EvmAttempt, EvmCursor, EvmSweep, EvmTransaction
+from crypto.selectors import ChainScanState, chain_scan_state
 
 
 class ReadOnly(admin.ModelAdmin):
@@ -56,3 +58,34 @@ class EvmTransactionAdmin(ReadOnly):
     list_filter = ["status", "purpose", "chain"]
     search_fields = ["key", "sender", "to", "mined_hash", "attempts__tx_hash"]
     inlines = [EvmAttemptInline]
+
+
+@admin.register(EvmCursor)
+class EvmCursorAdmin(ReadOnly):
+    ordering = ("-started_at", "chain")
+    list_display = [
+        "chain",
+        "first_block",
+        "started_at",
+        "last_scanned_block",
+        "head",
+        "lag_blocks",
+        "lag_seconds",
+        "scanned_at",
+    ]
+
+    @staticmethod
+    def _state(cursor: EvmCursor) -> ChainScanState:
+        return chain_scan_state(cursor.chain, cursor)
+
+    @admin.display(description="last block read")
+    def last_scanned_block(self, cursor: EvmCursor) -> int | None:
+        return self._state(cursor).last_scanned_block
+
+    @admin.display(description="behind the head (blocks)")
+    def lag_blocks(self, cursor: EvmCursor) -> int | None:
+        return self._state(cursor).lag_blocks
+
+    @admin.display(description="behind the head (seconds of chain time)")
+    def lag_seconds(self, cursor: EvmCursor) -> int | None:
+        return self._state(cursor).lag_seconds

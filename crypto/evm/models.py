@@ -20,11 +20,32 @@ def wei_field(**options: object) -> models.DecimalField:
 
 
 class EvmCursor(models.Model):
-    """Per chain, the first block the deposit scanner has not read yet."""
+    """Per chain, the first block the deposit scanner has not read yet, where its scanning began,
+    and what the last step saw: the node's head (a step stores it, so readers such as /health
+    never ask the node) and the times of the blocks, from which its lag is told."""
 
     chain = models.CharField(max_length=8, primary_key=True, choices=CHAIN_CHOICES)
     next_block = models.PositiveBigIntegerField()
-    updated_at = models.DateTimeField()
+    updated_at = models.DateTimeField(help_text="When the cursor last moved.")
+    first_block = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="The block the first scan began at (the head then)."
+    )
+    started_at = models.DateTimeField(null=True, blank=True, help_text="When scanning began.")
+    scanned_block_time = models.DateTimeField(
+        null=True, blank=True, help_text="The chain's time of the last block read."
+    )
+    head = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="The node's head at the last step."
+    )
+    head_time = models.DateTimeField(
+        null=True, blank=True, help_text="The chain's time of that head block."
+    )
+    scanned_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a step last completed (the service clock)."
+    )
+
+    class Meta:
+        verbose_name = "EVM deposit scanner"
 
     def __str__(self) -> str:
         return f"{self.chain} from block {self.next_block}"

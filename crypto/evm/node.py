@@ -1,6 +1,10 @@
 """The JSON-RPC node of each EVM chain (``CRYPTO_<CHAIN>_RPC_URL``) through web3.py, reduced to
-what the gateway asks: heads and block hashes, token Transfer logs, receipts, nonces, balances,
-fees, gas estimates and raw sends. Every failure of the node or the network is a ChainError."""
+what the gateway asks: heads and blocks, token Transfer logs, receipts, nonces, balances, fees,
+gas estimates and raw sends. Every failure of the node or the network is a ChainError.
+
+A node is used only once it proved to be the configured network's chain: its ``eth_chainId`` is
+the network's and each token contract has code there (``ChainMismatchError`` otherwise, nothing
+read from it or signed for it). Checked at each process's first contact, then remembered."""
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -18,7 +22,7 @@ from web3.providers.rpc import HTTPProvider
 from web3.types import RPCEndpoint
 
 from crypto.chains.base import ChainError
-from crypto.networks import EVM_CHAINS
+from crypto.networks import EVM_CHAINS, network
 
 TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
 TRANSFER_CALL = function_signature_to_4byte_selector("transfer(address,uint256)")
@@ -28,6 +32,18 @@ RPC_TIMEOUT_SECONDS = 10
 
 class CallRevertedError(ChainError):
     """The node says the call would revert: it was not signed, nothing went out."""
+
+
+class ChainMismatchError(ChainError):
+    """The node is not the configured network's chain (another chain id, or a token contract
+    without code there): the gateway refuses to read from it or sign for it."""
+
+
+@dataclass(frozen=True)
+class BlockHeader:
+    number: int
+    hash: str
+    timestamp: int  # the block's own time, seconds since the epoch
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,8 @@ class Node:
         )
         self.w3 = Web3(provider)
         self._chain_id: int | None = None
+        # (chain id, token contracts) this node was found to serve: checked once per process.
+        self.verified: set[tuple[int | None, tuple[str, ...]]] = set()
 
     def chain_id(self) -> int:
         if self._chain_id is None:
@@ -101,16 +119,38 @@ class Node:
         with _rpc("eth_blockNumber"):
             return int(self.w3.eth.block_number)
 
-    def block_hash(self, number: int) -> str | None:
-        """The hash the chain has at this height now; None above its head."""
+    def block(self, number: int | str) -> BlockHeader | None:
+        """The block the chain has at this height now (or ``"latest"``); None above its head."""
+        at = hex(number) if isinstance(number, int) else number
         with _rpc("eth_getBlockByNumber"):
-            block = self.w3.provider.make_request(
-                RPCEndpoint("eth_getBlockByNumber"), [hex(number), False]
-            )
+            block = self.w3.provider.make_request(RPCEndpoint("eth_getBlockByNumber"), [at, False])
         if "error" in block:
             raise ChainError(f"eth_getBlockByNumber: {block['error']}")
         found = block.get("result")
-        return str(found["hash"]) if found else None
+        if not found:
+            return None
+        return BlockHeader(
+            number=int(found["number"], 16),
+            hash=str(found["hash"]),
+            timestamp=int(found["timestamp"], 16),
+        )
+
+    def block_hash(self, number: int) -> str | None:
+        """The hash the chain has at this height now; None above its head."""
+        header = self.block(number)
+        return header.hash if header else None
+
+    def latest(self) -> BlockHeader:
+        """The head block: its number and its time."""
+        header = self.block("latest")
+        if header is None:
+            raise ChainError("eth_getBlockByNumber: the node has no latest block")
+        return header
+
+    def has_code(self, address: str) -> bool:
+        """A contract is deployed at ``address`` (not an account without code)."""
+        with _rpc("eth_getCode"):
+            return len(bytes(self.w3.eth.get_code(address))) > 0  # type: ignore[arg-type]
 
     def transfers(self, *, contracts: Sequence[str], start: int, end: int) -> list[TokenTransfer]:
         """Transfer logs of these token contracts in blocks ``start`` to ``end``, in chain order."""
@@ -199,10 +239,40 @@ def _node(url: str) -> Node:
 
 
 def evm_node(chain: str) -> Node:
+    """The chain's node, once it proved to be the configured network's chain. Raises
+    ChainMismatchError when it is not, ChainError when it cannot be asked."""
     url = settings.CRYPTO_RPC_URLS.get(chain)
     if not url:
         raise ChainError(f"no node is configured for {chain} (CRYPTO_{chain}_RPC_URL)")
-    return _node(url)
+    node = _node(url)
+    _verify(node, chain)
+    return node
+
+
+def _verify(node: Node, chain: str) -> None:
+    """The node answers the network's chain id and has code at each token contract. The first
+    contact of a process asks it (1 + one per token calls); a success is remembered, and so is
+    the chain id it answered, so a node on the wrong chain is refused without asking again."""
+    net = network(chain)
+    contracts = tuple(sorted(token.contract for token in net.tokens.values()))
+    if (net.chain_id, contracts) in node.verified:
+        return
+    setting = f"CRYPTO_{chain}_RPC_URL"
+    answered = node.chain_id()
+    if answered != net.chain_id:
+        raise ChainMismatchError(
+            f"the node of {setting} is on chain id {answered}, but CRYPTO_NETWORK="
+            f"{settings.CRYPTO_NETWORK} makes {chain} {net.name} (chain id {net.chain_id}): "
+            "nothing is read from it or signed for it"
+        )
+    for token in net.tokens.values():
+        if not node.has_code(token.contract):
+            raise ChainMismatchError(
+                f"{net.name} has no contract at {token.contract}, the {token.symbol} token of "
+                f"CRYPTO_{chain}_TOKENS or the network (asked the node of {setting}): "
+                "nothing is read from it or signed for it"
+            )
+    node.verified.add((net.chain_id, contracts))
 
 
 def evm_chains_configured() -> tuple[str, ...]:

@@ -12,16 +12,16 @@ head by the deposit sweep, through the gateway."""
 
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
 
 from core import clock
-from core.metrics import EVM_SCANNER_LAG
 from crypto.chains.base import ChainError
 from crypto.evm.models import EvmBlock, EvmCursor, EvmTransferLog
-from crypto.evm.node import Node, TokenTransfer, evm_node
+from crypto.evm.node import BlockHeader, ChainMismatchError, Node, TokenTransfer, evm_node
 from crypto.models import AddressAllocation
 from crypto.networks import Token, network
 from crypto.services.deposits import DepositTarget, crypto_deposit_observe
@@ -45,10 +45,16 @@ def _cursor(chain: str, node: Node) -> EvmCursor:
     if cursor is not None:
         return cursor
     head = node.head()
+    now = clock.now()
     cursor, _ = EvmCursor.objects.get_or_create(
-        chain=chain, defaults={"next_block": head, "updated_at": clock.now()}
+        chain=chain,
+        defaults={"next_block": head, "first_block": head, "started_at": now, "updated_at": now},
     )
     return cursor
+
+
+def _chain_time(block: BlockHeader) -> datetime:
+    return datetime.fromtimestamp(block.timestamp, tz=UTC)
 
 
 def _fork_point(chain: str, node: Node) -> int | None:
@@ -76,13 +82,13 @@ def _rewind(chain: str, cursor: EvmCursor, node: Node) -> int:
 
 def _read(
     node: Node, tokens: list[Token], start: int, end: int
-) -> tuple[int, str, list[TokenTransfer]]:
-    """The transfers of ``start``..``end`` with the hash of ``end``; of the first half of the
-    range when the node refuses it (too many results), down to one block. The hash is read
-    before and after the logs: the same twice, the logs are of the chain that ends in it."""
+) -> tuple[BlockHeader, list[TokenTransfer]]:
+    """The transfers of ``start``..``end`` with the block ``end``; of the first half of the
+    range when the node refuses it (too many results), down to one block. The block's hash is
+    read before and after the logs: the same twice, the logs are of the chain that ends in it."""
     contracts = [token.contract for token in tokens]
     while True:
-        before = node.block_hash(end)
+        before = node.block(end)
         try:
             transfers = node.transfers(contracts=contracts, start=start, end=end)
         except ChainError:
@@ -90,10 +96,10 @@ def _read(
                 raise
             end = start + (end - start) // 2
             continue
-        after = node.block_hash(end)
-        if before is None or after != before:
+        after = node.block(end)
+        if before is None or after is None or after.hash != before.hash:
             raise ChainError(f"block {end} changed while it was read: the next step reads again")
-        return end, after, transfers
+        return after, transfers
 
 
 def evm_deposits_scan_step(*, chain: str) -> ScanStep:
@@ -106,23 +112,32 @@ def evm_deposits_scan_step(*, chain: str) -> ScanStep:
         return ScanStep(
             start=start, end=start - 1, transfers=0, rewound_to=_rewind(chain, cursor, node)
         )
-    head = node.head()
+    latest = node.latest()
+    head = latest.number
+    seen = {"head": head, "head_time": _chain_time(latest)}
     if start > head:
-        EVM_SCANNER_LAG.labels(chain).set(0)
+        EvmCursor.objects.filter(chain=chain).update(scanned_at=clock.now(), **seen)
         return ScanStep(start=start, end=start - 1, transfers=0)
     tokens = list(network(chain).tokens.values())
     end = min(head, start + max(1, settings.CRYPTO_EVM_SCAN_BLOCKS) - 1)
-    end, end_hash, transfers = _read(node, tokens, start, end)
+    end_block, transfers = _read(node, tokens, start, end)
+    end = end_block.number
     observed = _observe(chain, tokens, transfers, head)
+    now = clock.now()
     with transaction.atomic():
         moved = EvmCursor.objects.filter(chain=chain, next_block=start).update(
-            next_block=end + 1, updated_at=clock.now()
+            next_block=end + 1,
+            updated_at=now,
+            scanned_at=now,
+            scanned_block_time=_chain_time(end_block),
+            **seen,
         )
         if moved:
-            EvmBlock.objects.update_or_create(chain=chain, number=end, defaults={"hash": end_hash})
+            EvmBlock.objects.update_or_create(
+                chain=chain, number=end, defaults={"hash": end_block.hash}
+            )
             stale = EvmBlock.objects.filter(chain=chain).order_by("-number")[KEPT_BLOCKS:]
             EvmBlock.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
-    EVM_SCANNER_LAG.labels(chain).set(head - end)
     return ScanStep(start=start, end=end, transfers=observed)
 
 
@@ -178,6 +193,8 @@ def evm_deposits_scan_all(*, chains: tuple[str, ...]) -> int:
     for chain in chains:
         try:
             observed += evm_deposits_scan(chain=chain)
+        except ChainMismatchError as exc:
+            logger.error("%s not scanned: %s", chain, exc)
         except ChainError as exc:
             logger.warning("%s scan stopped: %s", chain, exc)
     return observed

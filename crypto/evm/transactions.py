@@ -119,8 +119,15 @@ def evm_transaction_send(
     """The transaction of ``key``: signed once, with the next nonce of its sender, and sent.
     Raises ChainError (CallRevertedError when the call would fail) only before signing, when
     nothing went out; once signed, the same ``key`` always gives this transaction back."""
-    node = evm_node(chain)
     existing = EvmTransaction.objects.filter(key=key).first()
+    try:
+        node = evm_node(chain)
+    except ChainError as exc:
+        if existing is None:
+            raise
+        # Signed already: it stands, and the transactions sweep sends it once the node answers.
+        logger.info("%s not sent again now: %s", existing, exc)
+        return existing
     if existing is None:
         sender = str(Account.from_key(sender_key).address)
         gas = node.estimate_gas(sender=sender, to=to, value=value, data=data)

@@ -84,12 +84,14 @@ def _account_claim(allocation: AddressAllocation, token: str) -> SolanaTokenAcco
 
 
 def solana_account_progress(*, account: SolanaTokenAccount) -> SolanaTokenAccount:
-    """Ask the chain to open a pending account (once), then whether it is open. Network I/O."""
+    """Ask the chain whether a pending account is open, and to open it when nothing is opening
+    it (first, or after a lost or failed opening). Network I/O."""
     if account.status != Status.PENDING:
         return account
     chains = get_chains()
     try:
-        if account.open_requested_at is None:
+        state = chains.token_account_state(address=account.address)
+        if state in (AccountState.MISSING, AccountState.CLOSED):
             chains.token_account_open(
                 owner=account.allocation.solana_owner or "",
                 mint=account.mint,
@@ -98,7 +100,6 @@ def solana_account_progress(*, account: SolanaTokenAccount) -> SolanaTokenAccoun
             SolanaTokenAccount.objects.filter(
                 pk=account.pk, status=Status.PENDING, open_requested_at__isnull=True
             ).update(open_requested_at=clock.now())
-        state = chains.token_account_state(address=account.address)
     except ChainError:
         return account  # the sweep asks again
     if state == AccountState.OPEN:
@@ -185,19 +186,21 @@ def solana_account_close_if_emptied(*, deposit: CryptoDeposit) -> bool:
 
 
 def solana_account_close(*, address: str) -> None:
-    """Sweep and close on the chain an account closed here. Network I/O."""
+    """Sweep and close on the chain an account closed here (one step: the chain may take a
+    while; the sweep comes back until it says closed). Network I/O."""
     account = SolanaTokenAccount.objects.filter(
         address=address, status=Status.CLOSED, close_pending=True
     ).first()
     if account is None:
         return
     try:
-        get_chains().token_account_close(address=address)
+        state = get_chains().token_account_close(address=address)
     except ChainError:
         return  # the sweep tries again
-    SolanaTokenAccount.objects.filter(
-        pk=account.pk, status=Status.CLOSED, close_pending=True
-    ).update(close_pending=False)
+    if state == AccountState.CLOSED:
+        SolanaTokenAccount.objects.filter(
+            pk=account.pk, status=Status.CLOSED, close_pending=True
+        ).update(close_pending=False)
 
 
 def solana_accounts_sweep() -> int:

@@ -1,6 +1,7 @@
 """What deposits, cashouts and addresses share: availability, chain pauses, review thresholds,
 the clock in milliseconds and the webhooks."""
 
+import logging
 from datetime import datetime
 from uuid import UUID
 
@@ -18,6 +19,8 @@ from ledger.representations import funding_event_json
 from ledger.selectors import funding_of_source
 from merchants.models import Merchant
 from merchants.webhooks.outbox import webhook_event_emit
+
+logger = logging.getLogger(__name__)
 
 
 def now_ms() -> datetime:
@@ -43,6 +46,16 @@ def chain_paused(chain: str, *, merchant_id: UUID | str) -> bool:
     return get_chains().status(chain, tenant=str(merchant_id)) == ChainStatus.PAUSED
 
 
+def chain_paused_or_unknown(chain: str, *, merchant_id: UUID | str) -> bool | None:
+    """For the sweeps: None when the chain cannot be asked (its rows wait for the next run, the
+    other chains' go on). Network I/O."""
+    try:
+        return chain_paused(chain, merchant_id=merchant_id)
+    except ChainError as exc:
+        logger.warning("%s cannot be asked, its rows wait: %s", chain, exc)
+        return None
+
+
 def chain_status(chain: str, *, merchant_id: UUID | str) -> str:
     """For a request: ``active``, or ``paused`` (addresses stay valid, credits and cashout
     broadcasts wait). 2500 when the chain cannot be asked (no gateway configured, its node down).
@@ -50,6 +63,7 @@ def chain_status(chain: str, *, merchant_id: UUID | str) -> str:
     try:
         return "paused" if chain_paused(chain, merchant_id=merchant_id) else "active"
     except ChainError as exc:
+        logger.warning("%s cannot be asked: %s", chain, exc)
         raise DomainError("ONCHAIN_DISABLED", f"The {chain} chain cannot be reached.") from exc
 
 

@@ -19,7 +19,13 @@ from crypto.chains import get_chains
 from crypto.models import AddressAllocation, CryptoDeposit, FlaggedAddress, SolanaTokenAccount
 from crypto.networks import EVM_CHAINS, min_confirmations, min_deposit_cents
 from crypto.services.addresses import solana_account_close_if_emptied
-from crypto.services.common import chain_paused, deposit_emit, deposit_review_above_cents, now_ms
+from crypto.services.common import (
+    chain_paused,
+    chain_paused_or_unknown,
+    deposit_emit,
+    deposit_review_above_cents,
+    now_ms,
+)
 from ledger.models import USD_PER_TOKEN, Funding
 from ledger.services import funding_record, funding_status_set
 from wallet.services import wallet_crypto_credit
@@ -267,15 +273,17 @@ def crypto_deposit_refresh(
 
 def crypto_deposits_sweep() -> int:
     """Every pending deposit, as the chain sees it now; returns how many were looked at.
-    Confirmations arrive here in production (and with the sandbox autopilot)."""
+    Confirmations arrive here in production (and with the sandbox autopilot). A chain that
+    cannot be asked waits."""
     pending = CryptoDeposit.objects.filter(status=Status.PENDING).values_list(
         "id", "merchant_id", "chain"
     )[:500]
-    paused: dict[tuple[UUID, str], bool] = {}
+    paused: dict[tuple[UUID, str], bool | None] = {}
     for deposit_id, merchant_id, chain in pending:
         if (merchant_id, chain) not in paused:
-            paused[merchant_id, chain] = chain_paused(chain, merchant_id=merchant_id)
-        crypto_deposit_refresh(deposit_id=deposit_id, paused=paused[merchant_id, chain])
+            paused[merchant_id, chain] = chain_paused_or_unknown(chain, merchant_id=merchant_id)
+        if paused[merchant_id, chain] is not None:
+            crypto_deposit_refresh(deposit_id=deposit_id, paused=paused[merchant_id, chain])
     return len(pending)
 
 

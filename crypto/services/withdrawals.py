@@ -8,6 +8,7 @@ dropped), rejected (merchant or staff), cancelled (staff). Each change emits
 ``crypto_withdrawal.<status>`` and moves the WITHDRAWAL funding; exits add a REFUND funding.
 """
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
@@ -22,11 +23,12 @@ from core.errors import DomainError
 from core.handoffs import handoff_on_commit
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, TransferState
-from crypto.keys import evm_address_valid, solana_address_valid
+from crypto.destinations import cashout_address_check
 from crypto.models import CryptoWithdrawal
-from crypto.networks import EVM_CHAINS, min_confirmations, network
+from crypto.networks import min_confirmations, network
 from crypto.services.common import (
     chain_paused,
+    chain_paused_or_unknown,
     chain_status,
     crypto_access_check,
     now_ms,
@@ -58,6 +60,7 @@ FUNDING_STATUS = {
 FINAL = frozenset({Status.COMPLETED, Status.FAILED, Status.REJECTED, Status.CANCELLED})
 CANCELLABLE = frozenset({Status.AWAITING_APPROVAL, Status.IN_REVIEW})
 SOURCE = "crypto_withdrawal"
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -67,12 +70,6 @@ class CashoutIn:
     address: str
     amount_cents: int
     request_id: str
-
-
-def cashout_address_valid(*, chain: str, address: str) -> bool:
-    if chain in EVM_CHAINS:
-        return evm_address_valid(address)
-    return solana_address_valid(address)
 
 
 def _cents(value: int) -> Decimal:
@@ -164,10 +161,7 @@ def crypto_withdrawal_create(
         return first, False
     # A paused chain takes cashouts (they wait); one that cannot be asked refuses them (2500).
     chain_status(request.chain, merchant_id=merchant.pk)
-    if not cashout_address_valid(chain=request.chain, address=request.address):
-        raise DomainError(
-            "ONCHAIN_WITHDRAW_INVALID_ADDRESS", f"Not a valid {request.chain} address."
-        )
+    cashout_address_check(chain=request.chain, address=request.address)
     fee = int(settings.CRYPTO_WITHDRAW_FEE_CENTS[request.chain])
     receive = request.amount_cents - fee
     least = int(settings.CRYPTO_WITHDRAW_MIN_RECEIVE_CENTS[request.chain])
@@ -286,14 +280,17 @@ def crypto_withdrawals_broadcast_due() -> list[str]:
 
 def crypto_withdrawal_broadcast(*, withdrawal_id: str) -> None:
     """Send an approved cashout. Keyed by the cashout, so a twin worker gets the same
-    transaction; the chain is called outside any transaction."""
+    transaction; the chain is called outside any transaction. While the chain cannot be asked
+    (its node down, or not the configured network's) it waits: only the gateway knows whether
+    a transaction was signed for it, so only its refusal (BroadcastError) counts."""
     withdrawal = CryptoWithdrawal.objects.filter(pk=withdrawal_id).first()
     now = clock.now()
     if (
         withdrawal is None
         or withdrawal.status != Status.APPROVED
         or (withdrawal.next_broadcast_at is not None and withdrawal.next_broadcast_at > now)
-        or chain_paused(withdrawal.chain, merchant_id=withdrawal.merchant_id)
+        or chain_paused_or_unknown(withdrawal.chain, merchant_id=withdrawal.merchant_id)
+        is not False
     ):
         return
     token = network(withdrawal.chain).token(withdrawal.token)
@@ -306,7 +303,7 @@ def crypto_withdrawal_broadcast(*, withdrawal_id: str) -> None:
             amount=_cents(withdrawal.receive_cents),
             key=str(withdrawal.id),
         )
-    except BroadcastError as exc:
+    except BroadcastError as exc:  # nothing went out
         _broadcast_failed(withdrawal_id, str(exc))
         return
     with transaction.atomic():
@@ -326,8 +323,10 @@ def _broadcast_failed(withdrawal_id: str, error: str) -> None:
             return
         withdrawal.broadcast_attempts += 1
         if withdrawal.broadcast_attempts >= settings.CRYPTO_BROADCAST_ATTEMPTS:
+            logger.error("cashout %s failed, nothing was sent: %s", withdrawal_id, error)
             _exit(withdrawal, Status.FAILED, "BROADCAST_FAILED", error)
             return
+        logger.warning("cashout %s not sent, tried again later: %s", withdrawal_id, error)
         wait = delays[min(withdrawal.broadcast_attempts, len(delays)) - 1]
         withdrawal.next_broadcast_at = clock.now() + timedelta(seconds=wait)
         withdrawal.reason_detail = error[:200]
@@ -376,14 +375,16 @@ def crypto_withdrawal_refresh(*, withdrawal_id: str, paused: bool | None = None)
 
 
 def crypto_withdrawals_sweep_sent() -> int:
+    """Every sent cashout, as the chain sees it now; a chain that cannot be asked waits."""
     sent = CryptoWithdrawal.objects.filter(status=Status.SENT).values_list(
         "id", "merchant_id", "chain"
     )[:500]
-    paused: dict[tuple[UUID, str], bool] = {}
+    paused: dict[tuple[UUID, str], bool | None] = {}
     for withdrawal_id, merchant_id, chain in sent:
         if (merchant_id, chain) not in paused:
-            paused[merchant_id, chain] = chain_paused(chain, merchant_id=merchant_id)
-        crypto_withdrawal_refresh(
-            withdrawal_id=str(withdrawal_id), paused=paused[merchant_id, chain]
-        )
+            paused[merchant_id, chain] = chain_paused_or_unknown(chain, merchant_id=merchant_id)
+        if paused[merchant_id, chain] is not None:
+            crypto_withdrawal_refresh(
+                withdrawal_id=str(withdrawal_id), paused=paused[merchant_id, chain]
+            )
     return len(sent)

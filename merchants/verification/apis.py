@@ -5,6 +5,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
+from config.api.views import ApiView
 from core.errors import DomainError
 from merchants.models import Client
 from merchants.selectors import client_get
@@ -22,6 +23,7 @@ from merchants.verification.serializers import (
 )
 from merchants.verification.services import (
     verification_link,
+    verification_notification_receive,
     verification_start,
 )
 from merchants.views import ClientApiView
@@ -50,8 +52,10 @@ class VerificationStartApi(ClientVerificationApiView):
         summary="Start the client's identity verification",
         description="""
             Opens a document-and-selfie check of the client at the identity provider. Send the
-            person to `captureUrl` to capture their document and a selfie; the provider decides
-            later and the service fetches its verdict by itself (no webhook is sent): read
+            person to `captureUrl` to capture their document and a selfie, or open the
+            provider's web SDK in your own page with `sdkToken` (with Sumsub: its WebSDK's
+            access token, valid 30 minutes by default); the provider decides later and the
+            service takes its verdict by itself (no webhook is sent to you): read
             `GET /client/verification/status` to follow it. `email` (optional) names the
             identity the accepted check is kept under, for linking the person's other accounts.
 
@@ -73,8 +77,8 @@ class VerificationStartApi(ClientVerificationApiView):
     )
     def post(self, request: Request) -> Response:
         body = self.parse_body(request)
-        process = verification_start(client=self.client(request), email=body.get("email"))
-        return Response(verification_start_json(process))
+        started = verification_start(client=self.client(request), email=body.get("email"))
+        return Response(verification_start_json(started))
 
 
 class VerificationStatusApi(ClientVerificationApiView):
@@ -134,3 +138,19 @@ class VerificationLinkApi(ClientVerificationApiView):
         body = self.parse_body(request)
         client = verification_link(client=self.client(request), email=body["email"])
         return Response(verification_status_json(verification_status_get(client=client)))
+
+
+class IdentityProviderNotificationApi(ApiView):
+    """The identity provider's notifications (Sumsub's webhooks): no credentials, the body's
+    signature is the proof; the raw body is read as received, before any parsing. Not in the
+    merchants' OpenAPI document: only the provider calls it."""
+
+    authentication_classes = []
+    permission_classes = []
+
+    @extend_schema(exclude=True)
+    def post(self, request: Request) -> Response:
+        verification_notification_receive(
+            body=request.body, headers={k.lower(): v for k, v in request.headers.items()}
+        )
+        return Response({"received": True})

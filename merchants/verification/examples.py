@@ -9,6 +9,7 @@ START_REQUEST = {"email": "ann.lee@example.com"}
 STARTED = {
     "captureUrl": "https://capture.idv-sandbox.invalid/session/uvu1TWjl1KYopKvGX9vwlsGZbF-JEhLM",
     "dossierId": DOSSIER_ID,
+    "sdkToken": "sandbox-sdk-uvu1TWjl1KYopKvGX9vwlsGZbF-JEhLM",
 }
 
 ACCEPTED_PROCESS = {

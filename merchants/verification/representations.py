@@ -14,6 +14,13 @@ ProcessStatus = Literal["PENDING", "ACCEPTED", "REJECTED", "EXPIRED"]
 class VerificationStartOut(TypedDict):
     captureUrl: Annotated[Url, Doc("Send the person here to capture document+selfie.")]
     dossierId: str
+    sdkToken: Annotated[
+        str,
+        Doc(
+            "Or open the identity provider's web SDK in your own page with this access token "
+            "(Sumsub's WebSDK accessToken); it expires, a new start gives a new one."
+        ),
+    ]
 
 
 class VerificationProcessOut(TypedDict):
@@ -38,6 +45,14 @@ class VerificationStatusOut(TypedDict):
 
 
 @dataclass(frozen=True)
+class VerificationStarted:
+    """A process just opened, with the SDK token the provider gave for it (never stored)."""
+
+    process: VerificationProcess
+    sdk_token: str
+
+
+@dataclass(frozen=True)
 class VerificationStatus:
     """A client's verification as the status selector reads it."""
 
@@ -48,8 +63,12 @@ class VerificationStatus:
     linked_at: datetime | None
 
 
-def verification_start_json(process: VerificationProcess) -> VerificationStartOut:
-    return {"captureUrl": process.capture_url, "dossierId": process.dossier_id}
+def verification_start_json(started: VerificationStarted) -> VerificationStartOut:
+    return {
+        "captureUrl": started.process.capture_url,
+        "dossierId": started.process.dossier_id,
+        "sdkToken": started.sdk_token,
+    }
 
 
 def verification_process_json(process: VerificationProcess) -> VerificationProcessOut:

@@ -7,18 +7,31 @@ account of the identity has the client's kycHash). Either way the client's store
 without a query); authentication never lowers it.
 """
 
+import hashlib
+import logging
 import uuid
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models.functions import Greatest
 
 from core import clock
-from core.errors import DomainError
-from merchants.models import Client, VerificationProcess, VerifiedIdentity
+from core.errors import DomainError, validation_error
+from merchants.models import Client, IdentityNotification, VerificationProcess, VerifiedIdentity
 from merchants.verification import get_identity_provider
-from merchants.verification.base import ProviderUnavailableError, Verdict
+from merchants.verification.base import (
+    Notification,
+    NotificationInvalidError,
+    NotificationSignatureError,
+    NotificationsUnsupportedError,
+    ProviderUnavailableError,
+    Verdict,
+)
+from merchants.verification.representations import VerificationStarted
 from merchants.verification.selectors import verification_open_process_recent
+
+logger = logging.getLogger(__name__)
 
 # Document and selfie checked by the provider: the top of the contract's 0-3 kycLevel scale.
 VERIFIED_LEVEL = 3
@@ -26,6 +39,13 @@ VERIFIED_LEVEL = 3
 IN_PROGRESS_WINDOW = timedelta(minutes=30)
 FIRST_CHECK_AFTER = timedelta(minutes=1)
 MAX_CHECK_INTERVAL = timedelta(hours=1)
+# A provider's notification is taken this long after the provider made it, and no longer: the
+# service remembers what it took for as long, so a copy is refused as a replay. Sumsub re-sends
+# a notification it could not deliver 5 minutes, 1 hour, 5 and 18 hours later
+# (https://docs.sumsub.com/docs/webhooks), about 24 hours in all: two days covers it.
+NOTIFICATION_MAX_AGE = timedelta(days=2)
+# How far ahead of the service's clock the provider's may run.
+NOTIFICATION_MAX_SKEW = timedelta(minutes=5)
 
 
 def email_normalize(email: str | None) -> str:
@@ -47,10 +67,11 @@ def _start_allowed(*, client: Client, now: datetime) -> None:
         )
 
 
-def verification_start(*, client: Client, email: str | None) -> VerificationProcess:
+def verification_start(*, client: Client, email: str | None) -> VerificationStarted:
     """Open a dossier at the provider and record it as the client's one open process; an open
     process older than 30 minutes is expired and replaced. The provider is called outside any
-    transaction; the rules are checked again under the client's row lock afterwards."""
+    transaction; the rules are checked again under the client's row lock afterwards. The SDK
+    token goes to the caller and is not stored."""
     _start_allowed(client=client, now=clock.now())
     reference = uuid.uuid4()
     normalized = email_normalize(email)
@@ -69,7 +90,7 @@ def verification_start(*, client: Client, email: str | None) -> VerificationProc
             status=VerificationProcess.Status.PENDING,
             started_at__lte=now - IN_PROGRESS_WINDOW,
         ).update(status=VerificationProcess.Status.EXPIRED, completed_at=now, next_check_at=None)
-        return VerificationProcess.objects.create(
+        process = VerificationProcess.objects.create(
             id=reference,
             merchant_id=locked.merchant_id,
             client=locked,
@@ -79,6 +100,7 @@ def verification_start(*, client: Client, email: str | None) -> VerificationProc
             started_at=now,
             next_check_at=now + FIRST_CHECK_AFTER,
         )
+    return VerificationStarted(process=process, sdk_token=dossier.sdk_token)
 
 
 def _identity_for(*, merchant_id: uuid.UUID, email: str, now: datetime) -> VerifiedIdentity:
@@ -167,6 +189,73 @@ def verification_process_poll(*, process_id: uuid.UUID | str) -> None:
         return
     if verification_process_claim(process=process, now=now):
         verification_process_sync(process=process)
+
+
+def _notification_read(*, body: bytes, headers: Mapping[str, str]) -> Notification:
+    try:
+        return get_identity_provider().notification_read(body=body, headers=headers)
+    except NotificationsUnsupportedError as exc:
+        raise DomainError("NOT_FOUND", "This identity provider sends no notifications.") from exc
+    except NotificationSignatureError as exc:
+        raise DomainError("PROVIDER_SIGNATURE_INVALID", str(exc)) from exc
+    except NotificationInvalidError as exc:
+        raise validation_error({"body": str(exc)}) from exc
+
+
+def verification_notification_receive(
+    *, body: bytes, headers: Mapping[str, str]
+) -> VerificationProcess | None:
+    """Take a notification the provider pushed: its signature verified by the provider's
+    adapter, refused when older than the replay window or already taken (the same bytes), then
+    its verdict applied to the dossier's process, as the verdict sweep would apply a fetched one.
+    Answers the process it was about, or None (an unknown dossier, another event)."""
+    notification = _notification_read(body=body, headers=headers)
+    now = clock.now()
+    if notification.created_at < now - NOTIFICATION_MAX_AGE:
+        raise DomainError(
+            "PROVIDER_NOTIFICATION_REPLAYED",
+            "The notification is older than the replay window (2 days).",
+        )
+    if notification.created_at > now + NOTIFICATION_MAX_SKEW:
+        raise validation_error({"body": "The notification was made in the future."})
+    with transaction.atomic():
+        _, new = IdentityNotification.objects.get_or_create(
+            digest=hashlib.sha256(body).hexdigest(),
+            defaults={
+                "kind": notification.kind[:64],
+                "dossier_id": (notification.dossier_id or "")[:128],
+                "created_at": notification.created_at,
+                "received_at": now,
+            },
+        )
+        if not new:
+            raise DomainError("PROVIDER_NOTIFICATION_REPLAYED")
+        process = (
+            VerificationProcess.objects.filter(dossier_id=notification.dossier_id).first()
+            if notification.dossier_id
+            else None
+        )
+        if process is None:
+            return None
+        if notification.reference is not None and notification.reference != str(process.pk):
+            logger.warning(
+                "identity notification for dossier %s names reference %s, not process %s",
+                process.dossier_id,
+                notification.reference,
+                process.pk,
+            )
+            return None
+        if notification.verdict is None:
+            return process
+        return verification_verdict_apply(process=process, verdict=notification.verdict)
+
+
+def verification_notifications_prune(*, now: datetime) -> int:
+    """Forget notifications older than the replay window: a copy of one is refused by its age."""
+    deleted, _ = IdentityNotification.objects.filter(
+        created_at__lt=now - NOTIFICATION_MAX_AGE
+    ).delete()
+    return deleted
 
 
 def _same_person(*, client: Client, identity: VerifiedIdentity) -> bool:

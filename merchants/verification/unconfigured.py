@@ -2,7 +2,15 @@
 sandbox): every call raises ProviderUnavailableError, so the API answers
 ``VERIFICATION_NOT_AVAILABLE`` instead of pretending; ``manage.py check`` warns about it."""
 
-from merchants.verification.base import Dossier, ProviderUnavailableError, Verdict
+from collections.abc import Mapping
+
+from merchants.verification.base import (
+    Dossier,
+    Notification,
+    NotificationsUnsupportedError,
+    ProviderUnavailableError,
+    Verdict,
+)
 
 UNCONFIGURED = "No identity provider is configured (IDENTITY_PROVIDER)."
 
@@ -13,3 +21,6 @@ class UnconfiguredIdentityProvider:
 
     def verdict(self, *, tenant: str, dossier_id: str) -> Verdict:
         raise ProviderUnavailableError(UNCONFIGURED)
+
+    def notification_read(self, *, body: bytes, headers: Mapping[str, str]) -> Notification:
+        raise NotificationsUnsupportedError(UNCONFIGURED)

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core import clock
+from core.db import row_upsert
 from core.market_version import market_version_bump
 from merchants.models import Merchant
 from sandbox.marketplace import listing_from_snapshot, listing_of, listing_snapshot
@@ -125,4 +126,4 @@ def _relisted(withdrawn: SandboxListing, rng: random.Random) -> SandboxListing:
 def sandbox_autopilot_set(*, merchant: Merchant, enabled: bool) -> None:
     """Let the autopilot move the merchant's trades and chain transactions, or leave them to the
     ``/sandbox/`` helpers; every other merchant keeps its own setting."""
-    SandboxAutopilotState.objects.update_or_create(merchant=merchant, defaults={"enabled": enabled})
+    row_upsert(SandboxAutopilotState, keys={"merchant": merchant}, values={"enabled": enabled})

@@ -13,6 +13,7 @@ from eth_account import Account
 from solders.keypair import Keypair
 
 from core import clock
+from core.db import row_upsert
 from core.errors import DomainError
 from crypto.keys import evm_address_valid, solana_address_valid
 from crypto.models import CryptoDeposit, CryptoWithdrawal
@@ -171,13 +172,12 @@ def sandbox_chain_set(
 ) -> SandboxChain:
     """Halt or resume a sandbox chain, make its node refuse broadcasts or accept them again, in
     the merchant's world: other merchants' addresses, credits and cashouts go on as before."""
-    config, _ = SandboxChain.objects.get_or_create(merchant=merchant, chain=chain)
-    if paused is not None:
-        config.paused = paused
-    if fail_broadcasts is not None:
-        config.fail_broadcasts = fail_broadcasts
-    config.save()
-    return config
+    switches = {"paused": paused, "fail_broadcasts": fail_broadcasts}
+    return row_upsert(
+        SandboxChain,
+        keys={"merchant": merchant, "chain": chain},
+        values={name: value for name, value in switches.items() if value is not None},
+    )
 
 
 def _held_for_its_merchant(chain: str) -> Q:

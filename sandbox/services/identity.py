@@ -1,6 +1,7 @@
 """The ``/sandbox/verification`` helpers: the provider's verdict on a dossier, and its outage
 switch. Each acts on the calling merchant's dossiers and clients only."""
 
+from core.db import row_upsert
 from core.errors import DomainError
 from merchants.models import Merchant, VerificationProcess
 from merchants.verification.base import Verdict
@@ -27,6 +28,4 @@ def sandbox_verification_decide(
 
 def sandbox_identity_provider_set(*, merchant: Merchant, online: bool) -> None:
     """Take the provider down or up for this merchant; every other merchant keeps its own."""
-    SandboxIdentityProviderState.objects.update_or_create(
-        merchant=merchant, defaults={"online": online}
-    )
+    row_upsert(SandboxIdentityProviderState, keys={"merchant": merchant}, values={"online": online})

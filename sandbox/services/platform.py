@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
+from core.db import row_upsert
 from merchants.models import Merchant
 from sandbox.models import SandboxBot, SandboxBotState, SandboxPlatformUser
 from sandbox.platform import sandbox_fleet
@@ -44,10 +45,10 @@ def sandbox_platform_user_set(
         if inventory is not None
         else None
     )
-    user, _ = SandboxPlatformUser.objects.update_or_create(
-        merchant=merchant,
-        platform_id=platform_id,
-        defaults={
+    user = row_upsert(
+        SandboxPlatformUser,
+        keys={"merchant": merchant, "platform_id": platform_id},
+        values={
             "trade_url_state": trade_url_state,
             "anti_cheat_banned": anti_cheat_banned,
             "game_bans": game_bans,

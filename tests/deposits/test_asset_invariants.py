@@ -53,9 +53,12 @@ def credited(desk, actor, *item_ids: str, end: bool = True) -> list[str]:
 
 def test_the_checks_pass_on_trading_as_it_happens(desk, alice, owner):
     first, _ = credited(desk, alice, ak_item(0), ak_item(1))
-    # Deposited again once its first deposit ended: a new credit, not a double one.
-    credited(desk, alice, ak_item(0), end=False)
-    ok_data(deposit(desk, owner, ak_item(2)))
+    # Deposited again once its first deposit was reversed (the asset never left its owner): a
+    # new credit, not a double one. A completed deposit's asset is the bots', not the owner's.
+    (reversed_,) = credited(desk, alice, ak_item(2), end=False)
+    ok_data(sandbox_event(desk, alice, reversed_, "reversed"))
+    credited(desk, alice, ak_item(2), end=False)
+    ok_data(deposit(desk, owner, ak_item(3)))
 
     report = wallet_invariants_check()
     assert report.clean, report

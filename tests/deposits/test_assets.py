@@ -51,10 +51,10 @@ def test_an_asset_in_its_hold_is_still_busy(desk, alice, owner):
     in_progress(sell(desk, alice, ak_item(0)), ak_item(0))
     assert Trade.objects.count() == 1
 
-    # Once the deposit ended, the asset is the owner's to give again (the sandbox inventory
-    # still shows it).
+    # Once the deposit completed, the asset is the bot's: the owner cannot give it again.
     ok_data(sandbox_event(desk, alice, first, "hold_ended"))
-    assert ok_data(sell(desk, alice, ak_item(0)))["status"] == "initiated"
+    assert_error(sell(desk, alice, ak_item(0)), 400, 9, "ITEMS_UNAVAILABLE")
+    assert Trade.objects.count() == 1
     assert wallet_clean()
 
 
@@ -100,6 +100,22 @@ def test_each_unit_of_a_stack_is_taken_once(desk, alice, owner):
     ok_data(sandbox_event(desk, alice, trades[2], "declined"))
     again = ok_data(sell_door(desk, alice, DOOR_STACK))["id"]
     assert TradeItem.objects.get(trade_id=again).asset_unit == 2
+
+
+def test_a_completed_deposit_takes_its_units_out_of_the_stack(desk, alice, owner):
+    stack_of(3)
+    trade = ok_data(sell_door(desk, alice, DOOR_STACK))["id"]
+    ok_data(sandbox_event(desk, alice, trade, "accepted"))
+    ok_data(sandbox_event(desk, alice, trade, "hold_ended"))
+
+    inventory = ok_data(
+        desk.get(
+            "/secure/inventory",
+            headers=alice.headers,
+            params={"tradeUrl": trade_url(OWNER), "game": "252490", "refresh": "true"},
+        )
+    )["inventory"]
+    assert [row["amount"] for row in inventory if row["id"] == DOOR_STACK] == [2]
 
 
 def test_a_single_item_of_the_second_game_is_one_unit(desk, alice, owner):

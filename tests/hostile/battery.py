@@ -6,6 +6,7 @@ seen by the parser and by the field it lands in, and invalid JSON and invalid UT
 at all."""
 
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -110,14 +111,25 @@ def _query_attacks(operation: Operation) -> Iterator[Attack]:
         for label, value in (("NUL", "a%00b"), ("invalid UTF-8", "%FF%FE")):
             query = f"?{name}={value}"
             yield _refused_first(operation, f"{label} in query {name}", target=target + query)
-        if schema.get("type") in ("integer", "number"):
-            for value in QUERY_NUMBERS:
+        for value in QUERY_NUMBERS:
+            if _forbids(schema, value):
                 yield _attack(
                     operation,
                     f"query {name}={value[:12]}",
                     target=f"{target}?{name}={value}",
                     refused_as=VALIDATION_FAILED,
                 )
+
+
+def _forbids(schema: dict[str, Any], value: str) -> bool:
+    """Whether a query parameter's schema refuses a huge or not finite number: any number's
+    does (bounds, or no NaN), a string's when its pattern does (a query integer is a string whose
+    pattern holds its digits and bounds)."""
+    if schema.get("type") in ("integer", "number"):
+        return True
+    pattern = schema.get("pattern")
+    # JSON Schema's patterns are ECMA-262, whose $ ends the input.
+    return pattern is not None and re.search(pattern.replace("$", r"\Z"), value) is None
 
 
 def _body_attacks(operation: Operation, resolve: Resolver) -> Iterator[Attack]:

@@ -112,6 +112,37 @@ class TestNumbers:
             "clientData.kycLevel"
         ]
 
+    @pytest.mark.parametrize("level", ["2.0", "2e0", "20e-1", "0.2E+1", "2.000"])
+    def test_a_number_with_a_zero_fraction_is_that_integer(self, api, alice, level):
+        # The OpenAPI 3.1 document's integer is JSON Schema 2020-12's: 2.0 is the integer 2.
+        body = json.dumps(auth_body(clientData={"kycLevel": 0}))
+        body = body.replace('"kycLevel": 0', f'"kycLevel": {level}')
+
+        response = post(api, alice, AUTH, body.encode())
+
+        assert response.status_code == 200, response.content
+        assert Client.objects.get().kyc_level == 2
+
+    @pytest.mark.parametrize(
+        ("level", "reason"),
+        [
+            ("2.5", "A valid integer is required."),
+            ("1e-999999999", "A valid integer is required."),
+            ("1e400", "Ensure this value is less than or equal to 3."),
+            # Refused as they are, never expanded into a billion digits.
+            ("1e999999999", "A valid integer is required."),
+            ("1E+999999999999", "A valid integer is required."),
+        ],
+    )
+    def test_a_fraction_or_a_huge_number_is_refused_by_its_field(self, api, alice, level, reason):
+        body = json.dumps(auth_body(clientData={"kycLevel": 0}))
+        body = body.replace('"kycLevel": 0', f'"kycLevel": {level}')
+
+        assert refused_fields(post(api, alice, AUTH, body.encode())) == {
+            "clientData.kycLevel": reason
+        }
+        assert Client.objects.count() == 0
+
 
 class TestUnstorableText:
     @pytest.mark.parametrize(

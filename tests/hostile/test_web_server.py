@@ -59,8 +59,34 @@ def raw_exchange(port: int, request: bytes) -> tuple[http.client.HTTPResponse, d
         (b"GET /secure/trades HTTP/1.1\r\n" + b"X-Many: a\r\n" * 150, "headers"),
         (b"GET /secure/trades HTTP/1.1\r\nX-Nul: a\x00b\r\n", "headers"),
         (b"GET /secure/trades HTTP/1.1\r\nX Space: a\r\n", "headers"),
+        (b"GET /secure/trades HTTP/3.0\r\n", "httpVersion"),
+        (b"GET /secure/trades HTTP/2.0\r\n", "httpVersion"),
+        (b"GET /secure/trades HTTPS/1.1\r\n", "httpVersion"),
+        (b"GET /secure/tr ades HTTP/1.1\r\n", "httpVersion"),
+        (b"G@T /secure/trades HTTP/1.1\r\n", "method"),
+        (b"get /secure/trades HTTP/1.1\r\n", "method"),
+        (b"GET /secure/trades HTTP/1.1\r\nX-A: a\r\n  folded\r\n", "headers"),
+        (
+            b"GET /secure/trades HTTP/1.1\r\nX-Forwarded-Proto: http\r\nX-Forwarded-Ssl: on\r\n",
+            "headers",
+        ),
     ],
-    ids=["long-url", "nul-in-url", "big-header", "many-headers", "nul-in-header", "bad-name"],
+    ids=[
+        "long-url",
+        "nul-in-url",
+        "big-header",
+        "many-headers",
+        "nul-in-header",
+        "bad-name",
+        "http-3",
+        "http-2",
+        "https-version",
+        "space-in-path",
+        "bad-method",
+        "lower-case-method",
+        "obs-fold",
+        "forwarded-proto-and-ssl-disagree",
+    ],
 )
 def test_what_gunicorn_refuses_is_answered_with_the_envelope(server: Server, request_head, field):
     response, body = raw_exchange(server.port, request_head + b"Host: x\r\n\r\n")
@@ -91,3 +117,35 @@ def test_every_command_that_starts_gunicorn_takes_the_config_file(tmp_path: Path
     assert all(CONFIG in command for command in commands), commands
     assert f"-c {root / 'config' / 'gunicorn.py'}" in argv
     assert not re.search(r"--(workers|threads|limit-request|worker-class)", " ".join(commands))
+
+
+@pytest.mark.parametrize(
+    ("head", "body", "field"),
+    [
+        (b"Transfer-Encoding: chunked\r\n", b"2\r\n{}\r\n0\r\n\r\n", "body"),
+        (b"Transfer-Encoding: gzip, chunked\r\n", b"2\r\n{}\r\n0\r\n\r\n", "body"),
+        (b"Transfer-Encoding: chunked\r\n", b"zz\r\n{}\r\n0\r\n\r\n", "body"),
+        (b"Transfer-Encoding: chunked\r\n", b"2;\x01=x\r\n{}\r\n0\r\n\r\n", "body"),
+        (b"Transfer-Encoding: chunked\r\n", b"2\r\n{}XX0\r\n\r\n", "body"),
+    ],
+    ids=["chunked", "gzip-chunked", "bad-chunk-size", "bad-chunk-extension", "missing-terminator"],
+)
+def test_a_body_in_a_transfer_coding_is_answered_with_the_envelope(
+    server: Server, head, body, field
+):
+    """gunicorn parses a chunked body only as the application reads it, and Django reads a body
+    by its Content-Length only: it would have read this one as empty ("items is required")."""
+    actor = make_actor(name="Chunked")
+    request = (
+        b"POST /secure/buy HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        + f"api-key: {actor.api_key}\r\n".encode()
+        + head
+        + b"\r\n"
+        + body
+    )
+    response, answer = raw_exchange(server.port, request)
+
+    assert response.status == 400, answer
+    assert answer["error"]["key"] == "VALIDATION_FAILED"
+    assert list(answer["error"]["fields"]) == [field]
+    assert health_problem(server.port) is None

@@ -3,7 +3,6 @@ route pattern (never the raw path), statuses, latencies, the outbox, trades, mon
 and the broker's queue. In one process (no PROMETHEUS_MULTIPROC_DIR), so values add up across
 tests: each test compares before and after."""
 
-from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -172,17 +171,6 @@ def test_the_broker_queue_is_read_at_scrape_time(api, metrics_token):
         assert value(scrape(api), "trading_celery_queue_tasks", queue) == 2
     finally:
         broker.delete("celery")
-
-
-def test_the_scanner_cursor_shows_its_block_and_age(api, metrics_token, clock_advance):
-    from crypto.evm.models import EvmCursor
-
-    EvmCursor.objects.create(chain="ETH", next_block=1234, updated_at=clock.now())
-    clock_advance(90)
-    samples = scrape(api)
-    assert value(samples, "trading_evm_scanner_next_block", {"chain": "ETH"}) == 1234
-    age = value(samples, "trading_evm_scanner_cursor_age_seconds", {"chain": "ETH"})
-    assert timedelta(seconds=90) <= timedelta(seconds=age) < timedelta(seconds=120)
 
 
 def test_money_moved_is_counted_once_committed(

@@ -81,8 +81,9 @@ def quick_start(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart
     started = QuickStart(port=_free_port(), var_dir=var_dir, log=var_dir / "bin-start.log")
     env = _quick_start_env(
         PORT=str(started.port),
-        FEED_PORT=str(_free_port()),
-        VAR_DIR=str(var_dir),
+        # Relative, as bin/start's own default "var" is (a relative cache path made Django warn
+        # in every command).
+        VAR_DIR=os.path.relpath(var_dir, settings.BASE_DIR),
         # The README's world, faster: a step a second instead of bin/start's five.
         SANDBOX_AUTOPILOT_SECONDS="1",
         CRYPTO_SANDBOX_ACCOUNT_OPEN_SECONDS="1",
@@ -164,3 +165,33 @@ def test_the_readme_first_calls_work_in_order_against_the_quick_start(quick_star
     calls = sum(command.is_call for command in commands)
     assert done.returncode == 0, done.stderr[-4000:]
     assert json.loads(state.read_text())["calls"] == calls
+
+
+def test_the_feed_answers_on_the_api_port(quick_start):
+    """As the original SDK connects (shared decisions, section 11): Socket.IO on the API's own
+    origin, long-polling first and then upgraded to a WebSocket, and on a WebSocket alone."""
+    import socketio
+
+    base = f"http://127.0.0.1:{quick_start.port}"
+    for transports in (["polling", "websocket"], ["websocket"]):
+        client = socketio.Client(reconnection=False)
+        try:
+            client.connect(
+                base, auth={"apiKey": quick_start.api_key}, transports=transports, wait_timeout=20
+            )
+            answer = client.call("subscribe", {"market": {"game": "730"}}, timeout=20)
+            assert client.connected
+            assert answer == {"type": "sync", "reason": "subscribe", "game": "730"}
+        finally:
+            client.disconnect()
+    # The API answers on the same port, in its envelope.
+    with urllib.request.urlopen(f"{base}/health", timeout=10) as health:
+        assert json.loads(health.read())["data"]["maintenance"] == {"mode": "off"}
+
+
+def test_bin_start_prints_no_warning_before_the_key(quick_start):
+    log = quick_start.log.read_text()
+    before_key = log[: log.index("Demo merchant:")]
+
+    assert "System check identified" not in log
+    assert "warning" not in before_key.lower(), before_key

@@ -5,10 +5,10 @@ from decimal import Decimal
 
 import pytest
 
-from sandbox import marketplace as sandbox_marketplace
 from tests.factories import assert_error
 from tests.trading.factories import RUST, CatalogItemFactory, SandboxListingFactory
 from tests.trading.helpers import names, ok, prices
+from trading.marketplace import listing_table
 
 pytestmark = pytest.mark.django_db
 
@@ -182,7 +182,7 @@ class TestSearch:
         self, as_alice, db, monkeypatch, plan
     ):
         if plan == "index-walk":  # the plan for searches matching very many items
-            monkeypatch.setattr(sandbox_marketplace, "LATERAL_MAX_ITEMS", 1)
+            monkeypatch.setattr(listing_table, "LATERAL_MAX_ITEMS", 1)
         for name, popularity in (
             ("M4A1-S | Redline Tribute", 50),
             ("AK-47 | Redline (Field-Tested)", 100),
@@ -357,7 +357,7 @@ def test_both_search_plans_agree(as_alice, world, monkeypatch, sort):
         market(as_alice, search=search, sort=sort, perPage="3", page=str(n)) for n in (1, 2, 3, 4)
     ]
     whole = market(as_alice, search=search, sort=sort)
-    monkeypatch.setattr(sandbox_marketplace, "LATERAL_MAX_ITEMS", 0)
+    monkeypatch.setattr(listing_table, "LATERAL_MAX_ITEMS", 0)
     walked = market(as_alice, search=search, sort=sort)
     assert whole == walked
     assert whole["count"] == 10

@@ -48,10 +48,11 @@ class TestWhichItem:
     def test_item_without_listings_is_empty(self, as_alice, world):
         assert listings(as_alice, itemId="730-000500") == []
 
-    def test_neither_names_no_item_so_no_listings(self, as_alice, world):
-        """As an unknown item: the document cannot require one of two parameters."""
-        assert listings(as_alice) == []
-        assert listings(as_alice, delivery="instant") == []
+    def test_neither_is_refused(self, as_alice, world):
+        """The contract's refusal, though the document cannot require one of two parameters
+        (decisions section 7)."""
+        refused(as_alice, "itemId")
+        refused(as_alice, "itemId", delivery="instant")
 
     @pytest.mark.parametrize("item_id", ["7300", "x", "7" * 257])
     def test_item_id_is_5_to_256_characters(self, as_alice, world, item_id):

@@ -70,6 +70,25 @@ class TestPlatformUsers:
         assert (user.inventory, user.fault) == (None, "")
         assert SandboxPlatformUser.objects.count() == 1
 
+    def test_integers_with_a_zero_fraction_are_those_integers(self, api, alice):
+        # OpenAPI 3.1's integer (JSON Schema 2020-12): 4.0 is 4, in every integer of the body.
+        item = {"marketHashName": "AK-47 | Redline (Field-Tested)", "game": 730.0, "amount": 2.0}
+        payload = {
+            "platformId": PID,
+            "tradeUrlState": 4.0,
+            "gameBans": 3.0,
+            "escrowDays": 7.0,
+            "inventory": [item],
+        }
+
+        ok(post(api, alice, USERS, payload))
+
+        user = SandboxPlatformUser.objects.get(merchant=alice.merchant, platform_id=PID)
+        assert (user.trade_url_state, user.game_bans, user.escrow_days) == (4, 3, 7)
+        stored = user.inventory[0]
+        assert (stored["game"], stored["amount"]) == (730, 2)
+        assert type(stored["game"]) is type(stored["amount"]) is int
+
     def test_null_state_and_null_inventory_are_not_given(self, api, alice):
         ok(post(api, alice, USERS, {"platformId": PID, "tradeUrlState": None, "inventory": None}))
         user = SandboxPlatformUser.objects.get(merchant=alice.merchant, platform_id=PID)
@@ -111,7 +130,7 @@ class TestPlatformUsers:
             ("tradeUrlState", "4"),
             ("tradeUrlState", 0),
             ("tradeUrlState", 11),
-            ("tradeUrlState", 4.0),
+            ("tradeUrlState", 4.5),
             ("tradeUrlState", True),
             ("antiCheatBanned", "true"),
             ("antiCheatBanned", 1),

@@ -43,7 +43,7 @@ def test_effective_kyc_level_is_the_higher_of_both(kyc_level, verification_level
 
 def test_an_accepted_dossier_raises_the_floor(alice):
     client = _client(alice, kyc_level=1)
-    process = verification_start(client=client, email="ann@example.com")
+    process = verification_start(client=client, email="ann@example.com").process
     assert Client.objects.get(pk=client.pk).effective_kyc_level == 1
 
     verification_verdict_apply(process=process, verdict=Verdict.ACCEPTED)
@@ -54,7 +54,7 @@ def test_an_accepted_dossier_raises_the_floor(alice):
 
 def test_a_rejected_dossier_leaves_the_merchants_level(alice):
     client = _client(alice, kyc_level=2)
-    process = verification_start(client=client, email=None)
+    process = verification_start(client=client, email=None).process
 
     verification_verdict_apply(process=process, verdict=Verdict.REJECTED)
 
@@ -64,7 +64,7 @@ def test_a_rejected_dossier_leaves_the_merchants_level(alice):
 
 def test_a_pending_verdict_changes_nothing(alice):
     client = _client(alice)
-    process = verification_start(client=client, email=None)
+    process = verification_start(client=client, email=None).process
 
     assert verification_process_sync(process=process).status == "PENDING"
     assert verification_verdict_apply(process=process, verdict=Verdict.PENDING).status == "PENDING"
@@ -74,7 +74,7 @@ def test_a_pending_verdict_changes_nothing(alice):
 
 def test_applying_a_verdict_twice_applies_it_once(alice):
     client = _client(alice)
-    process = verification_start(client=client, email="ann@example.com")
+    process = verification_start(client=client, email="ann@example.com").process
 
     verification_verdict_apply(process=process, verdict=Verdict.ACCEPTED)
     again = verification_verdict_apply(process=process, verdict=Verdict.REJECTED)
@@ -87,7 +87,7 @@ def test_applying_a_verdict_twice_applies_it_once(alice):
 def test_a_link_raises_the_floor(alice):
     first = _client(alice, 1, kyc_hash="ann")
     verification_verdict_apply(
-        process=verification_start(client=first, email="ann@example.com"),
+        process=verification_start(client=first, email="ann@example.com").process,
         verdict=Verdict.ACCEPTED,
     )
     second = _client(alice, 2, kyc_level=1, kyc_hash="ann")
@@ -100,7 +100,7 @@ def test_a_link_raises_the_floor(alice):
 def test_reading_the_level_costs_no_query(alice, django_assert_num_queries):
     client = _client(alice)
     verification_verdict_apply(
-        process=verification_start(client=client, email=None), verdict=Verdict.ACCEPTED
+        process=verification_start(client=client, email=None).process, verdict=Verdict.ACCEPTED
     )
     loaded = Client.objects.get(pk=client.pk)
 

@@ -26,10 +26,10 @@ def test_client_operations(paths):
         assert operation["security"] == [{"clientToken": []}]
         assert {1102, 1108} <= _codes(operation, "401")
         assert _codes(operation, "429") == {1005}
-    assert _codes(start, "409") == {3006, 3007}
+    assert _codes(start, "409") == {3006, 3007, 1015}  # 1015: a POST's Idempotency-Key
     assert 3008 in _codes(start, "503")
     assert "404" not in link["responses"]
-    assert _codes(link, "409") == {3006}
+    assert _codes(link, "409") == {3006, 1015}
     assert _codes(link, "403") == {3011}
     data = status["responses"]["200"]["content"]["application/json"]["schema"]["properties"]
     assert data["data"]["$ref"].endswith("/VerificationStatusOut")
@@ -42,4 +42,4 @@ def test_sandbox_helpers(paths):
     for operation in (decide, provider):
         assert operation["security"] == [{"apiKey": []}]
     assert _codes(decide, "404") == {1002}
-    assert _codes(decide, "409") == {3002}
+    assert _codes(decide, "409") == {3002, 1015}

@@ -22,7 +22,7 @@ def test_start_opens_a_dossier_with_a_capture_url(verifier, alice):
 
     data = verifier.started(person, "Ann.Smith@Example.COM")
 
-    assert set(data) == {"captureUrl", "dossierId"}
+    assert set(data) == {"captureUrl", "dossierId", "sdkToken"}
     url = urlsplit(data["captureUrl"])
     assert url.scheme == "https"
     assert str(url.hostname).endswith(".invalid")
@@ -36,6 +36,7 @@ def test_start_opens_a_dossier_with_a_capture_url(verifier, alice):
     dossier = SandboxDossier.objects.get(pk=data["dossierId"])
     assert dossier.verdict == SandboxDossier.Verdict.PENDING
     assert dossier.session in data["captureUrl"]
+    assert data["sdkToken"] == f"sandbox-sdk-{dossier.session}"
 
 
 @pytest.mark.parametrize("body", [{}, {"email": None}])

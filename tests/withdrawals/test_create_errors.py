@@ -573,13 +573,25 @@ def test_auto_cancel_outside_30_to_720_is_refused(desk, alice_funded, listing, m
     assert_untouched(alice_funded, money(alice_funded))
 
 
-@pytest.mark.parametrize("value", ["45", 45.0, True])
+@pytest.mark.parametrize("value", ["45", 45.5, True])
 def test_auto_cancel_must_be_an_integer(desk, alice_funded, listing, value):
     route = route_for(desk, alice_funded, "client")
     error = assert_error(
         route.buy([_valid(listing)], autoCancel=value), 400, 1001, "VALIDATION_FAILED"
     )
     assert "autoCancel" in error["fields"]
+    assert_untouched(alice_funded, money(alice_funded))
+
+
+@pytest.mark.parametrize("value", [45.0, Decimal("450e-1")])
+def test_auto_cancel_with_a_zero_fraction_is_that_integer(desk, alice_funded, listing, value):
+    # The OpenAPI 3.1 document's integer (JSON Schema 2020-12): 45.0 is 45.
+    route = route_for(desk, alice_funded, "client")
+
+    trade = ok_data(route.buy([_valid(listing)], autoCancel=value))
+
+    created = datetime.fromisoformat(trade["createdAt"])
+    assert datetime.fromisoformat(trade["autoCancelAt"]) - created == timedelta(minutes=45)
 
 
 @pytest.mark.parametrize("minutes", [30, 720])

@@ -43,7 +43,7 @@ class PricesApi(MerchantApiView):
             against the live listing (`PRICE_CHANGED` when they differ). A positive game the
             service does not trade answers an empty list.
         """,
-        parameters={"game": 730},
+        parameters={"game": "730"},
         response=examples.PRICE_BOOK,
     )
 
@@ -118,7 +118,9 @@ MARKET_ITEM = """
     The listings of one catalog item, cheapest first, with their stickers, charm, wear and, for
     phased items, the Doppler phase. Name the item by `itemId` (its catalog id, such as
     `730-000040`: the price book's `itemId`, a market listing's `offer.reference`) or by its exact
-    `marketHashName`; `itemId` wins when both are given. An unknown item answers an empty list.
+    `marketHashName`; `itemId` wins when both are given. One of the two is required: a read
+    with neither is refused with `VALIDATION_FAILED` (`fields.itemId`; the document cannot
+    express a rule between two parameters). An unknown item answers an empty list.
 
     `delivery` keeps `standard` or `instant` listings only, and is applied after a page is
     fetched: a page may hold fewer than `perPage` listings. `phase` keeps one Doppler phase;

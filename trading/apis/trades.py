@@ -13,11 +13,13 @@ from trading.models import Trade
 from trading.representations import TradeOrTrades, TradeOut, TradePageOut, trade_json
 from trading.selectors.trades import (
     MAX_REFS,
+    MAX_REFS_LENGTH,
     TradeFilter,
     client_trade_scope,
     client_trades,
     merchant_self_trades,
     trade_get,
+    trade_refs_parse,
     trades_by_refs,
     trades_page,
 )
@@ -57,7 +59,7 @@ class SecureTradesApi(MerchantApiView, TradesApi):
             whose="Your self trades (`source: self`: `POST /secure/sell`, `/secure/buy`, "
             "`/secure/buy/quick`; your clients' trades are not listed here),"
         ),
-        parameters={"limit": 2, "game": "730"},
+        parameters={"limit": "2", "game": "730"},
         response=examples.SECURE_TRADE_PAGE,
     )
 
@@ -73,7 +75,7 @@ class ClientTradesApi(ClientApiView, TradesApi):
         description=TRADE_PAGE.format(
             whose="The client's own trades (its deposits and withdrawals at this merchant),"
         ),
-        parameters={"limit": 20, "game": "730"},
+        parameters={"limit": "20", "game": "730"},
         response=examples.CLIENT_TRADE_PAGE,
     )
 
@@ -131,7 +133,7 @@ class SecureTradeApi(MerchantApiView, TradeApi):
                 {
                     "type": "string",
                     "minLength": 1,
-                    "maxLength": 4000,
+                    "maxLength": MAX_REFS_LENGTH,
                     "pattern": rf"^[^,\u0000]*(,[^,\u0000]*){{0,{MAX_REFS - 1}}}$",
                 },
                 OpenApiParameter.PATH,
@@ -141,9 +143,9 @@ class SecureTradeApi(MerchantApiView, TradeApi):
         responses=TradeOrTrades,
     )
     def get(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
-        if "," not in tradeId:
+        refs = trade_refs_parse(raw=tradeId)
+        if len(refs) == 1:
             return self.trade(request, tradeId)
-        refs = [ref.strip() for ref in tradeId.split(",")]
         trades = trades_by_refs(scope=self.scope(request), refs=refs)
         return Response([trade_json(trade, list(trade.items.all())) for trade in trades])
 

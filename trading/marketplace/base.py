@@ -17,6 +17,12 @@ class MarketplaceUnavailableError(DomainError):
         super().__init__("SERVICE_UNAVAILABLE", "The supplier marketplace is unavailable; retry.")
 
 
+class PurchaseOutcomeUnknownError(MarketplaceUnavailableError):
+    """A purchase was sent and its answer lost: nothing may be refunded, retried or bought
+    elsewhere for that unit until the marketplace has reconciled it (a later call with the same
+    key answers once it knows)."""
+
+
 class MarketSort(StrEnum):
     RELEVANCE = "relevance"
     PRICE_ASC = "priceAsc"
@@ -71,15 +77,27 @@ class ItemListingsQuery:
 
 
 @dataclass(frozen=True)
+class HeldItem:
+    """A bought item that one of the service's bots hands to the recipient (the game platform's
+    delivery): own stock the bot holds (``asset_id`` known), or an item a supplier delivers to
+    the bot (``asset_id`` empty until it arrives and is found by name and float)."""
+
+    bot_platform_id: str
+    asset_id: str = ""
+
+
+@dataclass(frozen=True)
 class PurchaseResult:
-    """``ok``: the marketplace took the order (delivery follows later). Otherwise ``reason`` is
-    LISTING_UNAVAILABLE or PRICE_CHANGED."""
+    """``ok``: the marketplace took the order (delivery follows later: by the supplier itself,
+    or by the bot ``held`` names). Otherwise ``reason`` is LISTING_UNAVAILABLE or
+    PRICE_CHANGED."""
 
     ok: bool
     ref: str = ""
     price: Decimal | None = None
     reason: str = ""
     listing: Listing | None = None
+    held: HeldItem | None = None
 
 
 # (catalog id, phase or "", delivery) -> cheapest sourcing price
@@ -111,10 +129,19 @@ class Marketplace(Protocol):
         """Each known id: its listing, or None when it was sold. Unknown ids are left out."""
 
     def purchase(
-        self, *, listing_id: str, max_price: Decimal, key: str, amount: int = 1
+        self,
+        *,
+        listing_id: str,
+        max_price: Decimal,
+        key: str,
+        amount: int = 1,
+        trade_url: str = "",
     ) -> PurchaseResult:
         """Buy ``amount`` units of a listing at no more than ``max_price`` (sourcing, per
-        unit). The same ``key`` always gives the same answer, so a retry never buys twice."""
+        unit), delivered to ``trade_url`` (the recipient's; suppliers that trade straight to the
+        recipient need it). The same ``key`` always gives the same answer, so a retry never buys
+        twice; a purchase whose outcome is not known yet raises MarketplaceUnavailableError,
+        never a refusal, so nothing is refunded or bought elsewhere before it is known."""
 
     def purchase_get(self, *, key: str) -> PurchaseResult | None:
         """The purchase made under ``key``, if any: what a run that died before recording its

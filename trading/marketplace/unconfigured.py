@@ -34,7 +34,13 @@ class UnconfiguredMarketplace:
         raise MarketplaceUnavailableError
 
     def purchase(
-        self, *, listing_id: str, max_price: Decimal, key: str, amount: int = 1
+        self,
+        *,
+        listing_id: str,
+        max_price: Decimal,
+        key: str,
+        amount: int = 1,
+        trade_url: str = "",
     ) -> PurchaseResult:
         raise MarketplaceUnavailableError
 

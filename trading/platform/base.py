@@ -1,8 +1,9 @@
 """The game platform: users, inventories, trade URL states and the bot fleet."""
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any, Protocol
 
 
@@ -113,6 +114,36 @@ class TradeOffer:
     sent: bool
 
 
+class OfferEvent(StrEnum):
+    """What happened to an offer a bot made, as the domain's trade state machine reads it."""
+
+    SENT = "sent"  # confirmed: live for the partner to accept
+    ACCEPTED = "accepted"  # the items moved
+    ESCROW = "escrow"  # accepted, the platform holds the items until ``hold_until``
+    DECLINED = "declined"
+    COUNTERED = "countered"  # the partner answered with an offer of their own (declined)
+    EXPIRED = "expired"  # the platform's expiry, or the bot withdrew it at its deadline
+    CANCELED = "canceled"  # the bot (or staff on the platform) cancelled it
+    INVALID_ITEMS = "invalid_items"  # an item left its owner's inventory
+    FAILED = "failed"  # invalid, refused at confirmation, or the trade failed to commit
+    REVERSED = "reversed"  # the accepted trade was rolled back (trade protection, support)
+
+
+@dataclass(frozen=True)
+class OfferUpdate:
+    """A change of one offer that the domain has not been told of yet. ``key`` is the key the
+    domain made the offer under; ``state`` and ``trade_status`` are the platform's own values,
+    kept in the audit trail."""
+
+    key: str
+    offer_id: str
+    event: OfferEvent
+    bot: BotInfo
+    state: int
+    trade_status: int | None = None
+    hold_until: datetime | None = None
+
+
 class FleetStatus:
     ONLINE = "online"
     DEGRADED = "degraded"
@@ -124,8 +155,10 @@ class GamePlatform(Protocol):
     is one world for every merchant and ignores it; the sandbox keeps one world per merchant
     (its configured users and its bot fleet), so one merchant's tests never change another's."""
 
-    def user(self, platform_id: str, *, tenant: str) -> PlatformUser:
-        """The user's trade state. Raises PlatformError when the platform cannot answer."""
+    def user(self, platform_id: str, *, tenant: str, trade_url: str = "") -> PlatformUser:
+        """The user's trade state; with ``trade_url`` its token is checked too (and the trade
+        hold the platform would put on an offer sent with it). Raises PlatformError when the
+        platform cannot answer."""
 
     def inventory(self, platform_id: str, game: int, *, tenant: str) -> list[InventoryAsset]:
         """Raises PlatformError; the caller checks the user's state first."""
@@ -134,12 +167,46 @@ class GamePlatform(Protocol):
         """online, degraded or offline: the best state any bot is in."""
 
     def offer_create(
-        self, *, tenant: str, key: str, platform_id: str, game: int, assets: list[OfferAsset]
+        self,
+        *,
+        tenant: str,
+        key: str,
+        platform_id: str,
+        trade_url: str,
+        game: int,
+        assets: list[OfferAsset],
     ) -> TradeOffer:
-        """A bot asks the owner for these assets; the offer then awaits the bot's confirmation.
-        The same key gives the same offer. Raises OfferRefusedError (final) or PlatformError
-        (transient: try again later)."""
+        """A bot asks the owner (reached through ``trade_url``) for these assets; the offer then
+        awaits the bot's confirmation. The same key gives the same offer, never a second one.
+        Raises OfferRefusedError (final) or PlatformError (transient: try again later)."""
+
+    def offer_deliver(
+        self,
+        *,
+        tenant: str,
+        key: str,
+        platform_id: str,
+        trade_url: str,
+        game: int,
+        assets: list[OfferAsset],
+        bot_platform_id: str,
+    ) -> TradeOffer:
+        """The bot holding ``assets`` offers them to the user (a withdrawal's delivery); the
+        offer then awaits the bot's confirmation. Same key, same offer; raises like
+        offer_create."""
 
     def offer_confirm(self, *, tenant: str, offer_id: str) -> TradeOffer:
         """The bot confirms the offer and it is sent to the owner. Idempotent; raises like
         offer_create."""
+
+    def pollers(self) -> list[str]:
+        """What to poll for offer changes, one task each (the platform's bots); empty where
+        the platform reports changes itself (the sandbox's events)."""
+
+    def offer_updates(self, *, poller: str) -> list[OfferUpdate]:
+        """The changes of this poller's offers the domain has not been told of (network
+        calls: call outside any transaction). Raises PlatformError."""
+
+    def offer_update_seen(self, *, update: OfferUpdate) -> None:
+        """The domain applied ``update``: it is not reported again. Database only, called in
+        the transaction that applied it."""

@@ -16,6 +16,9 @@ from trading.representations import TradePageOut, trade_json
 from wallet.selectors import LockHolding
 
 MAX_REFS = 100
+# The whole path parameter of ``GET /secure/trades/{tradeId}``, as the document bounds it: 100
+# refs of an externalId's 128 characters would not fit in a URL anyway.
+MAX_REFS_LENGTH = 4000
 
 
 # The last trade of a page: its creation in microseconds since 1970 and its id. Every string of
@@ -134,10 +137,19 @@ def _ref_filter(refs: list[str]) -> Q:
     return Q(id__in=ids) | Q(external_id__in=[ref for ref in refs if ref])
 
 
-def trades_by_refs(*, scope: QuerySet[Trade], refs: list[str]) -> list[Trade]:
-    """Trades of ``scope`` whose id or externalId is among ``refs``, in the order asked."""
+def trade_refs_parse(*, raw: str) -> list[str]:
+    """The refs of a ``tradeId`` path parameter (comma-separated), within the bounds the document
+    gives it, or VALIDATION_FAILED: a parameter the document refuses is refused, not looked up."""
+    if len(raw) > MAX_REFS_LENGTH:
+        raise validation_error({"tradeId": f"At most {MAX_REFS_LENGTH} characters."})
+    refs = [ref.strip() for ref in raw.split(",")]
     if len(refs) > MAX_REFS:
         raise validation_error({"tradeId": f"At most {MAX_REFS} refs."})
+    return refs
+
+
+def trades_by_refs(*, scope: QuerySet[Trade], refs: list[str]) -> list[Trade]:
+    """Trades of ``scope`` whose id or externalId is among ``refs``, in the order asked."""
     found = list(_with_items(scope.filter(_ref_filter(refs))))
     order: dict[str, int] = {}
     for n, ref in enumerate(refs):

@@ -49,7 +49,7 @@ def trade_url_check(*, merchant: Merchant, url: str, force_refresh: bool) -> Tra
     if cached is not None and now - cached[0] < max_age:
         return cached[1]
     try:
-        user = get_platform().user(platform_id, tenant=str(merchant.pk))
+        user = get_platform().user(platform_id, tenant=str(merchant.pk), trade_url=url)
     except (PlatformUnavailableError, PlatformRateLimitedError):
         user = PlatformUser(platform_id=platform_id, state=TradeUrlState.PLATFORM_UNAVAILABLE)
     except PlatformError:

@@ -3,7 +3,7 @@ the owner by a bot through the game platform, then accepted into a hold, complet
 with the money of decisions sections 3 and 4 moving in the same transaction as each step."""
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import ROUND_FLOOR, Decimal
 from math import ceil
 from typing import Protocol
@@ -47,6 +47,7 @@ from trading.selectors.inventory import (
     deposits_open_check,
     fleet_check,
     inventory_assets,
+    inventory_cache_forget,
 )
 from trading.selectors.switches import game_settings_get
 from trading.services.trades import (
@@ -101,10 +102,12 @@ def deposit_guard_check(*, merchant: Merchant, platform_id: str) -> None:
         )
 
 
-def deposit_owner_check(*, merchant: Merchant, platform_id: str, game: int) -> None:
+def deposit_owner_check(
+    *, merchant: Merchant, platform_id: str, game: int, trade_url: str = ""
+) -> None:
     """The owner's account can give items of this game now (asked afresh, never cached)."""
     try:
-        user = get_platform().user(platform_id, tenant=str(merchant.pk))
+        user = get_platform().user(platform_id, tenant=str(merchant.pk), trade_url=trade_url)
     except PlatformError as exc:
         raise DomainError(exc.error_key) from exc
     if user.state == TradeUrlState.TRADE_URL_INVALID:
@@ -211,7 +214,12 @@ def deposit_create(
         raise DomainError("EXTERNAL_ID_EXISTS")
     deposits_open_check(game=game)
     fleet_check(merchant=merchant)
-    deposit_owner_check(merchant=merchant, platform_id=depositor.platform_id, game=game)
+    deposit_owner_check(
+        merchant=merchant,
+        platform_id=depositor.platform_id,
+        game=game,
+        trade_url=depositor.trade_url,
+    )
     priced = _priced_items(merchant, depositor.platform_id, game, items)
     held = {item.item_id: quote.asset.amount for item, quote in priced}
     rows = [
@@ -383,6 +391,7 @@ def deposit_offer_send(*, trade_id: str, confirm: bool = True) -> None:
                 tenant=tenant,
                 key=f"deposit-{trade.id}",
                 platform_id=trade.client_platform_id,
+                trade_url=trade.client_trade_url,
                 game=trade.game,
                 assets=[OfferAsset(asset_id_of(item), item.amount) for item in items],
             )
@@ -477,10 +486,14 @@ def _money(trade: Trade, stage: str) -> None:
     )
 
 
-def deposit_accepted(*, trade: Trade, items: list[TradeItem], actor: str) -> None:
-    """The owner accepted: the items are ours, held for the game's hold period. Instant and
-    self-sold value is credited now; a standard deposit's value waits in escrow."""
+def deposit_accepted(
+    *, trade: Trade, items: list[TradeItem], actor: str, hold_until: datetime | None = None
+) -> None:
+    """The owner accepted: the items are ours, held for the game's hold period (or until the
+    platform's own hold, ``hold_until``, ends if that is later). Instant and self-sold value is
+    credited now; a standard deposit's value waits in escrow."""
     hold_end = clock.now() + timedelta(days=game_settings_get(game=trade.game).hold_days)
+    hold_end = max(hold_end, hold_until) if hold_until else hold_end
     _money(trade, "accept")
     trade_apply(
         trade=trade,
@@ -493,8 +506,11 @@ def deposit_accepted(*, trade: Trade, items: list[TradeItem], actor: str) -> Non
 
 
 def deposit_completed(*, trade: Trade, items: list[TradeItem], actor: str) -> None:
-    """The hold ended: escrow is released, the merchant's collateral comes back."""
+    """The hold ended: escrow is released, the merchant's collateral comes back. The assets are
+    the bots' now: the owner's inventory as this merchant keeps it is read again."""
     _money(trade, "complete")
+    merchant, owner = trade.merchant, trade.client_platform_id
+    transaction.on_commit(lambda: inventory_cache_forget(merchant=merchant, platform_id=owner))
     trade_apply(
         trade=trade,
         items=items,

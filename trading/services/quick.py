@@ -9,11 +9,17 @@ from core.errors import DomainError
 from merchants.models import Merchant
 from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
-from trading.marketplace.base import Listing, PurchaseResult
+from trading.marketplace.base import (
+    Listing,
+    MarketplaceUnavailableError,
+    PurchaseOutcomeUnknownError,
+    PurchaseResult,
+)
 from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
 from trading.representations import catalog_details
 from trading.selectors.market import catalog_item_resolve
+from trading.services.handover import bot_delivery_expect
 from trading.services.trades import Move, trade_apply, trade_lock
 from trading.services.withdrawals import (
     Recipient,
@@ -112,7 +118,9 @@ def _buy_one(
     """The purchase an earlier, interrupted run made for the row (asked first: a retry must
     neither fail a unit it bought nor spend a candidate another unit needs), else the cheapest
     candidate that can still be bought, under the row's key; when all were sold meanwhile, the
-    cheapest listings as they are now."""
+    cheapest listings as they are now. A supplier that cannot take the order now is passed over
+    for the next candidate; one that may have taken it (its answer was lost) stops the fill until
+    it is reconciled."""
     market = get_marketplace()
     earlier = market.purchase_get(key=f"ti-{row.pk}")
     if earlier is not None:
@@ -123,12 +131,24 @@ def _buy_one(
         while candidates:
             listing = candidates.pop(0)
             tried.add(listing.id)
-            result = market.purchase(
-                listing_id=listing.id, max_price=trade.quick_sourcing_ceiling, key=f"ti-{row.pk}"
-            )
+            try:
+                result = market.purchase(
+                    listing_id=listing.id,
+                    max_price=trade.quick_sourcing_ceiling,
+                    key=f"ti-{row.pk}",
+                    trade_url=trade.client_trade_url,
+                )
+            except PurchaseOutcomeUnknownError:
+                raise
+            except MarketplaceUnavailableError:
+                continue
             if result.ok:
                 return result
-        candidates.extend(listing for listing in reread() if listing.id not in tried)
+        try:
+            fresh = reread()
+        except MarketplaceUnavailableError:
+            return None
+        candidates.extend(listing for listing in fresh if listing.id not in tried)
         if not candidates:
             return None
     return None
@@ -228,3 +248,5 @@ def _bind(
         trade_fields={"total_price": _spend(items)},
         changed=[row],
     )
+    if result.held is not None:
+        bot_delivery_expect(item=row, held=result.held, listing=listing)

@@ -2,7 +2,7 @@
 purchases through the marketplace, deliveries, holds, settlement and refunds."""
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import DatabaseError, IntegrityError, transaction
@@ -20,9 +20,11 @@ from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.platform.base import TradeUrlState
 from trading.pricing import CENT, fee_inclusive
-from trading.representations import catalog_details
+from trading.representations import BotInfoOut, catalog_details
+from trading.selectors.inventory import inventory_cache_forget
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
+from trading.services.handover import bot_delivery_expect
 from trading.services.trades import (
     Move,
     items_known,
@@ -330,9 +332,16 @@ def withdrawal_purchase(*, trade_id: str) -> None:
     """Order every approved, unbought item from the marketplace. The purchase is keyed by the
     item, so running this twice never buys twice; network calls happen outside transactions."""
     market = get_marketplace()
-    waiting = TradeItem.objects.filter(
-        trade_id=trade_id, status=Status.PENDING, purchase_ref="", cancel_requested_at__isnull=True
-    ).exclude(listing_id="")
+    waiting = (
+        TradeItem.objects.filter(
+            trade_id=trade_id,
+            status=Status.PENDING,
+            purchase_ref="",
+            cancel_requested_at__isnull=True,
+        )
+        .exclude(listing_id="")
+        .select_related("trade")
+    )
     for item in waiting:
         assert item.sourcing_price is not None
         result = market.purchase(
@@ -340,14 +349,18 @@ def withdrawal_purchase(*, trade_id: str) -> None:
             max_price=item.sourcing_price,
             key=f"ti-{item.pk}",
             amount=item.amount,
+            trade_url=item.trade.client_trade_url,
         )
         if result.ok:
             # Only the item's row changes: one guarded statement, no lock of the trade. An item
             # that left PENDING meanwhile (cancelled) keeps no ref; its cancel finds the
-            # purchase by its key.
-            TradeItem.objects.filter(pk=item.pk, status=Status.PENDING, purchase_ref="").update(
-                purchase_ref=result.ref, updated_at=clock.now()
-            )
+            # purchase by its key. A bot that hands the item over gets its delivery row with it.
+            with transaction.atomic():
+                recorded = TradeItem.objects.filter(
+                    pk=item.pk, status=Status.PENDING, purchase_ref=""
+                ).update(purchase_ref=result.ref, updated_at=clock.now())
+                if recorded and result.held is not None and result.listing is not None:
+                    bot_delivery_expect(item=item, held=result.held, listing=result.listing)
             continue
         with transaction.atomic():
             trade, items = trade_lock(trade_id=trade_id)
@@ -366,11 +379,19 @@ def withdrawal_purchase(*, trade_id: str) -> None:
 
 
 def withdrawal_items_delivered(
-    *, trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str
+    *,
+    trade: Trade,
+    items: list[TradeItem],
+    targets: list[TradeItem],
+    actor: str,
+    offer_id: str = "",
+    bot_info: BotInfoOut | None = None,
 ) -> None:
-    """Bought items offered to the recipient: the trade offer is live."""
+    """Bought items offered to the recipient: the trade offer (``offer_id``, sent by the bot
+    ``bot_info``; the supplier's own when not given) is live."""
     now = clock.now()
-    offer_id = f"{int(now.timestamp())}{trade.next_sequence:04d}"
+    offer_id = offer_id or f"{int(now.timestamp())}{trade.next_sequence:04d}"
+    extra = {"bot_info": bot_info} if bot_info else {}
     trade_apply(
         trade=trade,
         items=items,
@@ -379,14 +400,24 @@ def withdrawal_items_delivered(
         moves=[
             Move(item, Status.ACTIVE, {"offer_id": offer_id, "active_at": now}) for item in targets
         ],
-        trade_fields={"offer_id": offer_id, "active_at": trade.active_at or now},
+        trade_fields={"offer_id": offer_id, "active_at": trade.active_at or now, **extra},
     )
 
 
 def withdrawal_items_accepted(
-    *, trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str
+    *,
+    trade: Trade,
+    items: list[TradeItem],
+    targets: list[TradeItem],
+    actor: str,
+    hold_until: datetime | None = None,
 ) -> None:
+    """The recipient accepted: the items are in its inventory, held for the game's protection
+    window, or until the platform's own hold (``hold_until``, escrow) ends if that is later."""
     hold_end = clock.now() + timedelta(days=game_settings_get(game=trade.game).hold_days)
+    hold_end = max(hold_end, hold_until) if hold_until else hold_end
+    merchant, recipient = trade.merchant, trade.client_platform_id
+    transaction.on_commit(lambda: inventory_cache_forget(merchant=merchant, platform_id=recipient))
     trade_apply(
         trade=trade,
         items=items,

@@ -3,9 +3,11 @@ started on a port of its own choosing and stopped after the test, with the test 
 from TestToken.sol by solcjs at the start of the session.
 
 Anvil's dev accounts come from the same public test mnemonic the sandbox derives from, so the
-hot wallet (HD index 0) starts with 10,000 ETH. The tests move the chain with anvil's own RPCs
-(``anvil_mine``, ``evm_snapshot``/``evm_revert``, ``evm_setAutomine``, ``anvil_setBalance``)
-instead of waiting for blocks."""
+hot wallet (HD index 0) starts with 10,000 ETH. The node answers Sepolia's chain id, the ETH
+chain of the network the tests configure (testnet): the gateway refuses a node on any other
+chain. The tests move the chain with anvil's own RPCs (``anvil_mine``,
+``evm_snapshot``/``evm_revert``, ``evm_setAutomine``, ``anvil_setBalance``) instead of waiting
+for blocks."""
 
 import json
 import re
@@ -25,6 +27,7 @@ ANVIL = HERE / "node_modules" / ".bin" / "anvil"
 DEADLINE_SECONDS = 30.0
 LISTENING = re.compile(r"Listening on 127\.0\.0\.1:(\d+)")
 GWEI = 10**9
+SEPOLIA = 11155111
 
 
 @cache
@@ -50,15 +53,19 @@ def compiled_token() -> dict[str, Any]:
 class Anvil:
     """One anvil process with its own log file."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, *, chain_id: int = SEPOLIA) -> None:
         self.log = log
+        self.chain_id = chain_id
         self.popen: subprocess.Popen[bytes] | None = None
         self.url = ""
 
     def start(self) -> "Anvil":
         with self.log.open("wb") as out:
             self.popen = subprocess.Popen(
-                [str(ANVIL), "--host", "127.0.0.1", "--port", "0", "--accounts", "10"],
+                [
+                    *(str(ANVIL), "--host", "127.0.0.1", "--port", "0", "--accounts", "10"),
+                    *("--chain-id", str(self.chain_id)),
+                ],
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,

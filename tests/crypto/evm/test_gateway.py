@@ -1,6 +1,7 @@
 """The EVM gateway's edges: a node that stops answering stops nothing for good and sends nothing
-it cannot account for; Solana, which has no real gateway, answers ONCHAIN_DISABLED outside the
-sandbox; the configured token contracts are the ones the service credits and pays."""
+it cannot account for; Solana, which the EVM gateway alone does not serve, answers
+ONCHAIN_DISABLED outside the sandbox; the configured token contracts are the ones the service
+credits and pays."""
 
 from decimal import Decimal
 
@@ -60,7 +61,9 @@ def test_a_node_that_does_not_answer_leaves_everything_to_the_next_sweep(
     assert clean()
 
 
-def test_outside_the_sandbox_solana_answers_onchain_disabled(desk, alice, chain: Chain, settings):
+def test_outside_the_sandbox_solana_without_its_gateway_answers_onchain_disabled(
+    desk, alice, chain: Chain, settings
+):
     settings.SANDBOX = False
     settings.CRYPTO_OTHER_CHAINS = ""
     get_chains.cache_clear()

@@ -1,27 +1,33 @@
-"""The scanner's lag in the metrics, against a real node: blocks between the head and the last
-block a scan step read, as that step saw them."""
+"""The EVM scanner in the metrics, against a real node: read at scrape time from what each scan
+step stores (the head it saw, the last block read), so a scrape never asks the node."""
 
 from django.test import override_settings
 
-from core.metrics import EVM_SCANNER_LAG
-from crypto.evm.models import EvmCursor
+from core.metrics import metrics_exposition
 from crypto.evm.scanner import evm_deposits_scan_step
 from tests.crypto.evm.chain import Chain
+from tests.ops.metrics import parsed, value
+
+ETH = {"chain": "ETH"}
 
 
-def lag() -> float:
-    return EVM_SCANNER_LAG.labels("ETH")._value.get()
+def scraped() -> dict:
+    return parsed(metrics_exposition().decode())[1]
 
 
-def test_a_step_records_how_far_behind_the_head_it_ended(chain: Chain):
+def test_the_scrape_shows_how_far_behind_the_head_each_step_left_the_scanner(chain: Chain):
+    first = scraped()
+    assert value(first, "trading_evm_scanner_lag_blocks", ETH) == 0  # the fixture scanned
     chain.mine(25)
     with override_settings(CRYPTO_EVM_SCAN_BLOCKS=10):
         step = evm_deposits_scan_step(chain="ETH")
-        head = EvmCursor.objects.get(chain="ETH").next_block - 1 + lag()
         assert step.end - step.start + 1 == 10
-        assert lag() >= 15  # 25 new blocks, 10 read
-        while lag() > 0:
+        behind = scraped()
+        assert value(behind, "trading_evm_scanner_lag_blocks", ETH) == 15  # 25 new, 10 read
+        assert value(behind, "trading_evm_scanner_last_block", ETH) == step.end
+        assert value(behind, "trading_evm_scanner_last_scan_age_seconds", ETH) < 60
+        while value(scraped(), "trading_evm_scanner_lag_blocks", ETH) > 0:
             evm_deposits_scan_step(chain="ETH")
-    assert EvmCursor.objects.get(chain="ETH").next_block - 1 == head
-    evm_deposits_scan_step(chain="ETH")  # nothing new: no lag
-    assert lag() == 0
+    caught_up = scraped()
+    assert value(caught_up, "trading_evm_scanner_last_block", ETH) == step.end + 15
+    assert value(caught_up, "trading_evm_scanner_lag_seconds", ETH) == 0

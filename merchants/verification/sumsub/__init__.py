@@ -1,0 +1,3 @@
+from merchants.verification.sumsub.provider import SumsubIdentityProvider
+
+__all__ = ["SumsubIdentityProvider"]
