@@ -6,8 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('merchants', '0006_sandbox_app'),
-        ('trading', '0011_sandbox_app'),
+        ('trading', '0014_bot_deliveries'),
     ]
 
     operations = [
