@@ -110,11 +110,20 @@ def main() -> None:
     parser.add_argument("--dump")
     parser.add_argument("--only", help="one endpoint: ledger list, ledger lookup, balance, ...")
     parser.add_argument("--sql", action="store_true", help="print the statements of a request")
+    parser.add_argument(
+        "--without-metrics", action="store_true", help="no request metrics (their cost)"
+    )
     args = parser.parse_args()
     ensure_database()
     setup_django()
+    from django.conf import settings
     from django.db import connection
     from django.test import Client
+
+    if args.without_metrics:
+        settings.MIDDLEWARE = [
+            name for name in settings.MIDDLEWARE if not name.endswith("RequestMetricsMiddleware")
+        ]
 
     _unlimited()
     world = _world()

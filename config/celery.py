@@ -2,16 +2,31 @@
 
 import logging
 import os
+import time
 from typing import Any
 
 from celery import Celery, Task
 from celery.schedules import crontab
-from celery.signals import task_postrun, task_prerun
+from celery.signals import (
+    beat_init,
+    celeryd_init,
+    setup_logging,
+    task_failure,
+    task_postrun,
+    task_prerun,
+    task_retry,
+    task_revoked,
+    task_success,
+    worker_process_shutdown,
+)
 from django.conf import settings
 from kombu.exceptions import OperationalError
 
 import config.broker  # noqa: F401 (registers the quick start's broker transport)
 from core.context import task_ended, task_started
+from core.db import db_pools_observe
+from core.metrics import CELERY_TASK_LAST_RUN, CELERY_TASK_LATENCY, CELERY_TASKS
+from core.metrics.store import process_dead, role_start
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -79,11 +94,67 @@ def enqueue(task: Task, *args: Any) -> None:
         logger.warning("broker unavailable, %s%r is left to its sweep: %s", task.name, args, exc)
 
 
+# When each task in flight in this process started (perf_counter), for its duration.
+_task_clock: dict[str, float] = {}
+
+
 @task_prerun.connect
 def _task_prerun(task_id: str, **_: Any) -> None:
     task_started(task_id)
+    _task_clock[task_id] = time.perf_counter()
 
 
 @task_postrun.connect
-def _task_postrun(task_id: str, **_: Any) -> None:
+def _task_postrun(task_id: str, task: Task, **_: Any) -> None:
     task_ended(task_id)
+    started = _task_clock.pop(task_id, None)
+    if started is not None:
+        CELERY_TASK_LATENCY.labels(task.name).observe(time.perf_counter() - started)
+    CELERY_TASK_LAST_RUN.labels(task.name).set(time.time())
+    db_pools_observe()
+
+
+# Task outcomes in the metrics (a retry is counted as one, and so is the run that ends it).
+@task_success.connect
+def _task_success(sender: Task, **_: Any) -> None:
+    CELERY_TASKS.labels(sender.name, "success").inc()
+
+
+@task_failure.connect
+def _task_failure(sender: Task, **_: Any) -> None:
+    CELERY_TASKS.labels(sender.name, "failure").inc()
+
+
+@task_retry.connect
+def _task_retry(sender: Task, **_: Any) -> None:
+    CELERY_TASKS.labels(sender.name, "retry").inc()
+
+
+@task_revoked.connect
+def _task_revoked(request: Any, **_: Any) -> None:
+    CELERY_TASKS.labels(getattr(request, "task", None) or "unknown", "revoked").inc()
+
+
+if settings.LOG_FORMAT == "json":
+    # Celery would put its own text handler on the root logger: with a receiver of this signal
+    # it leaves logging as settings.LOGGING made it, one JSON object per line.
+    @setup_logging.connect
+    def _logging_as_configured(**_: Any) -> None:
+        pass
+
+
+# Each worker and beat keeps its metrics in a folder of its own (core.metrics.store): made when
+# it starts, before any task module is imported; a pool process that exits stops its gauges.
+@celeryd_init.connect
+def _worker_metrics(**_: Any) -> None:
+    role_start("worker")
+
+
+@beat_init.connect
+def _beat_metrics(**_: Any) -> None:
+    role_start("beat")
+
+
+@worker_process_shutdown.connect
+def _pool_process_exit(pid: int, **_: Any) -> None:
+    process_dead(pid)

@@ -8,6 +8,8 @@ a request line of up to 8190 bytes (its maximum, so that the application's URL l
 first) and up to 100 header lines of 8190 bytes each; what it refuses itself, over those or
 malformed, the worker class answers with the same envelope instead of gunicorn's HTML page."""
 
+from typing import Any
+
 worker_class = "config.gunicorn_worker.EnvelopeThreadWorker"  # gthread
 workers = 2
 threads = 4
@@ -28,3 +30,17 @@ def post_worker_init(worker: object) -> None:
     from config.openapi import openapi_document
 
     threading.Thread(target=openapi_document, name="openapi-build", daemon=True).start()
+
+
+# Metrics (core.metrics.store): the master gives its workers a folder of their own before it
+# forks them, and a worker that exits stops counting in the live gauges.
+def on_starting(server: object) -> None:
+    from core.metrics.store import role_start
+
+    role_start("web")
+
+
+def child_exit(server: object, worker: Any) -> None:
+    from core.metrics.store import process_dead
+
+    process_dead(worker.pid)

@@ -100,6 +100,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.api.metrics.RequestMetricsMiddleware",
     "config.api.middleware.RequestIdMiddleware",
     "config.api.middleware.RequestLimitsMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -148,17 +149,53 @@ def _databases() -> dict[str, Any]:
                 },
             }
         }
-    config = dj_database_url.parse(DATABASE_URL, conn_max_age=0)
-    if config["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_POOL", True):
-        config.setdefault("OPTIONS", {})["pool"] = {
+    return {"default": _postgresql(DATABASE_URL)}
+
+
+def _postgresql(url: str) -> dict[str, Any]:
+    config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=0))
+    if config["ENGINE"] != "django.db.backends.postgresql":
+        return config
+    options = config.setdefault("OPTIONS", {})
+    if env_bool("DB_POOL", True):
+        options["pool"] = {
             "min_size": env_int("DB_POOL_MIN_SIZE", 2),
             "max_size": env_int("DB_POOL_MAX_SIZE", 20),
             "timeout": env_int("DB_POOL_TIMEOUT", 10),
         }
-    return {"default": config}
+    if DATABASE_TRANSACTION_POOLING:
+        # Behind PgBouncer in transaction mode consecutive transactions may run on different
+        # server connections: nothing may be prepared on one and used on another.
+        options["prepare_threshold"] = None
+        config["DISABLE_SERVER_SIDE_CURSORS"] = True
+    return config
+
+
+# PostgreSQL is reached through a pooler in transaction mode (PgBouncer's pool_mode =
+# transaction): no session state may outlive a transaction (docs/decisions.md, "Operations at
+# scale"). Every SET and advisory lock of the service is transaction-scoped already; this also
+# turns off the server-side cursors of QuerySet.iterator() and psycopg's prepared statements.
+DATABASE_TRANSACTION_POOLING = env_bool("DATABASE_TRANSACTION_POOLING", False)
 
 
 DATABASES = _databases()
+
+
+# Read replicas (streaming copies of the primary): heavy reads that may be a moment stale go to
+# them (core.db.replica_reads: trade history pages, ledger lists, the market); everything that
+# writes, or must see what was just written, stays on the primary.
+def _replicas() -> dict[str, Any]:
+    urls = [u.strip() for u in os.environ.get("DATABASE_REPLICA_URLS", "").split(",")]
+    # TEST MIRROR: under pytest a replica is the test database itself, not one to create.
+    return {
+        f"replica{n}": _postgresql(u) | {"TEST": {"MIRROR": "default"}}
+        for n, u in enumerate(filter(None, urls))
+    }
+
+
+if not QUICKSTART:
+    DATABASES |= _replicas()
+DATABASE_ROUTERS = ["core.db.ReplicaRouter"]
 # The ledger's covering index (ledger.Funding) is PostgreSQL's; SQLite builds it without the
 # columns that ride along, which costs the quick start nothing but the warning (models.W040).
 SILENCED_SYSTEM_CHECKS = ["models.W040"] if QUICKSTART else []
@@ -171,6 +208,9 @@ REDIS_CLIENT_OPTIONS = {
     "socket_connect_timeout": env_float("REDIS_CONNECT_TIMEOUT_SECONDS", 1.0),
     "socket_timeout": env_float("REDIS_SOCKET_TIMEOUT_SECONDS", 1.0),
 }
+# GET /metrics answers a Prometheus sending this bearer token; unset, the route answers 404
+# (``manage.py metrics_server`` serves them on a private port instead). docs/ops/metrics.md.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 # GET /health answers within this, whatever its checks are waiting for.
 HEALTH_TIMEOUT_SECONDS = env_float("HEALTH_TIMEOUT_SECONDS", 2.0)
 
@@ -318,6 +358,11 @@ TRADE_URL_HOST = os.environ.get("TRADE_URL_HOST", "steamcommunity.com")
 PLATFORM_ID_BASE = 76561197960265728
 CLIENT_TOKEN_TTL_SECONDS = 24 * 3600
 
+# Log lines as text (``line``, the default) or one JSON object per line (``json``: time, level,
+# logger, message, requestId, merchantId and tradeId when known, exception).
+LOG_FORMAT = (os.environ.get("LOG_FORMAT") or "line").strip().lower()
+if LOG_FORMAT not in ("line", "json"):
+    raise ImproperlyConfigured("LOG_FORMAT must be line or json.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -325,12 +370,13 @@ LOGGING = {
     "formatters": {
         "line": {
             "format": "%(asctime)s %(levelname)s %(name)s requestId=%(request_id)s %(message)s",
-        }
+        },
+        "json": {"()": "core.logs.JsonFormatter"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "formatter": "line",
+            "formatter": LOG_FORMAT,
             "filters": ["request_id"],
         }
     },
@@ -342,6 +388,19 @@ LOGGING = {
         "httpx2": {"level": "WARNING"},
     },
 }
+
+
+# Errors to Sentry (config/sentry.py) when a DSN is given; nothing is sent without one.
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    from config.sentry import sentry_init
+
+    sentry_init(
+        dsn=SENTRY_DSN,
+        environment=os.environ.get("SENTRY_ENVIRONMENT", "production"),
+        release=f"trading-service@{SPECTACULAR_SETTINGS['VERSION']}",
+        traces_sample_rate=env_float("SENTRY_TRACES_SAMPLE_RATE", 0.0),
+    )
 
 
 def _outside_system(name: str, sandbox: str) -> str:

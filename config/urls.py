@@ -9,6 +9,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerView
 
 from config.health import HealthApi
+from config.metrics import metrics_view
 from config.openapi import OpenApiDocumentApi
 
 API_ROUTES = [
@@ -42,6 +43,7 @@ def by_first_segment(modules: list[str]) -> list[URLResolver]:
 
 urlpatterns = [
     path("health", HealthApi.as_view(), name="health"),
+    path("metrics", metrics_view, name="metrics"),
     path("openapi.json", OpenApiDocumentApi.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     # APPEND_SLASH is off (API paths are exact), so the one page people type without it is sent on.

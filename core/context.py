@@ -13,6 +13,9 @@ T = TypeVar("T")
 _request_id: ContextVar[str] = ContextVar("request_id", default="-")
 _memo: ContextVar[dict[str, Any] | None] = ContextVar("request_memo", default=None)
 _task_serving: ContextVar[str | None] = ContextVar("task_serving", default=None)
+# Whom and what the work in hand is about, for the log lines (``LOG_FORMAT=json``).
+_merchant_id: ContextVar[str | None] = ContextVar("merchant_id", default=None)
+_trade_id: ContextVar[str | None] = ContextVar("trade_id", default=None)
 
 
 def current_request_id() -> str:
@@ -30,6 +33,8 @@ def start_request(sent_id: str | None = None) -> str:
     request_id = sent_id if usable and sent_id is not None else str(uuid.uuid4())
     _request_id.set(request_id)
     _memo.set({})
+    _merchant_id.set(None)
+    _trade_id.set(None)
     return request_id
 
 
@@ -51,7 +56,20 @@ def task_ended(task_id: str) -> None:
     if _task_serving.get() == task_id:
         end_request()
         _request_id.set("-")
+        _merchant_id.set(None)
+        _trade_id.set(None)
         _task_serving.set(None)
+
+
+def context_merchant_set(merchant_id: object) -> None:
+    """The merchant this request or task acts for (its log lines name it)."""
+    _merchant_id.set(str(merchant_id))
+
+
+def context_trade_set(trade_id: object, merchant_id: object) -> None:
+    """The trade this request or task works on, and its merchant (its log lines name both)."""
+    _trade_id.set(str(trade_id))
+    _merchant_id.set(str(merchant_id))
 
 
 def request_memo(key: str, load: Callable[[], T]) -> T:
@@ -85,9 +103,12 @@ def request_memo_forget(key: str) -> None:
 
 
 class RequestIdLogFilter(logging.Filter):
-    """Puts the request id on every log record (settings.LOGGING names it before the apps load,
-    so this module imports nothing of the service)."""
+    """Puts the request id, and the merchant and trade when known, on every log record
+    (settings.LOGGING names it before the apps load, so this module imports nothing of the
+    service)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = current_request_id()
+        record.merchant_id = _merchant_id.get()
+        record.trade_id = _trade_id.get()
         return True

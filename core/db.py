@@ -3,14 +3,20 @@ reads of hot rows."""
 
 import hashlib
 import logging
+import random
+import time
 from collections import namedtuple
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from copy import deepcopy
 from typing import Any, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connection, connections, transaction
 from django.db.models import Field, Model
 from django.db.models.expressions import Col
+
+from core.metrics import DB_POOL
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +48,55 @@ def advisory_lock(name: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
 
 
+# Read replicas (DATABASE_REPLICA_URLS): settings names them replica0, replica1, ...
+REPLICA_PREFIX = "replica"
+_read_alias: ContextVar[str] = ContextVar("read_alias", default=DEFAULT_DB_ALIAS)
+
+
+def replica_aliases() -> list[str]:
+    return [alias for alias in connections.settings if alias.startswith(REPLICA_PREFIX)]
+
+
+@contextmanager
+def replica_reads() -> Iterator[str]:
+    """Reads in this block may be a moment stale (history pages, ledger lists, the market):
+    they go to a read replica, when one is configured and no transaction is open on the primary
+    (work that wrote must read what it wrote). The ORM follows ``ReplicaRouter``; hand-written
+    SQL takes ``connections[alias]`` of the alias yielded (``read_alias()`` inside)."""
+    replicas = replica_aliases()
+    if not replicas or connections[DEFAULT_DB_ALIAS].in_atomic_block:
+        yield _read_alias.get()
+        return
+    token = _read_alias.set(random.choice(replicas))  # noqa: S311 (spreading load)
+    try:
+        yield _read_alias.get()
+    finally:
+        _read_alias.reset(token)
+
+
+def read_alias() -> str:
+    """The database the reads of this block go to: a replica inside ``replica_reads``."""
+    return _read_alias.get()
+
+
+class ReplicaRouter:
+    """Settings' DATABASE_ROUTERS: reads inside ``replica_reads`` to its replica, everything
+    else (every write, every other read) to the primary. Migrations run on the primary only;
+    replicas are its streaming copies."""
+
+    def db_for_read(self, model: type[Model], **hints: Any) -> str:
+        return _read_alias.get()
+
+    def db_for_write(self, model: type[Model], **hints: Any) -> str:
+        return DEFAULT_DB_ALIAS
+
+    def allow_relation(self, obj1: Model, obj2: Model, **hints: Any) -> bool:
+        return True  # the replicas hold the primary's rows
+
+    def allow_migrate(self, db: str, app_label: str, **hints: Any) -> bool:
+        return db == DEFAULT_DB_ALIAS
+
+
 def pooled_connections_recheck() -> None:
     """After a lost connection: test the pool's idle connections now and replace the dead ones.
     A failover cuts every connection at once; unchecked, each dead one would be lent to one more
@@ -53,6 +108,34 @@ def pooled_connections_recheck() -> None:
         pool.check()
     except Exception as exc:  # the database is still away: the next failure checks again
         logger.warning("connection pool check failed: %s", exc)
+
+
+# The pools' use is read into the metrics at most this often per process (requests and tasks
+# call ``db_pools_observe``; reading a pool's stats takes its lock).
+POOL_OBSERVE_SECONDS = 1.0
+_pools_observed_at = [0.0]
+
+
+def db_pools_observe() -> None:
+    """Record this process's connection pools (open, in use, waiting, max) in the metrics, at
+    most once per ``POOL_OBSERVE_SECONDS``. A no-op without pools."""
+    now = time.monotonic()
+    if now - _pools_observed_at[0] < POOL_OBSERVE_SECONDS:
+        return
+    _pools_observed_at[0] = now
+    for alias in connections:
+        # The pools that exist: ``wrapper.pool`` would open one (with whatever settings hold
+        # now, e.g. before a test database is made). Django keeps them per class and alias.
+        pools = getattr(type(connections[alias]), "_connection_pools", {})
+        pool = pools.get(alias)
+        if pool is None:
+            continue
+        stats = pool.get_stats()
+        size, available = stats.get("pool_size", 0), stats.get("pool_available", 0)
+        DB_POOL.labels(alias, "size").set(size)
+        DB_POOL.labels(alias, "in_use").set(size - available)
+        DB_POOL.labels(alias, "waiting").set(stats.get("requests_waiting", 0))
+        DB_POOL.labels(alias, "max").set(stats.get("pool_max", 0))
 
 
 class ModelRows:

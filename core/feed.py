@@ -176,6 +176,11 @@ def feed_publish(payload: bytes) -> bool:
 
 def feed_publish_on_commit(header: FeedHeader, data: Mapping[str, Any] | None = None) -> None:
     """Publish a message once the surrounding transaction commits (at once outside one). It is
-    serialized now, so it reports the state the transaction wrote."""
-    payload = dumps(header) + b"\n" + dumps(data or {})
-    transaction.on_commit(lambda: feed_publish(payload), robust=True)
+    serialized now, so it reports the state the transaction wrote; the header gets the time of
+    the commit (``committedAt``, Unix seconds), from which the feed measures its delay."""
+    head = dict(header)
+    body = dumps(data or {})
+    transaction.on_commit(
+        lambda: feed_publish(dumps({**head, "committedAt": time.time()}) + b"\n" + body),
+        robust=True,
+    )

@@ -5,10 +5,12 @@ class CryptoConfig(AppConfig):
     name = "crypto"
 
     def ready(self) -> None:
+        from core.metrics import SCRAPE_COLLECTORS
         from crypto import (
             checks,  # noqa: F401 (warns about an unconfigured chain gateway)
             tasks,  # noqa: F401 (registers the hand-offs to workers)
         )
+        from crypto.metrics import scanner_metrics
         from crypto.selectors import cashout_locks
         from crypto.services.withdrawals import crypto_withdrawal_approval_resolve
         from merchants.webhooks.outbox import APPROVAL_HANDLERS
@@ -16,3 +18,4 @@ class CryptoConfig(AppConfig):
 
         APPROVAL_HANDLERS["crypto_withdrawal"] = crypto_withdrawal_approval_resolve
         LOCK_HOLDERS["cashouts"] = cashout_locks
+        SCRAPE_COLLECTORS.append(scanner_metrics)

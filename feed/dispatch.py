@@ -9,6 +9,7 @@ refetches; merchant events are never dropped for a socket that stays)."""
 
 import json
 import logging
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 import orjson
 
 from core.json import dumps
+from core.metrics import FEED_DELIVERY_LATENCY
 from feed.sockets import FeedSocket, Registry
 from trading.marketplace.base import Delivery
 from trading.representations import market_item_priced, market_sync_json
@@ -65,6 +67,14 @@ def event_packet(event: str, data: bytes) -> str:
     return "2[" + orjson.dumps(event).decode() + "," + data.decode() + "]"
 
 
+def _delay_observe(event: str, header: dict[str, Any]) -> None:
+    """From the commit that published the message (its ``committedAt``) to now, when it has
+    been handed to this process's sockets."""
+    committed = header.get("committedAt")
+    if isinstance(committed, (int, float)):
+        FEED_DELIVERY_LATENCY.labels(event).observe(max(0.0, time.time() - committed))
+
+
 class Dispatcher:
     def __init__(
         self,
@@ -91,8 +101,10 @@ class Dispatcher:
             kind = header["kind"]
             if kind == "merchant":
                 await self._to_merchant(header, data)
+                _delay_observe(str(header["event"]), header)
             elif kind == "market":
                 await self._to_market(header, data)
+                _delay_observe("market", header)
             elif kind == "access":
                 await self.access_changed(str(header["merchantId"]))
         except Exception:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypeVar
 
+from core.metrics import FEED_SOCKETS
+
 K = TypeVar("K")
 
 
@@ -32,6 +34,8 @@ class Registry:
         return len(self.sockets)
 
     def add(self, socket: FeedSocket) -> None:
+        if socket.sid not in self.sockets:
+            FEED_SOCKETS.labels("merchant").inc()
         self.sockets[socket.sid] = socket
         self._merchants[socket.merchant_id][socket.sid] = socket
 
@@ -39,6 +43,7 @@ class Registry:
         socket = self.sockets.pop(sid, None)
         if socket is None:
             return None
+        FEED_SOCKETS.labels("merchant").dec()
         _discard(self._merchants, socket.merchant_id, sid)
         for game in socket.games:
             _discard(self._games, game, sid)

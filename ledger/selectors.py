@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import DatabaseError, connection, models, transaction
+from django.db import DatabaseError, connection, connections, models, transaction
 from django.db.models import F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Abs, Cast
 
 from core import clock
+from core.db import read_alias, replica_reads
 from core.errors import DomainError
 from ledger.models import ADMIN_KINDS, ADMIN_STATUS, INITIATED_VISIBLE_FOR, Funding
 from ledger.representations import (
@@ -124,13 +125,14 @@ def _history_read() -> Iterator[None]:
     """A read of the history, bounded in time and, when it is its own transaction, one snapshot
     (the page's ids, their rows and the count agree). Any database failure while reading becomes
     SERVER_ERROR (1006: the history could not be loaded, retry)."""
-    own_transaction = not connection.in_atomic_block
+    db = connections[read_alias()]  # a replica's, inside replica_reads
+    own_transaction = not db.in_atomic_block
     try:
-        with transaction.atomic():
-            if connection.vendor == "postgresql":
+        with transaction.atomic(using=db.alias):
+            if db.vendor == "postgresql":
                 # One round trip for both settings (a statement without parameters may hold
                 # several).
-                with connection.cursor() as cursor:
+                with db.cursor() as cursor:
                     cursor.execute(
                         (
                             "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; "
@@ -193,7 +195,9 @@ def ledger_page(*, merchant: Merchant, query: LedgerQuery) -> LedgerPageOut:
         sides.append(_fundings(merchant=merchant, query=query, now=clock.now()))
     if query.type not in TYPES_WITHOUT_ADMIN_ROWS:
         sides.append(_admin_transfers(merchant=merchant, query=query))
-    with _history_read():
+    # A list may be a moment stale: a replica's, when there is one (a row by id is the
+    # primary's).
+    with replica_reads(), _history_read():
         ids = _page_ids(sides, offset=query.offset, limit=query.limit)
         found = _rows_by_id(sides, ids)
         total = query.offset + len(ids)

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, Min, Q
 
 from core import clock
 from core.db import ModelRows
@@ -278,3 +278,30 @@ def webhook_health_get(*, merchant: Merchant) -> WebhookHealth:
         last_delivered_at=delivered.values_list("delivered_at", flat=True).first(),
         last_failure=failures.select_related("event").order_by("-created_at", "-id").first(),
     )
+
+
+@dataclass(frozen=True)
+class OutboxBacklog:
+    is_approval: bool
+    pending: int
+    oldest_created_at: datetime | None
+
+
+def webhook_outbox_backlog() -> list[OutboxBacklog]:
+    """Undelivered events, approvals apart from the rest: how many, and since when the oldest
+    waits. Reads only pending rows (the partial index ``webhook_event_due`` holds them)."""
+    rows = (
+        WebhookEvent.objects.filter(status=WebhookEvent.Status.PENDING)
+        .values("is_approval")
+        .annotate(pending=Count("id"), oldest=Min("created_at"))
+        .order_by()
+    )
+    found = {row["is_approval"]: row for row in rows}
+    return [
+        OutboxBacklog(
+            is_approval=kind,
+            pending=found[kind]["pending"] if kind in found else 0,
+            oldest_created_at=found[kind]["oldest"] if kind in found else None,
+        )
+        for kind in (True, False)
+    ]

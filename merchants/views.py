@@ -17,8 +17,9 @@ from config.api.idempotency import (
     request_fingerprint,
 )
 from config.api.views import ApiView
-from core.context import current_request_id
+from core.context import context_merchant_set, current_request_id
 from core.errors import DomainError
+from core.metrics import RATE_LIMIT_REFUSALS
 from merchants.authentication import (
     ApiKeyAuthentication,
     ClientCaller,
@@ -118,6 +119,7 @@ class CallerApiView(ApiView):
         if self.operation is None:
             return
         merchant = self.merchant(request)
+        context_merchant_set(merchant.pk)
         if counted is not None and gate.hits is not None and _same(guess, merchant):
             self.rate_limit = counted.state(gate.hits)
         else:
@@ -129,6 +131,7 @@ class CallerApiView(ApiView):
                 operation=self.operation,
             )
         if not self.rate_limit.allowed:
+            RATE_LIMIT_REFUSALS.labels(self.operation).inc()
             raise DomainError("RATE_LIMITED", retry_after=self.rate_limit.retry_after)
 
     def idempotency_claim(self, request: Request) -> None:

@@ -20,6 +20,7 @@ import pytest
 from django.db import connection
 from django.urls import Resolver404, resolve
 
+from core.metrics import RATE_LIMIT_REFUSALS
 from merchants import ratelimits
 from merchants.models import RateLimitWindow
 from merchants.ratelimits import (
@@ -251,6 +252,8 @@ def test_every_routed_operation_is_in_the_registry():
 @pytest.mark.django_db
 def test_unverified_merchant_gets_100_an_hour_then_429(api, frozen_clock):
     actor = make_actor(name="Unverified", is_verified=False)
+    refusals = RATE_LIMIT_REFUSALS.labels("auth.authenticate_client")
+    refused_before = refusals._value.get()
 
     for n in range(1, 101):
         response = _authenticate(api, actor)
@@ -274,6 +277,7 @@ def test_unverified_merchant_gets_100_an_hour_then_429(api, frozen_clock):
         # The clock is frozen half-way through the hour.
         assert int(retry_after) == HOUR // 2
         assert refused["X-Request-Id"] == body["requestId"]
+    assert refusals._value.get() - refused_before == 2  # in the metrics
 
 
 @pytest.mark.django_db

@@ -51,7 +51,7 @@ def test_an_unset_setting_gives_the_unconfigured_adapter(unconfigured):
     for name in GETTERS:
         unconfigured(name)
     assert isinstance(get_platform(), UnconfiguredPlatform)
-    assert isinstance(get_marketplace(), UnconfiguredMarketplace)
+    assert isinstance(get_marketplace().adapter, UnconfiguredMarketplace)
     assert isinstance(get_identity_provider(), UnconfiguredIdentityProvider)
     assert isinstance(get_chains(), UnconfiguredChains)
 

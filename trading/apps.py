@@ -5,12 +5,14 @@ class TradingConfig(AppConfig):
     name = "trading"
 
     def ready(self) -> None:
+        from core.metrics import SCRAPE_COLLECTORS
         from merchants.webhooks.outbox import APPROVAL_HANDLERS, APPROVAL_RESUMES
         from trading import (
             checks,  # noqa: F401 (warns about unconfigured outside systems)
             tasks,  # noqa: F401 (registers the hand-offs to workers)
         )
         from trading.marketplace.suppliers.marketplace import LISTINGS_CHANGED
+        from trading.metrics import trades_metrics
         from trading.selectors.deposits import (
             deposit_assets_shared,
             deposit_collateral_held,
@@ -40,3 +42,4 @@ class TradingConfig(AppConfig):
         HELD_BALANCES[Account.Kind.PROVIDER_COLLATERAL] = deposit_provider_advances
         SHARED_ASSETS["deposits"] = deposit_assets_shared
         DOUBLED_CREDITS["deposits"] = deposit_credits_doubled
+        SCRAPE_COLLECTORS.append(trades_metrics)

@@ -10,6 +10,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Round
 
 from core import clock
+from core.metrics import MONEY_MOVED, count_on_commit
 from merchants.models import Merchant
 from wallet.models import Account, Posting, Transfer
 
@@ -79,6 +80,8 @@ def transfer_post(
             for account_id, delta in net.items()
             if delta != 0
         )
+        # What the transfer moved: the sum of what its accounts received.
+        count_on_commit(MONEY_MOVED, float(sum(d for d in net.values() if d > 0)), kind)
     return transfer
 
 

@@ -15,6 +15,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Q
 
 from core import clock
+from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_commit
 from merchants.callers import callers_changed
 from merchants.models import Merchant, WebhookDelivery, WebhookEvent
 from merchants.webhooks.outbox import APPROVAL_HANDLERS, APPROVAL_RESUMES, Approval
@@ -35,6 +36,14 @@ APPROVAL_DELAYS = [timedelta(seconds=2), timedelta(seconds=5)]
 SWEEP_BATCH = 500
 # What an attempt's row keeps of the answer (the column's size).
 EXCERPT_CHARS = 500
+
+
+# What an attempt left its event, for the metrics.
+ATTEMPT_OUTCOMES: dict[str, str] = {
+    WebhookEvent.Status.DELIVERED: "delivered",
+    WebhookEvent.Status.PENDING: "retry",
+    WebhookEvent.Status.FAILED: "failed",
+}
 
 
 def _approval_outcome(result: PostResult) -> tuple[str, str] | None:
@@ -85,6 +94,11 @@ def webhook_event_deliver(*, event_id: str) -> None:
             body=orjson.dumps(event.payload),
             timeout=ATTEMPT_TIMEOUT_SECONDS,
         )
+        if event.is_approval:
+            decided = _approval_outcome(result)
+            APPROVAL_CALLBACK_LATENCY.labels(decided[0] if decided else "unanswered").observe(
+                result.latency_ms / 1000
+            )
     _record_attempt(
         event_id=event_id, lease_until=lease_until, url=merchant.callback_url, result=result
     )
@@ -181,6 +195,12 @@ def _record(
         else:
             _settle_regular(event, result, now)
         event.save(update_fields=_SETTLED_FIELDS)
+        count_on_commit(
+            WEBHOOK_ATTEMPTS,
+            1,
+            "approval" if event.is_approval else "event",
+            ATTEMPT_OUTCOMES[event.status],
+        )
 
 
 def _finish(event: WebhookEvent, status: str, now: datetime) -> None:

@@ -480,6 +480,38 @@ def test_a_partial_fill_fails_the_unfilled_rows_and_refunds_them(
     assert wallet_clean()
 
 
+def test_a_fill_whose_candidates_were_all_sold_meanwhile_reads_the_market_again(
+    route, catalog_item, ladder, hooks, monkeypatch
+):
+    """Fills running at once (worker threads, machines) read the same cheapest listings: one
+    that finds every listing it read sold to the others asks again, and buys what is left."""
+    real = SandboxMarketplace.cheapest
+    sold: list[str] = []
+
+    def read_then_sold_elsewhere(self, **query):
+        listings = real(self, **query)
+        if query["limit"] > 1 and not sold:  # the fill's read (creation asks for one)
+            listings = listings[:2]
+            for listing in listings:
+                assert real_purchase(self, listing.id, listing.price)
+                sold.append(listing.id)
+        return listings
+
+    def real_purchase(market, listing_id, price):
+        return market.purchase(listing_id=listing_id, max_price=price, key=f"other-{listing_id}").ok
+
+    monkeypatch.setattr(SandboxMarketplace, "cheapest", read_then_sold_elsewhere)
+    created = ok_data(route.buy(itemId=catalog_item.id, maxPrice=Decimal("12.00"), amount=1))
+
+    (row,) = Trade.objects.get(pk=created["id"]).items.all()
+    third_cheapest = sorted(ladder, key=lambda listing: listing.price)[2]
+    assert len(sold) == 2
+    assert row.status == "pending"
+    assert row.listing_id == third_cheapest.id
+    assert row.price == Decimal("11.55")
+    assert wallet_clean()
+
+
 def test_a_fill_with_nothing_left_fails_the_trade_and_refunds_everything(
     desk, alice_funded, catalog_item, hooks, clock_advance
 ):

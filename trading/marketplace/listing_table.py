@@ -20,9 +20,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import Count, Min, Model, Q, QuerySet
 
+from core.db import read_alias
 from core.market_version import market_version
 from trading.marketplace.base import (
     ItemListingsQuery,
@@ -71,7 +72,7 @@ def _bounds(query: MarketQuery, params: dict[str, Any]) -> str:
 
 
 def _page_ids(sql: str, params: dict[str, Any]) -> list[str]:
-    with connection.cursor() as cursor:
+    with connections[read_alias()].cursor() as cursor:  # a replica's in a market read
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
 

@@ -112,6 +112,12 @@ class Trade(models.Model):
                 condition=Q(offer_expires_at__isnull=False),
                 name="trade_offer_expiry_due",
             ),
+            # The trades in flight per type and status, counted at every metrics scrape.
+            models.Index(
+                fields=["type", "status"],
+                condition=Q(status__in=IN_FLIGHT),
+                name="trade_in_flight",
+            ),
             # Keyset pages of a merchant's trades, newest first.
             models.Index(fields=["merchant", "source", "game", "-created_at", "-id"]),
             models.Index(fields=["merchant", "client_platform_id", "-created_at", "-id"]),

@@ -14,6 +14,7 @@ from django.core.cache import cache
 from core import clock
 from core.errors import DomainError
 from core.market_version import market_version
+from core.metrics import PLATFORM_FLEET
 from merchants.models import Client, Merchant
 from trading.games import CS_GAME, GAMES
 from trading.marketplace import get_marketplace
@@ -66,11 +67,17 @@ def deposits_open_check(*, game: int) -> None:
         raise DomainError("DEPOSITS_PAUSED", "Deposit pricing for game 730 is unavailable.")
 
 
+# The fleet's state as the metrics show it (trading_platform_fleet_state).
+FLEET_STATES = {FleetStatus.ONLINE: 2, FleetStatus.DEGRADED: 1, FleetStatus.OFFLINE: 0}
+
+
 def fleet_check(*, merchant: Merchant) -> None:
+    platform = get_platform()
     try:
-        status = get_platform().fleet_status(tenant=str(merchant.pk))
+        status = platform.fleet_status(tenant=str(merchant.pk))
     except PlatformError as exc:
         raise DomainError(exc.error_key) from exc
+    PLATFORM_FLEET.labels(type(platform).__name__).set(FLEET_STATES.get(status, 0))
     if status == FleetStatus.OFFLINE:
         raise DomainError("NO_BOTS_AVAILABLE")
     if status == FleetStatus.DEGRADED:

@@ -10,6 +10,7 @@ import orjson
 from django.core.cache import cache
 from django.db.models import Case, IntegerField, Value, When
 
+from core.db import replica_reads
 from core.json import dumps
 from core.market_version import market_version
 from merchants.models import Merchant
@@ -146,7 +147,8 @@ def _cached_page(kind: str, shape: str, render: Callable[[], Any]) -> orjson.Fra
     cached = cache.get(key)
     if cached is not None:
         return orjson.Fragment(cached)
-    rendered = dumps(render())
+    with replica_reads():  # the catalog and the listings: a replica's, when there is one
+        rendered = dumps(render())
     cache.set(key, rendered, timeout=PAGE_TTL_SECONDS)
     return orjson.Fragment(rendered)
 

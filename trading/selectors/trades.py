@@ -5,13 +5,13 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
-from django.db import connection
-from django.db.models import Prefetch, Q, QuerySet, Sum
+from django.db import connections
+from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 
-from core.db import ModelRows
+from core.db import ModelRows, replica_reads
 from core.errors import validation_error
 from merchants.models import Merchant
-from trading.models import Status, Trade, TradeItem
+from trading.models import IN_FLIGHT, Status, Trade, TradeItem
 from trading.representations import TradePageOut, trade_json
 from wallet.selectors import LockHolding
 
@@ -76,7 +76,9 @@ def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradeP
     if cursor:
         created_at, trade_id = _decode_cursor(cursor)
         params += [_TRADES.param("created_at", created_at), _TRADES.param("id", trade_id)]
-    with connection.cursor() as db:
+    # History may be a moment stale: a replica's, when there is one (a trade by id is read
+    # from the primary, which has it as soon as it was created).
+    with replica_reads() as alias, connections[alias].cursor() as db:
         db.execute(_page_sql(fields, bool(cursor)), [*params, limit + 1])
         rows = db.fetchall()
     # Rendered from the rows' values (named tuples with the models' attribute names), not from
@@ -185,3 +187,21 @@ def withdrawal_locks() -> LockHolding:
         by_merchant={str(row["trade__merchant_id"]): row["total"] for row in held},
         stale=[f"trade {t} item {i} is {s} but holds {amount}" for t, i, s, amount in stale],
     )
+
+
+def trades_in_flight_counts() -> dict[tuple[str, str], int]:
+    """Trades not yet finished, per (type, status), every pair present (0 when none). An
+    index-only count over ``trade_in_flight`` (a partial index of those trades only), so its
+    cost follows the trades in flight, not the history."""
+    counts: dict[tuple[str, str], int] = {
+        (kind, str(status)): 0 for kind in Trade.Type.values for status in IN_FLIGHT
+    }
+    rows = (
+        Trade.objects.filter(status__in=IN_FLIGHT)
+        .values_list("type", "status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for kind, status, n in rows:
+        counts[(kind, status)] = n
+    return counts

@@ -15,6 +15,7 @@ from core import clock
 from core.db import advisory_lock, atomic_retried
 from core.errors import DomainError
 from core.handoffs import handoff_on_commit
+from core.metrics import RATE_LIMIT_REFUSALS
 from merchants.models import Client, Merchant
 from merchants.tradeurls import trade_url_platform_id
 from trading.games import CS_GAME
@@ -93,6 +94,7 @@ def deposit_guard_check(*, merchant: Merchant, platform_id: str) -> None:
     if count.recent >= MAX_RECENT_DEPOSITS:
         assert count.window_frees_at is not None
         wait = max(1, ceil((count.window_frees_at - now).total_seconds()))
+        RATE_LIMIT_REFUSALS.labels("deposit_guard").inc()
         raise DomainError(
             "RATE_LIMITED",
             f"At most {MAX_RECENT_DEPOSITS} deposits per 5 minutes for this user.",

@@ -1,5 +1,6 @@
 """Quick withdrawals: the cheapest listings of an item at or below a per-unit ceiling."""
 
+from collections.abc import Callable
 from decimal import ROUND_FLOOR, Decimal
 
 from django.db import transaction
@@ -105,32 +106,51 @@ def quick_withdrawal_create(
     )
 
 
-def _buy_one(row: TradeItem, trade: Trade, candidates: list[Listing]) -> PurchaseResult | None:
+# Times a fill asks the marketplace again for the cheapest listings once every candidate it
+# had was sold to someone else meanwhile (other fills running at once on other worker threads or
+# machines read the same cheapest listings).
+CANDIDATE_REREADS = 3
+
+
+def _buy_one(
+    row: TradeItem, trade: Trade, candidates: list[Listing], reread: Callable[[], list[Listing]]
+) -> PurchaseResult | None:
     """The purchase an earlier, interrupted run made for the row (asked first: a retry must
     neither fail a unit it bought nor spend a candidate another unit needs), else the cheapest
-    candidate that can still be bought, under the row's key. A supplier that cannot take the
-    order now is passed over for the next candidate; one that may have taken it (its answer was
-    lost) stops the fill until it is reconciled."""
+    candidate that can still be bought, under the row's key; when all were sold meanwhile, the
+    cheapest listings as they are now. A supplier that cannot take the order now is passed over
+    for the next candidate; one that may have taken it (its answer was lost) stops the fill until
+    it is reconciled."""
     market = get_marketplace()
     earlier = market.purchase_get(key=f"ti-{row.pk}")
     if earlier is not None:
         return earlier
     assert trade.quick_sourcing_ceiling is not None
-    while candidates:
-        listing = candidates.pop(0)
+    tried: set[str] = set()
+    for _ in range(CANDIDATE_REREADS + 1):
+        while candidates:
+            listing = candidates.pop(0)
+            tried.add(listing.id)
+            try:
+                result = market.purchase(
+                    listing_id=listing.id,
+                    max_price=trade.quick_sourcing_ceiling,
+                    key=f"ti-{row.pk}",
+                    trade_url=trade.client_trade_url,
+                )
+            except PurchaseOutcomeUnknownError:
+                raise
+            except MarketplaceUnavailableError:
+                continue
+            if result.ok:
+                return result
         try:
-            result = market.purchase(
-                listing_id=listing.id,
-                max_price=trade.quick_sourcing_ceiling,
-                key=f"ti-{row.pk}",
-                trade_url=trade.client_trade_url,
-            )
-        except PurchaseOutcomeUnknownError:
-            raise
+            fresh = reread()
         except MarketplaceUnavailableError:
-            continue
-        if result.ok:
-            return result
+            return None
+        candidates.extend(listing for listing in fresh if listing.id not in tried)
+        if not candidates:
+            return None
     return None
 
 
@@ -146,17 +166,22 @@ def quick_fill(*, trade_id: str) -> None:
     )
     if not rows:
         return
-    assert trade.quick_sourcing_ceiling is not None
-    candidates = get_marketplace().cheapest(
-        catalog_id=trade.quick_catalog_id,
-        phase=trade.quick_phase,
-        delivery=trade.quick_delivery,
-        ceiling=trade.quick_sourcing_ceiling,
-        limit=2 * len(rows) + 5,
-    )
+    ceiling = trade.quick_sourcing_ceiling
+    assert ceiling is not None
+
+    def cheapest() -> list[Listing]:
+        return get_marketplace().cheapest(
+            catalog_id=trade.quick_catalog_id,
+            phase=trade.quick_phase,
+            delivery=trade.quick_delivery,
+            ceiling=ceiling,
+            limit=2 * len(rows) + 5,
+        )
+
+    candidates = cheapest()
     catalog = CatalogItem.objects.filter(pk=trade.quick_catalog_id).first()
     for row in rows:
-        result = _buy_one(row, trade, candidates)
+        result = _buy_one(row, trade, candidates, cheapest)
         with transaction.atomic():
             trade, items = trade_lock(trade_id=trade_id)
             current = next(i for i in items if i.pk == row.pk)

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import clock
+from core.context import context_trade_set
 from core.errors import DomainError
 from core.feed import feed_publish_on_commit
+from core.metrics import TRADE_MOVES, count_on_commit
 from merchants.webhooks.outbox import webhook_event_emit
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeEvent, TradeItem
 from trading.representations import trade_json
@@ -67,6 +69,7 @@ def trade_lock(*, trade_id: str) -> tuple[Trade, list[TradeItem]]:
     items = list(
         TradeItem.objects.select_for_update(no_key=True).filter(trade=trade).order_by("position")
     )
+    context_trade_set(trade.pk, trade.merchant_id)
     return trade, items
 
 
@@ -154,9 +157,12 @@ def trade_emit(
 ) -> None:
     """Save the trade, then tell the merchant with the next sequence number: its sockets (the
     feed, after commit) and its webhook (the outbox)."""
+    context_trade_set(trade.pk, trade.merchant_id)
     sequence = trade.next_sequence
     trade.next_sequence += 1
     trade.save()
+    if trade.status != before:
+        count_on_commit(TRADE_MOVES, 1, trade.type, trade.status)
     body = trade_json(trade, items)
     feed_publish_on_commit(
         {

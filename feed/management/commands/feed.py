@@ -2,6 +2,7 @@ import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from core.metrics.store import role_start
 from feed.front import front_app
 from feed.packets import MAX_MESSAGE_BYTES
 from feed.server import FeedServer
@@ -27,6 +28,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: object, **options: object) -> None:
+        role_start("feed")
         server = FeedServer()
         upstream = str(options["api_upstream"] or "")
         uvicorn.run(
