@@ -30,7 +30,7 @@ from crypto.services.withdrawals import (
 )
 from crypto.tasks import enqueue_account_sweep, enqueue_address_sweep
 from merchants.console import merchant_column
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from wallet.models import Transfer
 
 

@@ -10,15 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from core.admin_display import IndentedJSONField, json_readonly, readable_fields
 from core.errors import DomainError
 from merchants.console import MERCHANT_PANELS, merchant_column
-from merchants.models import (
-    ApiKey,
-    ApiSecret,
-    Client,
-    Merchant,
-    Scope,
-    WebhookDelivery,
-    WebhookEvent,
-)
+from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.services import (
     api_key_create,
     api_key_revoke,
@@ -26,6 +18,7 @@ from merchants.services import (
     callers_changed,
     merchant_create,
 )
+from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.outbox import webhook_event_resend
 
 

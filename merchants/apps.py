@@ -1,9 +1,20 @@
+from importlib import import_module
+
 from django.apps import AppConfig
+
+# The sub-packages keep their tables beside their code, in the app's label; Django imports only
+# ``merchants.models`` by itself.
+SUBPACKAGE_MODELS = ("merchants.webhooks.models", "merchants.verification.models")
 
 
 class MerchantsConfig(AppConfig):
     name = "merchants"
     verbose_name = "Merchants and API access"
+
+    def import_models(self) -> None:
+        super().import_models()
+        for module in SUBPACKAGE_MODELS:
+            import_module(module)
 
     def ready(self) -> None:
         # Registers the check of the identity provider, the OpenAPI auth extensions, and the

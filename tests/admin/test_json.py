@@ -12,7 +12,8 @@ from django.db import models, transaction
 from django.test import RequestFactory
 
 from core.admin_display import IndentedJSONField
-from merchants.models import Merchant, WebhookEvent
+from merchants.models import Merchant
+from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.outbox import webhook_event_emit
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ import pytest
 from django.test import override_settings
 from django.urls import clear_url_caches
 
-from merchants.models import VerificationProcess, VerifiedIdentity
+from merchants.verification.models import VerificationProcess, VerifiedIdentity
 from sandbox.models import SandboxDossier
 from tests.factories import assert_error
 from tests.trading.helpers import ok
