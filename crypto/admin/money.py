@@ -9,8 +9,6 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-import crypto.evm.admin
-import crypto.solana.admin  # noqa: F401 (both register the real chains' pages)
 from core.admin_display import ReadOnlyAdmin
 from core.errors import DomainError
 from crypto.chains.evm import evm_served_chains
