@@ -120,7 +120,7 @@ def _merchants(count: int, per_merchant: int) -> tuple[list[Any], list[str]]:
 def _outbox_end(merchants: list[Any]) -> None:
     """This run's webhooks, which have nowhere to go, end failed: left pending, beat's sweep would
     have the next suite run's worker attempt them for 72 hours, and its drain wait on them."""
-    from merchants.models import WebhookEvent
+    from merchants.webhooks.models import WebhookEvent
 
     WebhookEvent.objects.filter(merchant__in=merchants, status=WebhookEvent.Status.PENDING).update(
         status=WebhookEvent.Status.FAILED, next_attempt_at=None, last_error="feed bench: no URL"

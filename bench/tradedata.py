@@ -202,7 +202,7 @@ def drain(
 ) -> float | None:
     """Wait (polling, bounded) for the worker to finish the approvals and purchases (and what
     ``also_busy`` says is left); the seconds it took, None when the deadline passed first."""
-    from merchants.models import WebhookEvent
+    from merchants.webhooks.models import WebhookEvent
     from trading.models import TradeItem
 
     started = time.monotonic()

@@ -1,5 +1,6 @@
-"""JSON in the staff console, for people: indented, escaped, in a ``<pre>``. Django shows a
-read-only JSON field on one line and edits it in a one-line dump; these replace both."""
+"""The staff console's shared pieces: JSON for people (indented, escaped, in a ``<pre>``; Django
+shows a read-only JSON field on one line and edits it in a one-line dump, these replace both)
+and the read-only page and inline every app's console uses."""
 
 import json
 from collections.abc import Callable
@@ -7,8 +8,10 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.contrib.auth import get_permission_codename
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
+from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
@@ -51,3 +54,39 @@ class IndentedJSONField(forms.JSONField):
         if isinstance(value, forms.fields.InvalidJSONInput):
             return value
         return json.dumps(value, indent=INDENT, ensure_ascii=False, cls=self.encoder)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """A page staff read and never add to, edit or delete from: its rows change only through
+    the services. A JSON field it shows as a form field is indented (list ``<field>_json`` from
+    ``json_readonly`` to show it as a block). Its actions that decide something
+    (``permissions=["decide"]``) need the model's change permission, not just the right to look."""
+
+    formfield_overrides = {models.JSONField: {"form_class": IndentedJSONField}}
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_decide_permission(self, request: HttpRequest) -> bool:
+        codename = get_permission_codename("change", self.opts)
+        return request.user.has_perm(f"{self.opts.app_label}.{codename}")
+
+
+class ReadOnlyInline(admin.TabularInline):
+    """The rows of a record shown on its page (a transfer's postings, an event's deliveries),
+    never added, edited or deleted there."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -30,8 +30,7 @@ from crypto.serializers import (
     SecureHistoryQueryIn,
 )
 from crypto.services.addresses import deposit_address_get
-from crypto.services.withdrawals import CashoutIn as Cashout
-from crypto.services.withdrawals import crypto_withdrawal_create
+from crypto.services.withdrawals import Cashout, crypto_withdrawal_create
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 
 ACCESS_ERRORS = ("ONCHAIN_DISABLED", "ONCHAIN_MERCHANT_NOT_VERIFIED")
@@ -259,7 +258,7 @@ class CashoutApi(UserApi):
             merchant=self.merchant(request),
             platform_id=self.platform_id(request, body),
             source=self.source,
-            request=Cashout(
+            cashout=Cashout(
                 chain=body["chain"],
                 token=body["token"],
                 address=body["address"],

@@ -1,8 +1,19 @@
+from importlib import import_module
+
 from django.apps import AppConfig
+
+# The real chains' bookkeeping lives beside the gateways that use it, in the app's label; Django
+# imports only ``crypto.models`` by itself.
+SUBPACKAGE_MODELS = ("crypto.evm.models", "crypto.solana.models")
 
 
 class CryptoConfig(AppConfig):
     name = "crypto"
+
+    def import_models(self) -> None:
+        super().import_models()
+        for module in SUBPACKAGE_MODELS:
+            import_module(module)
 
     def ready(self) -> None:
         from core.metrics import SCRAPE_COLLECTORS

@@ -260,21 +260,3 @@ class CryptoWithdrawal(models.Model):
     @property
     def amount(self) -> Decimal:
         return Decimal(self.amount_cents) / 100
-
-
-# The real chains' bookkeeping lives beside the gateways that use it.
-from crypto.evm.models import (  # noqa: E402, F401
-    EvmAttempt,
-    EvmBlock,
-    EvmCursor,
-    EvmSender,
-    EvmSweep,
-    EvmTransaction,
-    EvmTransferLog,
-)
-from crypto.solana.models import (  # noqa: E402, F401
-    SolanaAttempt,
-    SolanaCursor,
-    SolanaSweep,
-    SolanaTransaction,
-)

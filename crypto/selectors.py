@@ -8,7 +8,8 @@ from typing import TypeVar
 from django.db.models import QuerySet, Sum
 
 from crypto.chains.evm import evm_served_chains
-from crypto.models import CryptoDeposit, CryptoWithdrawal, EvmCursor
+from crypto.evm.models import EvmCursor
+from crypto.models import CryptoDeposit, CryptoWithdrawal
 from merchants.models import Merchant
 from wallet.selectors import LockHolding
 

@@ -13,7 +13,7 @@ from crypto.evm.scanner import evm_deposits_scan_all
 from crypto.evm.sweeps import evm_sweeps_advance, evm_sweeps_plan, evm_sweeps_request
 from crypto.evm.transactions import evm_transactions_sweep
 from crypto.services.addresses import solana_account_close, solana_accounts_sweep
-from crypto.services.deposits import crypto_deposits_sweep
+from crypto.services.deposits import crypto_deposit_observe, crypto_deposits_sweep
 from crypto.services.withdrawals import (
     crypto_withdrawal_broadcast,
     crypto_withdrawals_broadcast_due,
@@ -66,7 +66,7 @@ def sweep_deposits() -> int:
 
 @shared_task(name="crypto.evm_scan", time_limit=120)
 def evm_scan() -> int:
-    return evm_deposits_scan_all(chains=evm_served_chains())
+    return evm_deposits_scan_all(chains=evm_served_chains(), observe=crypto_deposit_observe)
 
 
 @shared_task(name="crypto.evm_sweep_transactions", time_limit=120)
@@ -101,7 +101,7 @@ def solana_scan() -> int:
     if not solana_served():
         return 0
     try:
-        return solana_deposits_scan()
+        return solana_deposits_scan(observe=crypto_deposit_observe)
     except ChainError as exc:
         logger.warning("SOL scan stopped: %s", exc)
         return 0

@@ -12,6 +12,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
+from core.admin_display import ReadOnlyAdmin
 from ledger.forms import InternalTransferForm, WalletAdjustmentForm
 from ledger.models import Funding
 from ledger.services import funding_internal_transfer
@@ -32,7 +33,8 @@ def _short_by(merchant: Merchant) -> str:
 
 
 @admin.register(Funding)
-class FundingAdmin(admin.ModelAdmin):
+class FundingAdmin(ReadOnlyAdmin):
+    # Fundings move only with the money that causes them: the page is read-only.
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
@@ -51,16 +53,6 @@ class FundingAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     list_select_related = ["merchant"]
     change_list_template = "admin/ledger/funding/change_list.html"
-
-    # Fundings move only with the money that causes them: the page is read-only.
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def get_urls(self) -> list[URLPattern]:
         own = [
@@ -170,7 +162,7 @@ class FundingAdmin(admin.ModelAdmin):
 
 
 @admin.register(LogEntry)
-class AuditLogAdmin(admin.ModelAdmin):
+class AuditLogAdmin(ReadOnlyAdmin):
     """Every staff action, as the admin recorded it. Nobody edits history."""
 
     list_display = [
@@ -186,12 +178,3 @@ class AuditLogAdmin(admin.ModelAdmin):
     date_hierarchy = "action_time"
     list_select_related = ["user", "content_type"]
     ordering = ("-action_time", "-id")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

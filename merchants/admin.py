@@ -7,18 +7,10 @@ from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
-from core.admin_display import IndentedJSONField, json_readonly, readable_fields
+from core.admin_display import IndentedJSONField, ReadOnlyInline, json_readonly, readable_fields
 from core.errors import DomainError
 from merchants.console import MERCHANT_PANELS, merchant_column
-from merchants.models import (
-    ApiKey,
-    ApiSecret,
-    Client,
-    Merchant,
-    Scope,
-    WebhookDelivery,
-    WebhookEvent,
-)
+from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.services import (
     api_key_create,
     api_key_revoke,
@@ -26,6 +18,7 @@ from merchants.services import (
     callers_changed,
     merchant_create,
 )
+from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.outbox import webhook_event_resend
 
 
@@ -240,15 +233,10 @@ DELIVERY_FIELDS = (
 )
 
 
-class WebhookDeliveryInline(admin.TabularInline):
+class WebhookDeliveryInline(ReadOnlyInline):
     model = WebhookDelivery
-    extra = 0
-    can_delete = False
     fields = DELIVERY_FIELDS
     readonly_fields = DELIVERY_FIELDS
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 @admin.register(WebhookEvent)

@@ -11,11 +11,11 @@ from merchants.representations import (
     webhook_event_json,
     webhook_event_list_json,
 )
-from merchants.selectors import webhook_events_list
 from merchants.serializers import AuthenticateClientIn, WebhookEventsQueryIn, client_data_from
 from merchants.services import client_authenticate
 from merchants.views import MerchantApiView
 from merchants.webhooks.outbox import merchant_webhook_event_resend
+from merchants.webhooks.selectors import webhook_events_list
 
 
 class AuthenticateClientApi(MerchantApiView):

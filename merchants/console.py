@@ -14,7 +14,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from merchants.models import Merchant
-from merchants.selectors import webhook_health_get
+from merchants.webhooks.selectors import webhook_health_get
 
 RenderPanel = Callable[[Merchant], SafeString]
 

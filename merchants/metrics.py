@@ -6,7 +6,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
 from core import clock
-from merchants.selectors import webhook_outbox_backlog
+from merchants.webhooks.selectors import webhook_outbox_backlog
 
 
 def outbox_metrics() -> Iterator[Metric]:

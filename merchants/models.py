@@ -143,7 +143,7 @@ class Client(models.Model):
     registration_date = models.DateTimeField(null=True, blank=True)
     kyc_hash = models.CharField(max_length=256, blank=True)
     identity = models.ForeignKey(
-        "VerifiedIdentity",
+        "VerifiedIdentity",  # merchants/verification/models.py
         on_delete=models.RESTRICT,
         null=True,
         blank=True,
@@ -178,97 +178,6 @@ class Client(models.Model):
         return max(self.kyc_level, self.verification_level)
 
 
-class VerifiedIdentity(models.Model):
-    """A person whose document and selfie a verification accepted, per merchant. Several
-    platform accounts (clients) of the merchant can belong to one identity; its email, when
-    known, is how another account links to it."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="identities")
-    email = models.CharField(max_length=254, blank=True, help_text="Lower case; may be empty.")
-    level = models.PositiveSmallIntegerField()
-    verified_at = models.DateTimeField()
-
-    class Meta:
-        verbose_name_plural = "verified identities"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["merchant", "email"],
-                condition=~Q(email=""),
-                name="identity_email_unique",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"identity {self.id} ({self.email or 'no email'})"
-
-
-class VerificationProcess(models.Model):
-    """One document-and-selfie check of a client at the provider (the provider's dossier).
-    ``next_check_at`` is the deadline the verdict sweep moves on while the verdict is pending."""
-
-    class Status(models.TextChoices):
-        PENDING = "PENDING"
-        ACCEPTED = "ACCEPTED"
-        REJECTED = "REJECTED"
-        EXPIRED = "EXPIRED"
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="+")
-    client = models.ForeignKey(
-        Client, on_delete=models.CASCADE, related_name="verification_processes"
-    )
-    dossier_id = models.CharField(max_length=128, unique=True)
-    capture_url = models.URLField(max_length=500)
-    email = models.CharField(max_length=254, blank=True)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
-    identity = models.ForeignKey(
-        VerifiedIdentity, on_delete=models.RESTRICT, null=True, blank=True, related_name="+"
-    )
-    started_at = models.DateTimeField()
-    completed_at = models.DateTimeField(null=True, blank=True)
-    next_check_at = models.DateTimeField(null=True, blank=True)
-    checks = models.PositiveSmallIntegerField(default=0)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["client"],
-                condition=Q(status="PENDING"),
-                name="verification_one_open_per_client",
-            )
-        ]
-        indexes = [
-            models.Index(fields=["client", "-started_at"]),
-            models.Index(
-                fields=["next_check_at"],
-                condition=Q(status="PENDING"),
-                name="verification_check_due",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"dossier {self.dossier_id} ({self.status})"
-
-
-class IdentityNotification(models.Model):
-    """A notification the identity provider pushed (its signature verified), kept while the
-    replay window could still accept a copy of it: the same bytes again are a replay. Rows
-    older than the window are pruned (``merchants.prune_identity_notifications``)."""
-
-    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the raw body.")
-    kind = models.CharField(max_length=64)
-    dossier_id = models.CharField(max_length=128, blank=True)
-    created_at = models.DateTimeField(help_text="When the provider made it.")
-    received_at = models.DateTimeField()
-
-    class Meta:
-        indexes = [models.Index(fields=["created_at"])]
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.dossier_id} ({self.digest[:12]})"
-
-
 class RateLimitWindow(models.Model):
     """Fixed-window request counters, used only when no Redis is configured."""
 
@@ -283,69 +192,6 @@ class RateLimitWindow(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}@{self.slot}: {self.hits}"
-
-
-class WebhookEvent(models.Model):
-    """The outbox: one row per event, written in the transaction of the change it reports.
-    ``next_attempt_at`` is the deadline the delivery sweep moves on; ``lease_until`` keeps two
-    workers from delivering one event at the same time."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending"
-        DELIVERED = "delivered"
-        FAILED = "failed"
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="webhook_events")
-    type = models.CharField(max_length=64)
-    subject_type = models.CharField(max_length=32)
-    subject_id = models.CharField(max_length=64)
-    sequence = models.PositiveIntegerField()
-    payload = models.JSONField()
-    is_approval = models.BooleanField(
-        default=False, help_text="The merchant's answer decides the withdrawal."
-    )
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField()
-    delivered_at = models.DateTimeField(null=True, blank=True)
-    last_error = models.CharField(max_length=300, blank=True)
-
-    class Meta:
-        indexes = [
-            models.Index(
-                fields=["next_attempt_at"],
-                condition=Q(status="pending"),
-                name="webhook_event_due",
-            ),
-            models.Index(fields=["merchant", "status", "-created_at"]),
-            models.Index(fields=["subject_type", "subject_id", "sequence"]),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.type} {self.id} ({self.status})"
-
-
-class WebhookDelivery(models.Model):
-    """One attempt to deliver an event: what was sent where and what came back."""
-
-    event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
-    attempt = models.PositiveSmallIntegerField()
-    url = models.URLField(max_length=500)
-    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    error = models.CharField(max_length=300, blank=True)
-    response_excerpt = models.CharField(max_length=500, blank=True)
-    created_at = models.DateTimeField()
-
-    class Meta:
-        verbose_name_plural = "webhook deliveries"
-        ordering = ["event", "attempt"]
-
-    def __str__(self) -> str:
-        return f"{self.event_id} #{self.attempt}: {self.status_code or self.error}"
 
 
 class IdempotentRequest(models.Model):

@@ -5,7 +5,7 @@ from datetime import datetime
 from typing import Any, Literal, TypedDict, cast
 
 from core.shapes import Uuid
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 
 WebhookEventStatus = Literal["pending", "delivered", "failed"]
 

@@ -7,7 +7,8 @@ from django.contrib.auth.models import Permission, User
 from django.test import RequestFactory
 
 from crypto.models import CryptoDeposit, CryptoWithdrawal
-from merchants.models import ApiKey, WebhookEvent
+from merchants.models import ApiKey
+from merchants.webhooks.models import WebhookEvent
 from trading.models import Supplier, Trade
 
 pytestmark = pytest.mark.django_db

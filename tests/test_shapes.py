@@ -10,9 +10,10 @@ from crypto.networks import CHAINS, TOKENS
 from crypto.representations import Chain, DepositStatus, TokenSymbol, WithdrawalStatus
 from ledger.models import ADMIN_KINDS, ADMIN_STATUS, Funding
 from ledger.representations import FundingStatus, FundingType, RowStatus, RowType
-from merchants.models import VerificationProcess, WebhookEvent
 from merchants.representations import WebhookEventStatus
+from merchants.verification.models import VerificationProcess
 from merchants.verification.representations import ProcessStatus
+from merchants.webhooks.models import WebhookEvent
 from trading.games import GAMES, PHASES
 from trading.marketplace.base import Delivery as DeliveryChoices
 from trading.models import Trade

@@ -10,8 +10,9 @@ import pytest
 from crypto.chains import get_chains
 from crypto.chains.unconfigured import UnconfiguredChains
 from crypto.models import CryptoWithdrawal
-from merchants.models import Merchant, VerificationProcess
+from merchants.models import Merchant
 from merchants.verification import get_identity_provider
+from merchants.verification.models import VerificationProcess
 from merchants.verification.unconfigured import UnconfiguredIdentityProvider
 from tests.factories import assert_error, platform_id, trade_url
 from tests.trading.factories import CatalogItemFactory

@@ -16,8 +16,9 @@ from core.errors import DomainError
 from core.market_version import market_version_bump
 from core.sealed import sealing_configured
 from merchants.console import changelist_of, merchant_column, merchant_panel
-from merchants.models import Merchant, WebhookEvent
+from merchants.models import Merchant
 from merchants.tradeurls import PLATFORM_ID_PATTERN
+from merchants.webhooks.models import WebhookEvent
 from trading.games import GAMES
 from trading.models import (
     BotDelivery,

@@ -5,6 +5,7 @@ from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
+from core.admin_display import ReadOnlyAdmin, ReadOnlyInline
 from merchants.console import changelist_of, merchant_column, merchant_panel
 from merchants.models import Merchant
 from wallet.models import Account, Posting, Transfer
@@ -13,19 +14,15 @@ from wallet.selectors import wallet_balances, wallet_invariants_check
 POSTING_FIELDS = ("account", "amount")
 
 
-class PostingInline(admin.TabularInline):
+class PostingInline(ReadOnlyInline):
     model = Posting
-    extra = 0
-    can_delete = False
     fields = POSTING_FIELDS
     readonly_fields = POSTING_FIELDS
 
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
-
+# Money moves only through the services (staff: the fundings page), never by editing rows.
 @admin.register(Transfer)
-class TransferAdmin(admin.ModelAdmin):
+class TransferAdmin(ReadOnlyAdmin):
     ordering = ("-created_at", "-id")
     list_display = ["id", "kind", "cause_type", "cause_id", "memo", "created_at"]
     list_filter = ["kind", "cause_type"]
@@ -33,19 +30,9 @@ class TransferAdmin(admin.ModelAdmin):
     inlines = [PostingInline]
     readonly_fields = ["id", "kind", "cause_type", "cause_id", "memo", "created_at"]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    # Money moves only through the services (staff: the fundings page), never by editing rows.
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
 
 @admin.register(Account)
-class AccountAdmin(admin.ModelAdmin):
+class AccountAdmin(ReadOnlyAdmin):
     """Balances, with the invariant check on top of the list."""
 
     list_display = ["__str__", "kind", "balance", merchant_column, "updated_at"]
@@ -56,15 +43,6 @@ class AccountAdmin(admin.ModelAdmin):
     change_list_template = "admin/wallet/account/change_list.html"
     # Accounts have no creation time: the ones money moved through last come first.
     ordering = ("-updated_at", "-id")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Protocol
 
+from crypto.models import AddressAllocation
+
 
 class ChainError(Exception):
     """The chain (or its node) could not do what was asked; retry later."""
@@ -28,6 +30,33 @@ class AccountState:
     OPENING = "opening"
     OPEN = "open"
     CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class DepositTarget:
+    """Whose deposit address a transfer landed on."""
+
+    allocation: AddressAllocation
+    address: str  # the address shown to the user
+    token_account: str  # Solana: the token's account; else ""
+
+
+class DepositObserver(Protocol):
+    """What a scanner hands each transfer it finds to (the deposit service's
+    ``crypto_deposit_observe``, given by whoever runs the scan): idempotent per transfer."""
+
+    def __call__(
+        self,
+        *,
+        chain: str,
+        token: str,
+        target: DepositTarget,
+        tx_hash: str,
+        from_address: str,
+        amount_crypto: Decimal,
+        confirmations: int,
+        event_index: int,
+    ) -> object: ...
 
 
 @dataclass(frozen=True)

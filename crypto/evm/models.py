@@ -1,7 +1,7 @@
 """What the service keeps of the real EVM chains: the scanner's cursor and the hashes of the
 blocks it ended at, the token transfers it found, the nonces of the addresses it sends from, the
 transactions it signed with their attempts (a fee bump is a new attempt at the same nonce), and
-the sweeps of deposit addresses to the hot wallet. Imported by ``crypto.models``."""
+the sweeps of deposit addresses to the hot wallet. Registered by ``CryptoConfig.import_models``."""
 
 import uuid
 

@@ -1,14 +1,14 @@
 """The deposit scanner of an EVM chain: token Transfer logs to deposit addresses, read with
 ``eth_getLogs`` over block ranges from a cursor kept per chain.
 
-A step reads the next range up to the head and hands each transfer to the deposit service
-(idempotent per transaction and log index), then moves the cursor past the range in one
-transaction with the hash of the range's last block. A restart in the middle reads the same range
-again: the same deposits come back, none twice, and no block is skipped, since the cursor only
-moves once every transfer of its range was observed. A step whose start no longer follows the hash
-kept for the block before it found a reorganisation: the cursor goes back to the newest kept block
-the chain still has, and the replaced blocks are read again. Confirmations are counted from the
-head by the deposit sweep, through the gateway."""
+A step reads the next range up to the head and hands each transfer to ``observe`` (the deposit
+service, given by the task that runs the scan; idempotent per transaction and log index), then
+moves the cursor past the range in one transaction with the hash of the range's last block. A
+restart in the middle reads the same range again: the same deposits come back, none twice, and no
+block is skipped, since the cursor only moves once every transfer of its range was observed. A step
+whose start no longer follows the hash kept for the block before it found a reorganisation: the
+cursor goes back to the newest kept block the chain still has, and the replaced blocks are read
+again. Confirmations are counted from the head by the deposit sweep, through the gateway."""
 
 import logging
 from dataclasses import dataclass
@@ -19,12 +19,11 @@ from django.conf import settings
 from django.db import transaction
 
 from core import clock
-from crypto.chains.base import ChainError
+from crypto.chains.base import ChainError, DepositObserver, DepositTarget
 from crypto.evm.models import EvmBlock, EvmCursor, EvmTransferLog
 from crypto.evm.node import BlockHeader, ChainMismatchError, Node, TokenTransfer, evm_node
 from crypto.models import AddressAllocation
 from crypto.networks import Token, network
-from crypto.services.deposits import DepositTarget, crypto_deposit_observe
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +101,7 @@ def _read(
         return after, transfers
 
 
-def evm_deposits_scan_step(*, chain: str) -> ScanStep:
+def evm_deposits_scan_step(*, chain: str, observe: DepositObserver) -> ScanStep:
     """Read the next range of blocks of ``chain``. Network I/O, then short transactions."""
     node = evm_node(chain)
     cursor = _cursor(chain, node)
@@ -122,7 +121,7 @@ def evm_deposits_scan_step(*, chain: str) -> ScanStep:
     end = min(head, start + max(1, settings.CRYPTO_EVM_SCAN_BLOCKS) - 1)
     end_block, transfers = _read(node, tokens, start, end)
     end = end_block.number
-    observed = _observe(chain, tokens, transfers, head)
+    observed = _observe(chain, tokens, transfers, head, observe)
     now = clock.now()
     with transaction.atomic():
         moved = EvmCursor.objects.filter(chain=chain, next_block=start).update(
@@ -141,8 +140,14 @@ def evm_deposits_scan_step(*, chain: str) -> ScanStep:
     return ScanStep(start=start, end=end, transfers=observed)
 
 
-def _observe(chain: str, tokens: list[Token], transfers: list[TokenTransfer], head: int) -> int:
-    """Each transfer to a deposit address, to the deposit service (one transaction each)."""
+def _observe(
+    chain: str,
+    tokens: list[Token],
+    transfers: list[TokenTransfer],
+    head: int,
+    observe: DepositObserver,
+) -> int:
+    """Each transfer to a deposit address, to ``observe`` (one transaction each)."""
     by_contract = {token.contract.lower(): token for token in tokens}
     owners = {
         allocation.evm_address: allocation
@@ -162,7 +167,7 @@ def _observe(chain: str, tokens: list[Token], transfers: list[TokenTransfer], he
             log_index=transfer.log_index,
             defaults={"block_number": transfer.block_number, "block_hash": transfer.block_hash},
         )
-        crypto_deposit_observe(
+        observe(
             chain=chain,
             token=token.symbol,
             target=DepositTarget(allocation, allocation.evm_address or "", ""),
@@ -176,23 +181,23 @@ def _observe(chain: str, tokens: list[Token], transfers: list[TokenTransfer], he
     return observed
 
 
-def evm_deposits_scan(*, chain: str, max_steps: int = 20) -> int:
+def evm_deposits_scan(*, chain: str, observe: DepositObserver, max_steps: int = 20) -> int:
     """Scan until the head (or ``max_steps`` ranges); returns the transfers observed."""
     observed = 0
     for _ in range(max_steps):
-        step = evm_deposits_scan_step(chain=chain)
+        step = evm_deposits_scan_step(chain=chain, observe=observe)
         observed += step.transfers
         if step.end < step.start and step.rewound_to is None:
             break
     return observed
 
 
-def evm_deposits_scan_all(*, chains: tuple[str, ...]) -> int:
+def evm_deposits_scan_all(*, chains: tuple[str, ...], observe: DepositObserver) -> int:
     """Every served chain in turn; a chain whose node fails waits for the next run."""
     observed = 0
     for chain in chains:
         try:
-            observed += evm_deposits_scan(chain=chain)
+            observed += evm_deposits_scan(chain=chain, observe=observe)
         except ChainMismatchError as exc:
             logger.error("%s not scanned: %s", chain, exc)
         except ChainError as exc:

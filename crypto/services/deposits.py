@@ -7,7 +7,6 @@ once, never credited. Each change emits ``crypto_deposit.<status>`` and moves it
 """
 
 import re
-from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal
 from uuid import UUID
 
@@ -16,6 +15,7 @@ from eth_utils import to_checksum_address
 
 from core.errors import DomainError
 from crypto.chains import get_chains
+from crypto.chains.base import DepositTarget
 from crypto.models import AddressAllocation, CryptoDeposit, FlaggedAddress, SolanaTokenAccount
 from crypto.networks import EVM_CHAINS, min_confirmations, min_deposit_cents
 from crypto.services.addresses import solana_account_close_if_emptied
@@ -53,13 +53,6 @@ class AccountNotOpenError(Exception):
     def __init__(self, allocation: AddressAllocation) -> None:
         super().__init__(allocation.solana_owner)
         self.allocation = allocation
-
-
-@dataclass(frozen=True)
-class DepositTarget:
-    allocation: AddressAllocation
-    address: str  # the address shown to the user
-    token_account: str  # Solana: the token's account; else ""
 
 
 def deposit_target(*, chain: str, token: str, address: str) -> DepositTarget:

@@ -64,7 +64,9 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class CashoutIn:
+class Cashout:
+    """What a caller asks to send: the parsed body of a cashout, in cents."""
+
     chain: str
     token: str
     address: str
@@ -151,20 +153,20 @@ def _approve(withdrawal: CryptoWithdrawal) -> None:
 
 
 def crypto_withdrawal_create(
-    *, merchant: Merchant, platform_id: str, source: str, request: CashoutIn
+    *, merchant: Merchant, platform_id: str, source: str, cashout: Cashout
 ) -> tuple[CryptoWithdrawal, bool]:
     """The cashout and whether it is new: the same requestId for the same user returns the
     first one, whatever the body says now."""
     crypto_access_check(merchant=merchant)
-    first = _first(merchant, platform_id, request.request_id)
+    first = _first(merchant, platform_id, cashout.request_id)
     if first is not None:
         return first, False
     # A paused chain takes cashouts (they wait); one that cannot be asked refuses them (2500).
-    chain_status(request.chain, merchant_id=merchant.pk)
-    cashout_address_check(chain=request.chain, address=request.address)
-    fee = int(settings.CRYPTO_WITHDRAW_FEE_CENTS[request.chain])
-    receive = request.amount_cents - fee
-    least = int(settings.CRYPTO_WITHDRAW_MIN_RECEIVE_CENTS[request.chain])
+    chain_status(cashout.chain, merchant_id=merchant.pk)
+    cashout_address_check(chain=cashout.chain, address=cashout.address)
+    fee = int(settings.CRYPTO_WITHDRAW_FEE_CENTS[cashout.chain])
+    receive = cashout.amount_cents - fee
+    least = int(settings.CRYPTO_WITHDRAW_MIN_RECEIVE_CENTS[cashout.chain])
     if receive <= 0 or receive < least:
         raise DomainError(
             "ONCHAIN_WITHDRAW_BELOW_MIN",
@@ -175,18 +177,18 @@ def crypto_withdrawal_create(
     if is_client and not merchant.has_active_callback:
         raise DomainError("MERCHANT_NO_CALLBACK_URL")
     now = now_ms()
-    amount = _cents(request.amount_cents)
+    amount = _cents(cashout.amount_cents)
 
     def write() -> CryptoWithdrawal:
         withdrawal = CryptoWithdrawal.objects.create(
             merchant=merchant,
             platform_id=platform_id,
             source=source,
-            request_id=request.request_id,
-            chain=request.chain,
-            token=request.token,
-            address=request.address,
-            amount_cents=request.amount_cents,
+            request_id=cashout.request_id,
+            chain=cashout.chain,
+            token=cashout.token,
+            address=cashout.address,
+            amount_cents=cashout.amount_cents,
             fee_cents=fee,
             receive_cents=receive,
             locked=amount,
@@ -204,9 +206,9 @@ def crypto_withdrawal_create(
             amount_usd=amount,
             fee=_cents(fee),
             amount_crypto=_cents(receive),
-            token=request.token,
-            chain=request.chain,
-            address=request.address,
+            token=cashout.token,
+            chain=cashout.chain,
+            address=cashout.address,
             source_type=SOURCE,
             source_id=str(withdrawal.id),
             created_at=now,
@@ -224,7 +226,7 @@ def crypto_withdrawal_create(
     except IntegrityError as exc:
         if "crypto_withdrawal_request_per_user" not in str(exc):
             raise
-        twin = _first(merchant, platform_id, request.request_id)
+        twin = _first(merchant, platform_id, cashout.request_id)
         if twin is None:
             raise
         return twin, False

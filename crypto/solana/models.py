@@ -1,7 +1,7 @@
 """What the service keeps of real Solana: the scanner's cursor per deposit token account, the
 transactions it signed with their attempts (each signing names a blockhash, valid up to a block
 height: once that passed unseen, the transaction is signed again), and the sweeps of deposit
-token accounts to the hot wallet. Imported by ``crypto.models``."""
+token accounts to the hot wallet. Registered by ``CryptoConfig.import_models``."""
 
 import uuid
 

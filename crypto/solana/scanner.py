@@ -1,6 +1,7 @@
 """The Solana deposit scanner: transfers into deposit token accounts, found with
 ``getSignaturesForAddress`` from a cursor kept per account and read with ``getTransaction``
-(jsonParsed), both at the service's commitment (CRYPTO_SOLANA_COMMITMENT, finalized by default).
+(jsonParsed), both at the service's commitment (CRYPTO_SOLANA_COMMITMENT, finalized by default);
+each deposit goes to ``observe`` (the deposit service, given by the task that runs the scan).
 
 A scan pages back from the newest signature to the cursor (``until``), then hands the
 transactions on oldest first: each one's token balances before and after say what the account
@@ -22,10 +23,9 @@ from django.conf import settings
 from django.db.models import F, Q
 
 from core import clock
-from crypto.chains.base import ChainError
+from crypto.chains.base import ChainError, DepositObserver, DepositTarget
 from crypto.models import SolanaTokenAccount
 from crypto.networks import SOL, min_confirmations
-from crypto.services.deposits import DepositTarget, crypto_deposit_observe
 from crypto.solana.models import SolanaCursor
 from crypto.solana.node import SignatureInfo, SolanaNode, TokenTransaction, solana_node
 
@@ -81,12 +81,12 @@ def _received(account: SolanaTokenAccount, found: TokenTransaction) -> tuple[int
     return index, Decimal(received).scaleb(-decimals), sender
 
 
-def _observe(account: SolanaTokenAccount, found: TokenTransaction) -> int:
+def _observe(account: SolanaTokenAccount, found: TokenTransaction, observe: DepositObserver) -> int:
     index, amount, sender = _received(account, found)
     if amount <= 0:
         return 0
     allocation = account.allocation
-    crypto_deposit_observe(
+    observe(
         chain=SOL,
         token=account.token,
         target=DepositTarget(allocation, allocation.solana_owner or "", account.address),
@@ -100,7 +100,9 @@ def _observe(account: SolanaTokenAccount, found: TokenTransaction) -> int:
     return 1
 
 
-def solana_account_scan(*, account: SolanaTokenAccount, node: SolanaNode) -> int:
+def solana_account_scan(
+    *, account: SolanaTokenAccount, node: SolanaNode, observe: DepositObserver
+) -> int:
     """Read the account's new signatures and hand on its deposits; returns how many. Network
     I/O, then one short transaction per deposit and per cursor move."""
     cursor, _ = SolanaCursor.objects.get_or_create(
@@ -117,7 +119,7 @@ def solana_account_scan(*, account: SolanaTokenAccount, node: SolanaNode) -> int
                 if found is None:
                     break  # listed but not served yet: the next scan reads it again
                 if not found.failed:
-                    observed += _observe(account, found)
+                    observed += _observe(account, found, observe)
             moved = SolanaCursor.objects.filter(pk=account.pk, last_signature=seen).update(
                 last_signature=info.signature, last_slot=info.slot
             )
@@ -133,7 +135,7 @@ def solana_account_scan(*, account: SolanaTokenAccount, node: SolanaNode) -> int
     return observed
 
 
-def solana_deposits_scan() -> int:
+def solana_deposits_scan(*, observe: DepositObserver) -> int:
     """Scan the watched accounts whose turn came; returns the deposits handed on. An account
     whose node call fails waits for the next run; a node that says it is behind, the whole
     run."""
@@ -153,7 +155,7 @@ def solana_deposits_scan() -> int:
     observed = 0
     for account in due:
         try:
-            observed += solana_account_scan(account=account, node=node)
+            observed += solana_account_scan(account=account, node=node, observe=observe)
         except ChainError as exc:
             logger.warning("SOL scan of %s stopped: %s", account.address, exc)
     return observed

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Annotated, Literal, TypedDict, cast
 
 from core.shapes import Doc, Url, Uuid
-from merchants.models import VerificationProcess, VerifiedIdentity
+from merchants.verification.models import VerificationProcess, VerifiedIdentity
 
 ProcessStatus = Literal["PENDING", "ACCEPTED", "REJECTED", "EXPIRED"]
 

@@ -3,7 +3,8 @@
 import uuid
 from datetime import datetime
 
-from merchants.models import Client, Merchant, VerificationProcess
+from merchants.models import Client, Merchant
+from merchants.verification.models import VerificationProcess
 from merchants.verification.representations import VerificationStatus
 
 SWEEP_BATCH = 500

@@ -18,7 +18,7 @@ from django.db.models.functions import Greatest
 
 from core import clock
 from core.errors import DomainError, validation_error
-from merchants.models import Client, IdentityNotification, VerificationProcess, VerifiedIdentity
+from merchants.models import Client
 from merchants.verification import get_identity_provider
 from merchants.verification.base import (
     Notification,
@@ -27,6 +27,11 @@ from merchants.verification.base import (
     NotificationsUnsupportedError,
     ProviderUnavailableError,
     Verdict,
+)
+from merchants.verification.models import (
+    IdentityNotification,
+    VerificationProcess,
+    VerifiedIdentity,
 )
 from merchants.verification.representations import VerificationStarted
 from merchants.verification.selectors import verification_open_process_recent

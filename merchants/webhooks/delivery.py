@@ -17,7 +17,8 @@ from django.db.models import Q
 from core import clock
 from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_commit
 from merchants.callers import callers_changed
-from merchants.models import Merchant, WebhookDelivery, WebhookEvent
+from merchants.models import Merchant
+from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.outbox import APPROVAL_HANDLERS, APPROVAL_RESUMES, Approval
 from merchants.webhooks.signing import PostResult, signed_post, storable_text
 

@@ -13,8 +13,9 @@ from core import clock
 from core.errors import DomainError
 from core.handoffs import handoff_on_commit
 from core.json import dumps, iso_ms
-from merchants.models import Merchant, WebhookEvent
-from merchants.selectors import webhook_event_get
+from merchants.models import Merchant
+from merchants.webhooks.models import WebhookEvent
+from merchants.webhooks.selectors import webhook_event_get
 
 
 class Approval:

@@ -3,8 +3,9 @@ switch. Each acts on the calling merchant's dossiers and clients only."""
 
 from core.db import row_upsert
 from core.errors import DomainError
-from merchants.models import Merchant, VerificationProcess
+from merchants.models import Merchant
 from merchants.verification.base import Verdict
+from merchants.verification.models import VerificationProcess
 from merchants.verification.selectors import verification_process_get
 from merchants.verification.services import verification_process_sync
 from sandbox.identity import sandbox_dossier_decide

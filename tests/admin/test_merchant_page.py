@@ -10,8 +10,9 @@ import pytest
 from pytest_django.asserts import assertContains, assertNotContains
 
 from core import clock
-from merchants.models import ApiKey, Merchant, WebhookEvent
+from merchants.models import ApiKey, Merchant
 from merchants.services import api_key_revoke
+from merchants.webhooks.models import WebhookEvent
 from tests.factories import add_api_key
 from tests.withdrawals.test_history import stored_trade
 from trading.admin import RECENT_TRADES

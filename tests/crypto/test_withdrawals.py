@@ -14,7 +14,8 @@ from crypto.models import CryptoWithdrawal, MerchantCryptoPolicy
 from crypto.tasks import sweep_withdrawals
 from ledger.models import Funding
 from merchants.callers import callers_changed
-from merchants.models import Merchant, WebhookEvent
+from merchants.models import Merchant
+from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.tasks import sweep_webhooks
 from sandbox.models import SandboxChainTransfer
 from tests.crypto.conftest import (

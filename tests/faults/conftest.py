@@ -17,7 +17,7 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.tasks import sweep_webhooks
 from sandbox.models import SandboxListing
 from tests.factories import Actor, make_actor, trade_url

@@ -10,8 +10,8 @@ from decimal import Decimal
 import pytest
 from rest_framework.test import APIClient
 
-from merchants.models import WebhookDelivery
 from merchants.webhooks.delivery import LEASE, webhook_events_due
+from merchants.webhooks.models import WebhookDelivery
 from sandbox.models import SandboxPurchase
 from tests.factories import Actor
 from tests.faults.callback import CallbackServer

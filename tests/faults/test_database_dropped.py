@@ -16,7 +16,7 @@ import pytest
 import requests
 from django.conf import settings
 
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from tests.factories import Actor
 from tests.faults.conftest import buy_body, web_serving
 from tests.faults.database import (

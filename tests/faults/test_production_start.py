@@ -20,7 +20,8 @@ import requests
 from django.conf import settings
 from django.utils import timezone
 
-from merchants.models import Merchant, WebhookDelivery, WebhookEvent
+from merchants.models import Merchant
+from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from tests.factories import Actor
 from tests.faults.callback import CallbackServer
 from tests.faults.conftest import web_serving

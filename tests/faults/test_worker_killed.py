@@ -19,8 +19,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
-from merchants.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.delivery import LEASE, webhook_events_due
+from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from sandbox.models import SandboxListing, SandboxPurchase
 from tests.factories import Actor
 from tests.faults.callback import CallbackServer

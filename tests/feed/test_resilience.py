@@ -12,7 +12,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from core.feed import PUBLISH_STATS
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from sandbox.models import SandboxListing
 from tests.factories import Actor
 from tests.faults.processes import free_port

@@ -11,7 +11,8 @@ from django.contrib.messages import get_messages
 from django.utils import timezone
 
 from core.models import ServiceSettings
-from merchants.models import ApiKey, ApiSecret, Merchant, WebhookEvent
+from merchants.models import ApiKey, ApiSecret, Merchant
+from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.outbox import webhook_event_emit
 from tests.factories import trade_url
 from tests.ledger.conftest import change_form_data

@@ -10,7 +10,7 @@ import redis
 from django.conf import settings
 
 from core import clock
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.outbox import webhook_event_emit
 from tests.eager import _eager_celery
 from tests.factories import assert_error, make_actor, trade_url

@@ -18,7 +18,7 @@ import pytest
 import requests
 from django.conf import settings
 
-from merchants.models import WebhookDelivery, WebhookEvent
+from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from tests.faults.database import database_url
 from tests.faults.processes import (
     Process,

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import pairwise
 
-from merchants.models import Merchant, WebhookEvent
+from merchants.models import Merchant
+from merchants.webhooks.models import WebhookEvent
 from sandbox.models import SandboxPurchase
 from tests.properties.world import FUNDS, World
 from trading.models import Trade, TradeItem

@@ -4,7 +4,7 @@ once more, with its id and body unchanged."""
 
 import pytest
 
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from tests.faults.callback import CallbackServer
 from tests.faults.processes import Process
 from tests.races.conftest import N, api_burst, outcomes, post, settled, shop

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from core.json import dumps
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from tests.factories import platform_id
 from tests.faults.processes import wait_until
 from tests.steam.conftest import OWNER

@@ -10,9 +10,9 @@ from django.db import connection
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from merchants.models import VerificationProcess
 from merchants.verification import get_identity_provider
 from merchants.verification.base import Dossier
+from merchants.verification.models import VerificationProcess
 from sandbox.identity import SandboxIdentityProvider
 from sandbox.models import SandboxDossier
 from tests.factories import make_actor

@@ -135,7 +135,8 @@ def test_an_identity_with_accounts_cannot_be_deleted_alone_but_goes_with_its_mer
 ):
     from django.db.models import RestrictedError
 
-    from merchants.models import Merchant, VerificationProcess, VerifiedIdentity
+    from merchants.models import Merchant
+    from merchants.verification.models import VerificationProcess, VerifiedIdentity
 
     verifier.verified(verifier.person(alice, 1, kycHash="ann"), "ann@example.com")
     ok(verifier.link(verifier.person(alice, 2, kycHash="ann"), {"email": "ann@example.com"}))

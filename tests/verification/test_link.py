@@ -3,7 +3,7 @@ the merchant's latest kycHash says both accounts are one person (decisions secti
 
 import pytest
 
-from merchants.models import VerificationProcess, VerifiedIdentity
+from merchants.verification.models import VerificationProcess, VerifiedIdentity
 from tests.factories import assert_error
 from tests.trading.helpers import ok
 

@@ -8,7 +8,7 @@ import pytest
 from django.test import override_settings
 from django.urls import clear_url_caches
 
-from merchants.models import VerificationProcess, VerifiedIdentity
+from merchants.verification.models import VerificationProcess, VerifiedIdentity
 from sandbox.models import SandboxDossier
 from tests.factories import assert_error
 from tests.trading.helpers import ok
@@ -128,7 +128,7 @@ def test_provider_helper_validates(api, alice, status):
 def test_a_verdict_given_while_the_provider_is_down_arrives_later(verifier, alice, clock_advance):
     """The provider decides, but the service cannot fetch the verdict: the process stays
     pending and the verdict sweep applies it once the provider answers again."""
-    from merchants.tasks import sweep_verifications
+    from merchants.verification.tasks import sweep_verifications
 
     person = verifier.person(alice)
     started = verifier.started(person)

@@ -6,7 +6,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from merchants import ratelimits
-from merchants.models import Client, VerificationProcess
+from merchants.models import Client
+from merchants.verification.models import VerificationProcess
 from sandbox.models import SandboxDossier
 from tests.factories import assert_error, make_actor
 from tests.trading.helpers import ok

@@ -2,7 +2,8 @@
 
 import pytest
 
-from merchants.models import Client, VerificationProcess
+from merchants.models import Client
+from merchants.verification.models import VerificationProcess
 from tests.factories import assert_error
 from tests.trading.helpers import ok
 from tests.verification.conftest import STATUS

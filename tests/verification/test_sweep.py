@@ -7,10 +7,10 @@ import pytest
 from django.test import override_settings
 
 from core import clock
-from merchants.models import VerificationProcess
-from merchants.tasks import sweep_verifications
 from merchants.verification.base import Verdict
+from merchants.verification.models import VerificationProcess
 from merchants.verification.services import verification_process_claim, verification_process_poll
+from merchants.verification.tasks import sweep_verifications
 from sandbox.identity import sandbox_dossier_decide
 
 pytestmark = pytest.mark.django_db

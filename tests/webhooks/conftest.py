@@ -18,8 +18,8 @@ from rest_framework.test import APIClient
 from config.celery import app as celery_app
 from core import clock
 from core.handoffs import HANDOFFS
-from merchants.models import WebhookEvent
 from merchants.webhooks import delivery
+from merchants.webhooks.models import WebhookEvent
 from sandbox.models import SandboxListing
 from tests.factories import Actor, make_actor, trade_url
 from tests.withdrawals.conftest import catalog_item, funded, hooks, make_listing

@@ -10,8 +10,9 @@ import orjson
 import pytest
 
 from core import clock
-from merchants.models import Merchant, WebhookDelivery, WebhookEvent
+from merchants.models import Merchant
 from merchants.webhooks import delivery
+from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from sandbox.models import SandboxListing, SandboxPurchase
 from tests.webhooks.conftest import approval_event, bought, closed_port_url, trade_events
 from trading.models import Trade, TradeItem

@@ -9,7 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.tasks import sweep_webhooks
 from sandbox.models import SandboxPurchase
 from tests.faults.processes import free_port

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from standardwebhooks.webhooks import Webhook
 
 from config.celery import app as celery_app
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from sandbox.models import SandboxPurchase
 from tests.webhooks.conftest import BUY_PRICE, TRADE_URL, shop_actor
 from tests.withdrawals.receiver import Receiver

@@ -16,8 +16,8 @@ from django.db import connection, transaction
 from rest_framework.test import APIClient
 
 from core.handoffs import HANDOFFS
-from merchants.models import WebhookDelivery
 from merchants.webhooks import delivery
+from merchants.webhooks.models import WebhookDelivery
 from sandbox.models import SandboxPurchase
 from tests.webhooks.conftest import BUY_PRICE, TRADE_URL, approval_event, bought, shop_actor
 from tests.withdrawals.conftest import make_listing

@@ -6,8 +6,8 @@ from decimal import Decimal
 import pytest
 
 from core import clock
-from merchants.models import WebhookDelivery
 from merchants.webhooks import delivery, signing
+from merchants.webhooks.models import WebhookDelivery
 from merchants.webhooks.tasks import sweep_webhooks
 from sandbox.models import SandboxListing, SandboxPurchase
 from tests.webhooks.conftest import TRADE_URL, approval_event, bought, trade_events

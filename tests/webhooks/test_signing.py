@@ -10,7 +10,8 @@ import pytest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from core import clock
-from merchants.models import Merchant, WebhookEvent
+from merchants.models import Merchant
+from merchants.webhooks.models import WebhookEvent
 from tests.factories import auth_body, trade_url
 from tests.webhooks.conftest import (
     approval_event,

@@ -16,9 +16,10 @@ import orjson
 import pytest
 from django.db import DataError
 
-from merchants.models import Merchant, WebhookDelivery, WebhookEvent
+from merchants.models import Merchant
 from merchants.webhooks import delivery, outbox
 from merchants.webhooks.delivery import LEASE, webhook_events_due
+from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.outbox import webhook_event_emit
 from sandbox.models import SandboxListing, SandboxPurchase
 from tests.factories import Actor

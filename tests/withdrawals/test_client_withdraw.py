@@ -314,8 +314,8 @@ def test_a_silent_callback_url_times_the_approval_out(
     desk, alice_funded, two_listings, hooks, clock_advance
 ):
     """5xx answers are failed attempts; after three the withdrawal fails APPROVAL_TIMEOUT."""
-    from merchants.models import WebhookEvent
     from merchants.webhooks.delivery import webhook_event_deliver
+    from merchants.webhooks.models import WebhookEvent
 
     first, _ = two_listings
     hooks.answer = lambda _: (500, b"")

@@ -11,7 +11,8 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from merchants.models import Client, Merchant, WebhookEvent
+from merchants.models import Client, Merchant
+from merchants.webhooks.models import WebhookEvent
 from sandbox.marketplace import SandboxMarketplace
 from sandbox.models import SandboxListing
 from tests.factories import Actor, assert_error, make_actor, trade_url

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from sandbox.models import SandboxPurchase
 from tests.factories import assert_error, trade_url
 from tests.withdrawals.conftest import (

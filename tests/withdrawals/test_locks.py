@@ -18,8 +18,9 @@ from django.db.models import Model
 from rest_framework.test import APIClient
 
 from core import clock
-from merchants.models import Merchant, WebhookEvent
+from merchants.models import Merchant
 from merchants.webhooks.delivery import webhook_event_deliver
+from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.outbox import Approval
 from tests.crypto.conftest import cashout_body
 from tests.factories import Actor, assert_error

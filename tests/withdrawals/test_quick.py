@@ -9,8 +9,9 @@ from decimal import Decimal
 import pytest
 
 from merchants.callers import callers_changed
-from merchants.models import Merchant, WebhookEvent
+from merchants.models import Merchant
 from merchants.webhooks.delivery import webhook_event_deliver
+from merchants.webhooks.models import WebhookEvent
 from sandbox.marketplace import SandboxMarketplace
 from sandbox.models import SandboxListing, SandboxPurchase
 from tests.factories import Actor, assert_error, make_actor, trade_url

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from crypto.evm import scanner
+from crypto import tasks
 from crypto.evm.models import EvmBlock, EvmCursor, EvmTransferLog
 from crypto.models import CryptoDeposit
 from crypto.tasks import evm_scan, sweep_deposits
@@ -177,7 +177,7 @@ def test_a_scan_stopped_in_the_middle_starts_again_where_it_was_and_credits_each
     ]
     chain.mine(2)
     observed = []
-    real_observe = scanner.crypto_deposit_observe
+    real_observe = tasks.crypto_deposit_observe
 
     def dies_at_the_third(**transfer):
         if len(observed) == 2:
@@ -185,7 +185,7 @@ def test_a_scan_stopped_in_the_middle_starts_again_where_it_was_and_credits_each
         observed.append(transfer["tx_hash"])
         return real_observe(**transfer)
 
-    monkeypatch.setattr(scanner, "crypto_deposit_observe", dies_at_the_third)
+    monkeypatch.setattr(tasks, "crypto_deposit_observe", dies_at_the_third)
     with pytest.raises(SystemExit):
         desk.run(evm_scan)
     assert CryptoDeposit.objects.count() == 2
@@ -194,7 +194,7 @@ def test_a_scan_stopped_in_the_middle_starts_again_where_it_was_and_credits_each
     third_block = int(chain.receipt(sent[2])["blockNumber"], 16)
     assert start < cursor <= third_block
 
-    monkeypatch.setattr(scanner, "crypto_deposit_observe", real_observe)  # the worker restarts
+    monkeypatch.setattr(tasks, "crypto_deposit_observe", real_observe)  # the worker restarts
     desk.run(evm_scan)
     desk.run(evm_scan)
     assert EvmCursor.objects.get(chain="ETH").next_block == chain.head() + 1

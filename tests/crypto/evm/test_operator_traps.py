@@ -21,7 +21,7 @@ from crypto.evm import scanner
 from crypto.evm.models import EvmCursor, EvmTransaction
 from crypto.models import CryptoDeposit, CryptoWithdrawal
 from crypto.selectors import chain_scan_states
-from crypto.services.deposits import crypto_deposits_sweep
+from crypto.services.deposits import crypto_deposit_observe, crypto_deposits_sweep
 from crypto.tasks import evm_scan, sweep_withdrawals
 from tests.crypto.conftest import (
     RECIPIENT,
@@ -288,7 +288,7 @@ def test_the_scanners_start_and_lag_show_in_health_and_the_admin_without_asking_
     # 30 blocks 12 s apart; one step reads only 10 of them.
     chain.rpc("anvil_mine", hex(30), hex(12))
     settings.CRYPTO_EVM_SCAN_BLOCKS = 10
-    scanner.evm_deposits_scan_step(chain="ETH")
+    scanner.evm_deposits_scan_step(chain="ETH", observe=crypto_deposit_observe)
     chain.anvil.stop()  # from here no node answers: what shows is what the scanner stored
 
     behind = api.get("/health")

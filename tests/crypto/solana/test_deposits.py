@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
+from crypto import tasks
 from crypto.models import CryptoDeposit, SolanaTokenAccount
-from crypto.solana import scanner
 from crypto.solana.models import SolanaCursor
 from crypto.tasks import solana_scan
 from ledger.models import Funding
@@ -141,7 +141,7 @@ def test_a_scan_stopped_in_the_middle_goes_on_from_its_cursor_crediting_each_onc
     first_account = SolanaTokenAccount.objects.get(allocation__solana_owner=first)
 
     handed_on: list[str] = []
-    real_observe = scanner.crypto_deposit_observe
+    real_observe = tasks.crypto_deposit_observe
 
     def dies_at_the_third(**transfer):
         if len(handed_on) == 2:
@@ -149,7 +149,7 @@ def test_a_scan_stopped_in_the_middle_goes_on_from_its_cursor_crediting_each_onc
         handed_on.append(transfer["tx_hash"])
         return real_observe(**transfer)
 
-    monkeypatch.setattr(scanner, "crypto_deposit_observe", dies_at_the_third)
+    monkeypatch.setattr(tasks, "crypto_deposit_observe", dies_at_the_third)
     with pytest.raises(SystemExit):
         desk.run(solana_scan)
     assert CryptoDeposit.objects.count() == 2
@@ -157,7 +157,7 @@ def test_a_scan_stopped_in_the_middle_goes_on_from_its_cursor_crediting_each_onc
     cursor = SolanaCursor.objects.get(account=first_account)
     assert cursor.last_signature == handed_on[-1]
 
-    monkeypatch.setattr(scanner, "crypto_deposit_observe", real_observe)  # the worker restarts
+    monkeypatch.setattr(tasks, "crypto_deposit_observe", real_observe)  # the worker restarts
     observe(desk)
     observe(desk)
     rows = CryptoDeposit.objects.all()

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 
 from crypto.keys import hot_wallet
 from crypto.models import CryptoDeposit, SolanaTokenAccount
-from crypto.solana.models import SolanaSweep
+from crypto.solana.models import SolanaSweep, SolanaTransaction
 from crypto.tasks import solana_plan_sweeps, solana_scan, solana_sweep_accounts, sweep_deposits
 from tests.crypto.conftest import OTHER_USER, clean, deposit_address, money
 from tests.crypto.solana.conftest import HOT_WALLET_TOKENS, deposits, observe, open_address
@@ -112,6 +112,9 @@ def test_staff_sweep_an_account_from_the_admin_and_it_stays_open(
     assert address["tokenAccount"] in desk.api.get("/admin/crypto/solanasweep/").content.decode()
     signed = desk.api.get("/admin/crypto/solanatransaction/").content.decode()
     assert f"sweep:{sweep.pk}" in signed
+    signing = SolanaTransaction.objects.get(key=f"sweep:{sweep.pk}")
+    page = desk.api.get(f"/admin/crypto/solanatransaction/{signing.pk}/change/").content.decode()
+    assert '<pre class="json">[\n  {\n    &quot;' in page  # its instructions, indented
     listing = desk.api.get("/admin/crypto/solanatokenaccount/").content.decode()
     assert account.cursor.last_signature in listing  # how far the scanner read it
     assert clean()

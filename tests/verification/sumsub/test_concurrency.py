@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from merchants.models import IdentityNotification, VerificationProcess
+from merchants.verification.models import IdentityNotification, VerificationProcess
 from tests.factories import make_actor
 from tests.verification.conftest import Verifier
 from tests.verification.sumsub.conftest import notify

@@ -3,7 +3,7 @@ another merchant's client, even one with the same platform id."""
 
 import pytest
 
-from merchants.models import VerificationProcess
+from merchants.verification.models import VerificationProcess
 from tests.trading.helpers import ok
 from tests.verification.sumsub.conftest import notify
 

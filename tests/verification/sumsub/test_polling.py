@@ -4,8 +4,8 @@ lost; a webhook arriving after the sweep applied its verdict changes nothing."""
 import pytest
 
 from core import clock
-from merchants.models import VerificationProcess
-from merchants.tasks import sweep_verifications
+from merchants.verification.models import VerificationProcess
+from merchants.verification.tasks import sweep_verifications
 from tests.trading.helpers import ok
 from tests.verification.sumsub.conftest import notify, use_sumsub
 

@@ -4,8 +4,8 @@ contract's VERIFICATION_NOT_AVAILABLE with nothing written."""
 
 import pytest
 
-from merchants.models import VerificationProcess
 from merchants.verification import get_identity_provider
+from merchants.verification.models import VerificationProcess
 from tests.factories import assert_error
 from tests.trading.helpers import ok
 from tests.verification.sumsub.conftest import LEVEL, use_sumsub

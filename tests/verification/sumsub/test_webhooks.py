@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 
 from core import clock
-from merchants.models import IdentityNotification, VerificationProcess
-from merchants.tasks import prune_identity_notifications
+from merchants.verification.models import IdentityNotification, VerificationProcess
+from merchants.verification.tasks import prune_identity_notifications
 from tests.factories import assert_error
 from tests.trading.helpers import ok
 from tests.verification.sumsub.conftest import NOTIFICATIONS, WEBHOOK_SECRET, notify, use_sumsub

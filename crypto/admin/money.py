@@ -6,12 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin, messages
-from django.contrib.auth import get_permission_codename
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-import crypto.evm.admin
-import crypto.solana.admin  # noqa: F401 (both register the real chains' pages)
+from core.admin_display import ReadOnlyAdmin
 from core.errors import DomainError
 from crypto.chains.evm import evm_served_chains
 from crypto.chains.solana import solana_served
@@ -30,25 +28,8 @@ from crypto.services.withdrawals import (
 )
 from crypto.tasks import enqueue_account_sweep, enqueue_address_sweep
 from merchants.console import merchant_column
-from merchants.models import WebhookEvent
+from merchants.webhooks.models import WebhookEvent
 from wallet.models import Transfer
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_decide_permission(self, request: HttpRequest) -> bool:
-        """The forms are read-only, but the actions move money: they need the model's change
-        permission, not just the right to look."""
-        codename = get_permission_codename("change", self.opts)
-        return request.user.has_perm(f"{self.opts.app_label}.{codename}")
 
 
 def _webhooks(subject_type: str, subject_id: str) -> str:

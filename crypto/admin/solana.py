@@ -3,27 +3,13 @@ accounts' "sweep" action, by the schedule, or closing an emptied account) and ev
 the service signed, with its signings. Read-only: the chain decides how they end."""
 
 from django.contrib import admin
-from django.db import models
 
-from core.admin_display import IndentedJSONField
+from core.admin_display import ReadOnlyAdmin, ReadOnlyInline, json_readonly, readable_fields
 from crypto.solana.models import SolanaAttempt, SolanaSweep, SolanaTransaction
 
 
-class ReadOnly(admin.ModelAdmin):
-    formfield_overrides = {models.JSONField: {"form_class": IndentedJSONField}}
-
-    def has_add_permission(self, request: object) -> bool:
-        return False
-
-    def has_change_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-
 @admin.register(SolanaSweep)
-class SolanaSweepAdmin(ReadOnly):
+class SolanaSweepAdmin(ReadOnlyAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
@@ -42,21 +28,19 @@ class SolanaSweepAdmin(ReadOnly):
     date_hierarchy = "created_at"
 
 
-class SolanaAttemptInline(admin.TabularInline):
+class SolanaAttemptInline(ReadOnlyInline):
     model = SolanaAttempt
     fields = ("signature", "blockhash", "last_valid_block_height", "priority_fee", "refused")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: object, obj: object = None) -> bool:
-        return False
 
 
 @admin.register(SolanaTransaction)
-class SolanaTransactionAdmin(ReadOnly):
+class SolanaTransactionAdmin(ReadOnlyAdmin):
     ordering = ("-created_at", "-id")
     list_display = ["key", "purpose", "status", "succeeded", "landed_signature", "created_at"]
     list_filter = ["status", "purpose"]
     search_fields = ["key", "landed_signature", "attempts__signature"]
     inlines = [SolanaAttemptInline]
+    fields = readonly_fields = readable_fields(SolanaTransaction)
+    signers_json = json_readonly("signers")
+    instructions_json = json_readonly("instructions")

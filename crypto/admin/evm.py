@@ -5,23 +5,13 @@ service signed, with its attempts. Read-only: the chain decides how they end."""
 
 from django.contrib import admin
 
+from core.admin_display import ReadOnlyAdmin, ReadOnlyInline
 from crypto.evm.models import EvmAttempt, EvmCursor, EvmSweep, EvmTransaction
 from crypto.selectors import ChainScanState, chain_scan_state
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request: object) -> bool:
-        return False
-
-    def has_change_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-
 @admin.register(EvmSweep)
-class EvmSweepAdmin(ReadOnly):
+class EvmSweepAdmin(ReadOnlyAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
@@ -40,19 +30,14 @@ class EvmSweepAdmin(ReadOnly):
     date_hierarchy = "created_at"
 
 
-class EvmAttemptInline(admin.TabularInline):
+class EvmAttemptInline(ReadOnlyInline):
     model = EvmAttempt
     fields = ("tx_hash", "max_fee_per_gas", "max_priority_fee_per_gas", "created_at")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: object, obj: object = None) -> bool:
-        return False
 
 
 @admin.register(EvmTransaction)
-class EvmTransactionAdmin(ReadOnly):
+class EvmTransactionAdmin(ReadOnlyAdmin):
     ordering = ("-created_at", "-id")
     list_display = ["key", "purpose", "chain", "sender", "nonce", "status", "mined_hash"]
     list_filter = ["status", "purpose", "chain"]
@@ -61,7 +46,7 @@ class EvmTransactionAdmin(ReadOnly):
 
 
 @admin.register(EvmCursor)
-class EvmCursorAdmin(ReadOnly):
+class EvmCursorAdmin(ReadOnlyAdmin):
     ordering = ("-started_at", "chain")
     list_display = [
         "chain",

@@ -1,0 +1,72 @@
+"""The tables of the outbox (app label ``merchants``, registered by
+``MerchantsConfig.import_models``): one row per event and one per delivery attempt."""
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from merchants.models import Merchant
+
+
+class WebhookEvent(models.Model):
+    """The outbox: one row per event, written in the transaction of the change it reports.
+    ``next_attempt_at`` is the deadline the delivery sweep moves on; ``lease_until`` keeps two
+    workers from delivering one event at the same time."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DELIVERED = "delivered"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant = models.ForeignKey(Merchant, on_delete=models.CASCADE, related_name="webhook_events")
+    type = models.CharField(max_length=64)
+    subject_type = models.CharField(max_length=32)
+    subject_id = models.CharField(max_length=64)
+    sequence = models.PositiveIntegerField()
+    payload = models.JSONField()
+    is_approval = models.BooleanField(
+        default=False, help_text="The merchant's answer decides the withdrawal."
+    )
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=Q(status="pending"),
+                name="webhook_event_due",
+            ),
+            models.Index(fields=["merchant", "status", "-created_at"]),
+            models.Index(fields=["subject_type", "subject_id", "sequence"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.id} ({self.status})"
+
+
+class WebhookDelivery(models.Model):
+    """One attempt to deliver an event: what was sent where and what came back."""
+
+    event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
+    attempt = models.PositiveSmallIntegerField()
+    url = models.URLField(max_length=500)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True)
+    response_excerpt = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "webhook deliveries"
+        ordering = ["event", "attempt"]
+
+    def __str__(self) -> str:
+        return f"{self.event_id} #{self.attempt}: {self.status_code or self.error}"
