@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from copy import deepcopy
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, OperationalError, connection, connections, transaction
 from django.db.models import Field, Model
@@ -21,6 +21,7 @@ from core.metrics import DB_POOL
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+M = TypeVar("M", bound=Model)
 # SQLSTATEs of a transaction PostgreSQL aborted so that others could go on: a deadlock, a
 # serialization failure. Nothing of it was written; the same work run again can succeed.
 TRANSACTION_CONFLICTS = frozenset({"40P01", "40001"})
@@ -138,12 +139,12 @@ def db_pools_observe() -> None:
         DB_POOL.labels(alias, "max").set(stats.get("pool_max", 0))
 
 
-class ModelRows:
+class ModelRows(Generic[M]):
     """Instances of ``model`` from a hand-written SELECT of its columns, converted as the ORM
     converts them. For the few queries every request makes (its API key, its merchant's
     secrets): compiling those through the ORM took three times as long as running them."""
 
-    def __init__(self, model: type[Model], only: Sequence[str] = ()) -> None:
+    def __init__(self, model: type[M], only: Sequence[str] = ()) -> None:
         """Every column of ``model``, or ``only`` these fields' (rows that build no instance)."""
         self.model = model
         self.fields = [self._field(name) for name in only] if only else model._meta.concrete_fields
@@ -212,7 +213,7 @@ class ModelRows:
             converted[index] = value
         return tuple(converted)
 
-    def instance(self, converted: Sequence[Any]) -> Any:
+    def instance(self, converted: Sequence[Any]) -> M:
         """A new instance from converted values (kept, say, across requests): JSON lists and
         objects are copied, so a change to one instance never reaches another."""
         return self.model.from_db(
@@ -260,7 +261,6 @@ def atomic_retried(work: Callable[[], T], *, attempts: int = CONFLICT_ATTEMPTS) 
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-M = TypeVar("M", bound=Model)
 
 
 def row_upsert(model: type[M], *, keys: dict[str, Any], values: dict[str, Any]) -> M:

@@ -59,7 +59,8 @@ def email_normalize(email: str | None) -> str:
 
 
 def _check_interval(checks: int) -> timedelta:
-    return min(MAX_CHECK_INTERVAL, FIRST_CHECK_AFTER * 2 ** min(checks, 10))
+    doubled: int = 2 ** min(checks, 10)
+    return min(MAX_CHECK_INTERVAL, FIRST_CHECK_AFTER * doubled)
 
 
 def _start_allowed(*, client: Client, now: datetime) -> None:

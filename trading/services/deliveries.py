@@ -105,7 +105,8 @@ def _later(row: BotDelivery, wait: timedelta, error: str) -> None:
 
 
 def _backoff(row: BotDelivery) -> timedelta:
-    return min(FIRST_RETRY * 2 ** max(row.attempts - 1, 0), LAST_RETRY)
+    doubled: int = 2 ** max(row.attempts - 1, 0)
+    return min(FIRST_RETRY * doubled, LAST_RETRY)
 
 
 def _close(row: BotDelivery, state: str, error: str = "") -> None:
