@@ -261,8 +261,6 @@ def atomic_retried(work: Callable[[], T], *, attempts: int = CONFLICT_ATTEMPTS) 
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-
-
 def row_upsert(model: type[M], *, keys: dict[str, Any], values: dict[str, Any]) -> M:
     """The row of ``model`` with ``keys`` (its unique fields), created or set to ``values``, as
     it is after this write. One ``INSERT ... ON CONFLICT DO UPDATE``: a concurrent insert or
