@@ -53,6 +53,7 @@ class OpenApiDocumentApi(ApiView):
 
     authentication_classes: list[type] = []
     permission_classes: list[type] = []
+    errors = ("RATE_LIMITED",)
 
     @extend_schema(exclude=True)
     def get(self, request: Request) -> HttpResponse:

@@ -148,6 +148,7 @@ class IdentityProviderNotificationApi(ApiView):
 
     authentication_classes = []
     permission_classes = []
+    errors = ("PROVIDER_SIGNATURE_INVALID", "PROVIDER_NOTIFICATION_REPLAYED", "NOT_FOUND")
 
     @extend_schema(exclude=True)
     def post(self, request: Request) -> Response:
