@@ -214,10 +214,12 @@ def main() -> None:
 
     settings.DEBUG = True  # keeps the SQL timings
     settings.ALLOWED_HOSTS = ["*"]
-    from merchants import ratelimits
+    from ledger.apis import LedgerTransactionsApi
+    from merchants.ratelimits import Limited, Rate, Rates
 
-    ratelimits.REGISTRY["ledger.transactions"] = ratelimits.Budget(
-        "bench", ratelimits.Rate(10**9, 60), ratelimits.Rate(10**9, 60)
+    unlimited = Rate(10**9, 60)
+    LedgerTransactionsApi.rate_limit = Limited(
+        "ledger.transactions", Rates(unlimited, unlimited), shared="bench"
     )
     seed("ledger bench neighbour", args.rows)
     key = seed("ledger bench", args.rows)

@@ -95,11 +95,15 @@ def _recorder(queries: list[str]):  # type: ignore[no-untyped-def]
 def _unlimited() -> None:
     """Budgets too large to reach: the requests are still counted (the gate's round trip), never
     refused."""
-    from merchants import ratelimits
+    from config.api.routes import routed_views
+    from merchants.ratelimits import Rate, Rates
+    from merchants.views import CallerApiView
 
-    for operation, budget in ratelimits.REGISTRY.items():
-        rate = ratelimits.Rate(10**9, budget.verified.window_seconds)
-        ratelimits.REGISTRY[operation] = replace(budget, verified=rate, unverified=rate)
+    for _, view in routed_views():
+        limited = view.rate_limit if issubclass(view, CallerApiView) else None
+        if limited is not None:
+            rate = Rate(10**9, limited.rates.verified.window_seconds)
+            view.rate_limit = replace(limited, rates=Rates(rate, rate))
 
 
 def main() -> None:

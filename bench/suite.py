@@ -156,10 +156,15 @@ def rate_limits_lift(merchant_ids: list[str]) -> None:
     import redis
     from django.conf import settings
 
-    from merchants.ratelimits import REGISTRY
+    from config.api.routes import routed_views
+    from merchants.views import CallerApiView
 
     client = redis.Redis.from_url(settings.REDIS_URL)
-    budgets = {(b.bucket, b.verified.window_seconds) for b in REGISTRY.values()}
+    budgets = {
+        (view.rate_limit.bucket, view.rate_limit.rates.verified.window_seconds)
+        for _, view in routed_views()
+        if issubclass(view, CallerApiView) and view.rate_limit is not None
+    }
     now = time.time()
     with client.pipeline(transaction=False) as pipe:
         for merchant_id in merchant_ids:

@@ -20,9 +20,10 @@ from rest_framework.request import Request
 from config.api.views import ApiView
 from core.errors import DomainError
 from merchants.authentication import request_ip
-from merchants.ratelimits import rate_limit_hit
+from merchants.ratelimits import Limited, per_minute, rate_limit_hit
 
-OPERATION = "public.openapi"
+# Not a merchant's: per caller address, whoever calls.
+RATE_LIMIT = Limited("public.openapi", per_minute(60, 60))
 
 
 @dataclass(frozen=True)
@@ -52,11 +53,12 @@ class OpenApiDocumentApi(ApiView):
 
     authentication_classes: list[type] = []
     permission_classes: list[type] = []
+    errors = ("RATE_LIMITED",)
 
     @extend_schema(exclude=True)
     def get(self, request: Request) -> HttpResponse:
         state = rate_limit_hit(
-            merchant_id=f"address:{request_ip(request)}", verified=False, operation=OPERATION
+            merchant_id=f"address:{request_ip(request)}", verified=False, limited=RATE_LIMIT
         )
         if not state.allowed:
             raise DomainError("RATE_LIMITED", retry_after=state.retry_after)

@@ -31,6 +31,7 @@ from crypto.serializers import (
 )
 from crypto.services.addresses import deposit_address_get
 from crypto.services.withdrawals import Cashout, crypto_withdrawal_create
+from merchants.ratelimits import CLIENT_TRADE, CRYPTO_READ, SECURE_TRADE, Limited
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 
 ACCESS_ERRORS = ("ONCHAIN_DISABLED", "ONCHAIN_MERCHANT_NOT_VERIFIED")
@@ -101,7 +102,7 @@ class DepositAddressApi(UserApi):
 
 
 class SecureDepositAddressApi(MerchantUserApi, DepositAddressApi):
-    operation = "secure.crypto.deposit_address"
+    rate_limit = Limited("secure.crypto.deposit_address", CRYPTO_READ, shared="crypto.read")
     operation_id = "secureCryptoDepositAddress"
     query_serializer = SecureDepositAddressQueryIn
     doc = OperationDoc(
@@ -113,7 +114,7 @@ class SecureDepositAddressApi(MerchantUserApi, DepositAddressApi):
 
 
 class ClientDepositAddressApi(ClientUserApi, DepositAddressApi):
-    operation = "client.crypto.deposit_address"
+    rate_limit = Limited("client.crypto.deposit_address", CRYPTO_READ, shared="crypto.read")
     operation_id = "clientCryptoDepositAddress"
     doc = OperationDoc(
         summary="Get the client's crypto deposit address",
@@ -157,7 +158,7 @@ class DepositsApi(UserApi):
 
 
 class SecureDepositsApi(MerchantUserApi, DepositsApi):
-    operation = "secure.crypto.deposits"
+    rate_limit = Limited("secure.crypto.deposits", CRYPTO_READ, shared="crypto.read")
     operation_id = "secureCryptoDeposits"
     query_serializer = SecureHistoryQueryIn
     doc = OperationDoc(
@@ -172,7 +173,7 @@ class SecureDepositsApi(MerchantUserApi, DepositsApi):
 
 
 class ClientDepositsApi(ClientUserApi, DepositsApi):
-    operation = "client.crypto.deposits"
+    rate_limit = Limited("client.crypto.deposits", CRYPTO_READ, shared="crypto.read")
     operation_id = "clientCryptoDeposits"
     doc = OperationDoc(
         summary="List the client's crypto deposits",
@@ -211,7 +212,7 @@ class WithdrawalsApi(UserApi):
 
 
 class SecureWithdrawalsApi(MerchantUserApi, WithdrawalsApi):
-    operation = "secure.crypto.withdrawals"
+    rate_limit = Limited("secure.crypto.withdrawals", CRYPTO_READ, shared="crypto.read")
     operation_id = "secureCryptoWithdrawals"
     query_serializer = SecureHistoryQueryIn
     doc = OperationDoc(
@@ -227,7 +228,7 @@ class SecureWithdrawalsApi(MerchantUserApi, WithdrawalsApi):
 
 
 class ClientWithdrawalsApi(ClientUserApi, WithdrawalsApi):
-    operation = "client.crypto.withdrawals"
+    rate_limit = Limited("client.crypto.withdrawals", CRYPTO_READ, shared="crypto.read")
     operation_id = "clientCryptoWithdrawals"
     doc = OperationDoc(
         summary="List the client's crypto cashouts",
@@ -296,7 +297,7 @@ CASHOUT = """
 
 
 class SecureWithdrawApi(MerchantUserApi, CashoutApi):
-    operation = "secure.crypto.withdraw"
+    rate_limit = Limited("secure.crypto.withdraw", SECURE_TRADE)
     operation_id = "secureCryptoWithdraw"
     body_serializer = SecureCashoutIn
     doc = OperationDoc(
@@ -315,7 +316,7 @@ class SecureWithdrawApi(MerchantUserApi, CashoutApi):
 
 
 class ClientWithdrawApi(ClientUserApi, CashoutApi):
-    operation = "client.crypto.withdraw"
+    rate_limit = Limited("client.crypto.withdraw", CLIENT_TRADE)
     operation_id = "clientCryptoWithdraw"
     body_serializer = CashoutIn
     doc = OperationDoc(

@@ -11,11 +11,12 @@ from ledger.representations import LedgerPageOut, LedgerTransactionOut
 from ledger.selectors import LedgerQuery, ledger_page, ledger_transaction_get
 from ledger.serializers import LedgerQueryIn
 from merchants.models import Scope
+from merchants.ratelimits import LEDGER, Limited
 from merchants.views import MerchantApiView
 
 
 class LedgerTransactionsApi(MerchantApiView):
-    operation = "ledger.transactions"
+    rate_limit = Limited("ledger.transactions", LEDGER, shared="ledger")
     required_scope = Scope.LEDGER_READ
     query_serializer = LedgerQueryIn
     errors = ("SERVER_ERROR",)
@@ -62,7 +63,7 @@ class LedgerTransactionsApi(MerchantApiView):
 
 
 class LedgerTransactionApi(MerchantApiView):
-    operation = "ledger.transaction"
+    rate_limit = Limited("ledger.transaction", LEDGER, shared="ledger")
     required_scope = Scope.LEDGER_READ
     errors = ("TRANSACTION_NOT_FOUND", "SERVER_ERROR")
     doc = OperationDoc(

@@ -4,6 +4,7 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
 from merchants import examples
+from merchants.ratelimits import AUTHENTICATE, SECURE_CANCEL, SECURE_TRADES, Limited
 from merchants.representations import (
     ClientTokenOut,
     WebhookEventList,
@@ -19,7 +20,7 @@ from merchants.webhooks.selectors import webhook_events_list
 
 
 class AuthenticateClientApi(MerchantApiView):
-    operation = "auth.authenticate_client"
+    rate_limit = Limited("auth.authenticate_client", AUTHENTICATE)
     body_serializer = AuthenticateClientIn
     errors = ("INVALID_TRADEURL", "NO_API_SECRET_CONFIGURED")
     doc = OperationDoc(
@@ -61,7 +62,7 @@ class AuthenticateClientApi(MerchantApiView):
 
 
 class WebhookEventsApi(MerchantApiView):
-    operation = "secure.webhooks.events"
+    rate_limit = Limited("secure.webhooks.events", SECURE_TRADES)
     query_serializer = WebhookEventsQueryIn
     doc = OperationDoc(
         summary="List your webhook events",
@@ -89,7 +90,7 @@ class WebhookEventsApi(MerchantApiView):
 
 
 class WebhookEventResendApi(MerchantApiView):
-    operation = "secure.webhooks.resend"
+    rate_limit = Limited("secure.webhooks.resend", SECURE_CANCEL)
     errors = ("WEBHOOK_EVENT_NOT_FOUND", "INVALID_TRANSITION")
     doc = OperationDoc(
         summary="Send a webhook event again",

@@ -1,9 +1,12 @@
-"""Per-merchant rate limits: the registry of the contract's section 8 and its counters, kept with
+"""Per-merchant rate limits: the rates of the contract's section 8 and their counters, kept with
 the other state every web process shares per request (the auth epoch).
 
 Fixed windows counted atomically in Redis (one INCR per request, shared by every process), in the
 same round trip as the request's other shared reads (``merchants.gate``); with no Redis
 configured, the same windows are counted by an atomic upsert in the database.
+
+Each view declares the budget it spends (``Limited``, its ``rate_limit``); the set of all of them
+is read from the routed views (``config.api.routes``), never listed here.
 """
 
 import time
@@ -31,10 +34,9 @@ class Rate:
 
 
 @dataclass(frozen=True)
-class Budget:
-    """A counter (``bucket``); operations naming the same bucket share one budget."""
+class Rates:
+    """A line of the contract's table: the rate of a verified merchant and of any other."""
 
-    bucket: str
     verified: Rate
     unverified: Rate
 
@@ -42,79 +44,47 @@ class Budget:
         return self.verified if verified else self.unverified
 
 
-def _per_minute(verified: int, unverified: int) -> tuple[Rate, Rate]:
-    return Rate(verified, MINUTE), Rate(unverified, MINUTE)
+def per_minute(verified: int, unverified: int) -> Rates:
+    return Rates(Rate(verified, MINUTE), Rate(unverified, MINUTE))
 
 
-def _budget(bucket: str, rates: tuple[Rate, Rate]) -> Budget:
-    return Budget(bucket, *rates)
+# The contract's table (section 8), one line per budget. Operations the contract gives no limit
+# spend the nearest documented one (decisions section 7).
+AUTHENTICATE = Rates(Rate(1_000_000, HOUR), Rate(100, HOUR))
+CHECK_TRADEURL = Rates(Rate(100_000, HOUR), Rate(100, HOUR))
+PRICES = Rates(Rate(1_000, HOUR), Rate(100, HOUR))
+SECURE_INVENTORY = per_minute(10_000, 100)
+SECURE_TRADE = per_minute(5_000, 50)  # POST /secure/sell and POST /secure/buy, each its own
+SECURE_CANCEL = per_minute(60, 10)
+SECURE_MARKET = per_minute(3_000, 100)
+SECURE_MARKET_ITEM = per_minute(6_000, 100)
+SECURE_TRADES = per_minute(3_000, 100)
+CRYPTO_READ = per_minute(1_000, 10)
+LEDGER = Rates(Rate(100, 5 * MINUTE), Rate(10, MINUTE))
+CLIENT_INVENTORY = per_minute(1_000, 10)
+CLIENT_MARKET = per_minute(300, 30)
+CLIENT_SUGGESTIONS = per_minute(600, 30)
+CLIENT_MARKET_ITEM = per_minute(600, 30)
+CLIENT_TRADES = per_minute(3_000, 30)
+CLIENT_TRADE = per_minute(500, 5)  # client deposit; client withdraw and quick share another
 
 
-# The contract's table, one entry per budget.
-_AUTHENTICATE = (Rate(1_000_000, HOUR), Rate(100, HOUR))
-_CHECK_TRADEURL = (Rate(100_000, HOUR), Rate(100, HOUR))
-_PRICES = (Rate(1_000, HOUR), Rate(100, HOUR))
-_SECURE_INVENTORY = _per_minute(10_000, 100)
-_SECURE_TRADE = _per_minute(5_000, 50)  # POST /secure/sell and POST /secure/buy, each its own
-_SECURE_CANCEL = _per_minute(60, 10)
-_SECURE_MARKET = _per_minute(3_000, 100)
-_SECURE_MARKET_ITEM = _per_minute(6_000, 100)
-_SECURE_TRADES = _per_minute(3_000, 100)
-_CRYPTO_READ = _per_minute(1_000, 10)
-_LEDGER = (Rate(100, 5 * MINUTE), Rate(10, MINUTE))
-_CLIENT_INVENTORY = _per_minute(1_000, 10)
-_CLIENT_MARKET = _per_minute(300, 30)
-_CLIENT_SUGGESTIONS = _per_minute(600, 30)
-_CLIENT_MARKET_ITEM = _per_minute(600, 30)
-_CLIENT_TRADES = _per_minute(3_000, 30)
-_CLIENT_TRADE = _per_minute(500, 5)  # client deposit; client withdraw and quick share another
+@dataclass(frozen=True)
+class Limited:
+    """The budget an endpoint spends, declared on its view: the operation (the metrics' label),
+    the contract's rates, and the counter it counts in. Operations naming the same ``shared``
+    counter share one budget (and must name the same rates); by default each counts alone."""
 
-REGISTRY: dict[str, Budget] = {
-    # Operations with their own line in the contract.
-    "auth.authenticate_client": _budget("auth.authenticate_client", _AUTHENTICATE),
-    "secure.check_tradeurl": _budget("secure.check_tradeurl", _CHECK_TRADEURL),
-    "secure.prices": _budget("secure.prices", _PRICES),
-    "secure.inventory": _budget("secure.inventory", _SECURE_INVENTORY),
-    "secure.sell": _budget("secure.sell", _SECURE_TRADE),
-    "secure.buy": _budget("secure.buy", _SECURE_TRADE),
-    "secure.buy.cancel": _budget("secure.buy.cancel", _SECURE_CANCEL),
-    "secure.market": _budget("secure.market", _SECURE_MARKET),
-    "secure.market.item": _budget("secure.market.item", _SECURE_MARKET_ITEM),
-    "secure.trades.list": _budget("secure.trades", _SECURE_TRADES),
-    "secure.trades.get": _budget("secure.trades", _SECURE_TRADES),
-    "secure.crypto.deposits": _budget("crypto.read", _CRYPTO_READ),
-    "client.crypto.deposit_address": _budget("crypto.read", _CRYPTO_READ),
-    "ledger.transactions": _budget("ledger", _LEDGER),
-    "client.inventory": _budget("client.inventory", _CLIENT_INVENTORY),
-    "client.market": _budget("client.market", _CLIENT_MARKET),
-    "client.market.suggestions": _budget("client.market.suggestions", _CLIENT_SUGGESTIONS),
-    "client.market.item": _budget("client.market.item", _CLIENT_MARKET_ITEM),
-    "client.trades.list": _budget("client.trades", _CLIENT_TRADES),
-    "client.trading.deposit": _budget("client.trading.deposit", _CLIENT_TRADE),
-    "client.trading.withdraw": _budget("client.trading.withdraw", _CLIENT_TRADE),
-    "client.trading.withdraw.quick": _budget("client.trading.withdraw", _CLIENT_TRADE),
-    # Operations the contract gives no limit: the nearest documented one (decisions section 7).
-    "client.trades.get": _budget("client.trades", _CLIENT_TRADES),
-    "secure.buy.quick": _budget("secure.buy.quick", _SECURE_TRADE),
-    "secure.buy.item_cancel": _budget("secure.buy.cancel", _SECURE_CANCEL),
-    "client.trading.withdraw.cancel": _budget("client.trading.cancel", _SECURE_CANCEL),
-    "client.trading.withdraw.item_cancel": _budget("client.trading.cancel", _SECURE_CANCEL),
-    "secure.crypto.deposit_address": _budget("crypto.read", _CRYPTO_READ),
-    "client.crypto.deposits": _budget("crypto.read", _CRYPTO_READ),
-    "secure.crypto.withdrawals": _budget("crypto.read", _CRYPTO_READ),
-    "client.crypto.withdrawals": _budget("crypto.read", _CRYPTO_READ),
-    "secure.crypto.withdraw": _budget("secure.crypto.withdraw", _SECURE_TRADE),
-    "client.crypto.withdraw": _budget("client.crypto.withdraw", _CLIENT_TRADE),
-    "ledger.transaction": _budget("ledger", _LEDGER),
-    "wallet.balance": _budget("wallet.balance", _SECURE_TRADES),
-    "secure.webhooks.events": _budget("secure.webhooks.events", _SECURE_TRADES),
-    "secure.webhooks.resend": _budget("secure.webhooks.resend", _SECURE_CANCEL),
-    "client.verification": _budget("client.verification", _CLIENT_TRADE),
-    "client.verification.status": _budget("client.verification.status", _CLIENT_TRADES),
-    "sandbox": _budget("sandbox", _SECURE_TRADE),
-    # Not a merchant's: per caller address (``config.openapi``), whoever calls.
-    "public.openapi": _budget("public.openapi", _per_minute(60, 60)),
-}
+    operation: str
+    rates: Rates
+    shared: str | None = None
+
+    @property
+    def bucket(self) -> str:
+        return self.shared or self.operation
+
+    def rate(self, *, verified: bool) -> Rate:
+        return self.rates.rate(verified=verified)
 
 
 @dataclass(frozen=True)
@@ -138,7 +108,7 @@ class RateLimitState:
 
 @dataclass(frozen=True)
 class Window:
-    """The window a request of ``operation`` counts in now: its counter's key and slot."""
+    """The window a request counts in now: its counter's key and slot."""
 
     key: str
     slot: int
@@ -321,14 +291,13 @@ def rate_limit_windows_prune() -> int:
     return deleted
 
 
-def rate_limit_window(*, merchant_id: str, verified: bool, operation: str) -> Window:
-    """The window a request of ``operation`` by this merchant counts in now."""
-    budget = REGISTRY[operation]
-    rate = budget.rate(verified=verified)
+def rate_limit_window(*, merchant_id: str, verified: bool, limited: Limited) -> Window:
+    """The window a request spending ``limited`` by this merchant counts in now."""
+    rate = limited.rate(verified=verified)
     now = time.time()
     slot = int(now // rate.window_seconds)
     return Window(
-        key=f"{budget.bucket}:{'v' if verified else 'u'}:{merchant_id}:{rate.window_seconds}",
+        key=f"{limited.bucket}:{'v' if verified else 'u'}:{merchant_id}:{rate.window_seconds}",
         slot=slot,
         seconds=rate.window_seconds,
         limit=rate.limit,
@@ -347,8 +316,8 @@ def rate_limit_uncount(*, window: Window) -> None:
     _counter().unhit(window.key, window.slot)
 
 
-def rate_limit_hit(*, merchant_id: str, verified: bool, operation: str) -> RateLimitState:
-    """Count one request of ``operation`` against the merchant's budget for it."""
+def rate_limit_hit(*, merchant_id: str, verified: bool, limited: Limited) -> RateLimitState:
+    """Count one request against the merchant's budget ``limited``."""
     return rate_limit_count(
-        window=rate_limit_window(merchant_id=merchant_id, verified=verified, operation=operation)
+        window=rate_limit_window(merchant_id=merchant_id, verified=verified, limited=limited)
     )

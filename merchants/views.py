@@ -32,7 +32,7 @@ from merchants.gate import request_gate
 from merchants.models import Merchant, Scope
 from merchants.permissions import ANY_SCOPE, SCOPE_ERRORS, KeyScopePermission
 from merchants.ratelimits import (
-    REGISTRY,
+    Limited,
     Rate,
     RateLimitState,
     rate_limit_hit,
@@ -54,10 +54,11 @@ logger = logging.getLogger(__name__)
 class CallerApiView(ApiView):
     """An endpoint a merchant calls, itself or through one of its clients."""
 
-    #: Entry of ``merchants.ratelimits.REGISTRY`` this endpoint spends; None: not limited.
-    operation: ClassVar[str | None] = None
+    #: The budget this endpoint spends; None: not limited.
+    rate_limit: ClassVar[Limited | None] = None
 
-    rate_limit: RateLimitState | None = None
+    #: This request's count in its budget's window (once admitted).
+    rate_limit_state: RateLimitState | None = None
     #: The Idempotency-Key this request holds while it runs (a POST that sent one).
     idempotency: IdempotencyClaim | None = None
     idempotent_posts = True
@@ -68,17 +69,16 @@ class CallerApiView(ApiView):
         return caller.merchant
 
     def declared_errors(self) -> tuple[str, ...]:
-        limited = ("RATE_LIMITED",) if self.operation is not None else ()
+        limited = ("RATE_LIMITED",) if self.rate_limit is not None else ()
         return (*limited, *self.errors)
 
     def documented_rate_limit(self) -> RateLimitDoc | None:
-        if self.operation is None:
+        if self.rate_limit is None:
             return None
-        budget = REGISTRY[self.operation]
         return RateLimitDoc(
-            budget=budget.bucket,
-            verified=_window(budget.verified),
-            unverified=_window(budget.unverified),
+            budget=self.rate_limit.bucket,
+            verified=_window(self.rate_limit.rates.verified),
+            unverified=_window(self.rate_limit.rates.unverified),
         )
 
     checks_maintenance = True  # in ``initial``, with the request's other shared reads
@@ -100,12 +100,11 @@ class CallerApiView(ApiView):
         that order, with one round trip to Redis: the switches and the auth epoch are read, and
         the request counted, together (``merchants.gate``). A count made for a caller that is
         then refused before the limiter is taken back."""
-        guess = self.caller_peek(request) if self.operation is not None else None
+        limited = self.rate_limit
+        guess = self.caller_peek(request) if limited is not None else None
         window = None
-        if guess is not None and self.operation is not None:
-            window = rate_limit_window(
-                merchant_id=guess[0], verified=guess[1], operation=self.operation
-            )
+        if guess is not None and limited is not None:
+            window = rate_limit_window(merchant_id=guess[0], verified=guess[1], limited=limited)
         gate = request_gate(window=window)
         counted = window if gate.hits is not None else None
         try:
@@ -116,23 +115,21 @@ class CallerApiView(ApiView):
             if counted is not None:
                 rate_limit_uncount(window=counted)
             raise
-        if self.operation is None:
+        if limited is None:
             return
         merchant = self.merchant(request)
         context_merchant_set(merchant.pk)
         if counted is not None and gate.hits is not None and _same(guess, merchant):
-            self.rate_limit = counted.state(gate.hits)
+            self.rate_limit_state = counted.state(gate.hits)
         else:
             if counted is not None:
                 rate_limit_uncount(window=counted)
-            self.rate_limit = rate_limit_hit(
-                merchant_id=str(merchant.pk),
-                verified=merchant.is_verified,
-                operation=self.operation,
+            self.rate_limit_state = rate_limit_hit(
+                merchant_id=str(merchant.pk), verified=merchant.is_verified, limited=limited
             )
-        if not self.rate_limit.allowed:
-            RATE_LIMIT_REFUSALS.labels(self.operation).inc()
-            raise DomainError("RATE_LIMITED", retry_after=self.rate_limit.retry_after)
+        if not self.rate_limit_state.allowed:
+            RATE_LIMIT_REFUSALS.labels(limited.operation).inc()
+            raise DomainError("RATE_LIMITED", retry_after=self.rate_limit_state.retry_after)
 
     def idempotency_claim(self, request: Request) -> None:
         """Take the request's key (per merchant, and per client account for a client token),
@@ -169,9 +166,9 @@ class CallerApiView(ApiView):
     ) -> Response:
         # A replay is a plain HttpResponse (DRF passes any response on).
         response = super().finalize_response(request, response, *args, **kwargs)
-        if self.rate_limit is not None:
-            response["X-RateLimit-Limit"] = str(self.rate_limit.limit)
-            response["X-RateLimit-Remaining"] = str(self.rate_limit.remaining)
+        if self.rate_limit_state is not None:
+            response["X-RateLimit-Limit"] = str(self.rate_limit_state.limit)
+            response["X-RateLimit-Remaining"] = str(self.rate_limit_state.remaining)
         claim, self.idempotency = self.idempotency, None
         if claim is not None and isinstance(response, Response):
             _answer_keep(claim, response)

@@ -274,7 +274,9 @@ def rate_limited(api, monkeypatch):
     window = (int(ratelimits.time.time()) // 60) * 60 + 30.0
     monkeypatch.setattr(ratelimits, "time", types.SimpleNamespace(time=lambda: window))
     small = make_actor(name="Small", is_verified=False)
-    for _ in range(ratelimits.REGISTRY["ledger.transactions"].rate(verified=False).limit):
+    for _ in range(
+        resolve("/v1/ledger/transactions").func.view_class.rate_limit.rate(verified=False).limit
+    ):
         ok_data(api.get(LEDGER, headers=small.headers))
     return api.get(LEDGER, headers=small.headers)
 

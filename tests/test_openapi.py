@@ -34,8 +34,9 @@ from schemathesis.specs.openapi.checks import (
 from config.openapi import openapi_document
 from config.wsgi import application
 from merchants import ratelimits
+from merchants.apis import AuthenticateClientApi
 from merchants.models import Merchant, Scope
-from merchants.ratelimits import REGISTRY, rate_limit_hit
+from merchants.ratelimits import rate_limit_hit
 from merchants.services import ClientData, client_authenticate
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from sandbox.services.seeding import sandbox_seed
@@ -457,7 +458,9 @@ def test_authenticate_client_refusals_conform():
 def test_authenticate_client_rate_limited_response_conforms():
     actor = make_actor(name="Unverified", is_verified=False)
     case = _authenticate_case(actor.headers)
-    limit = REGISTRY["auth.authenticate_client"].rate(verified=False).limit
+    budget = AuthenticateClientApi.rate_limit
+    assert budget is not None
+    limit = budget.rate(verified=False).limit
     frozen = (int(time.time()) // 3600) * 3600 + 1800.0  # mid-hour: no window roll-over
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ratelimits, "time", types.SimpleNamespace(time=lambda: frozen))
@@ -465,7 +468,7 @@ def test_authenticate_client_rate_limited_response_conforms():
             rate_limit_hit(
                 merchant_id=str(actor.merchant.pk),
                 verified=False,
-                operation="auth.authenticate_client",
+                limited=budget,
             )
         response = case.call_and_validate(checks=CONFORMANCE)
 

@@ -32,7 +32,6 @@ from config.api.schema import BODY_ERRORS, GENERIC_ERRORS
 from config.api.serializers import parse
 from config.api.views import ApiView
 from core.errors import CATALOG
-from merchants.ratelimits import REGISTRY
 from merchants.views import CallerApiView, MerchantApiView
 from tests.test_openapi import _routed_views
 
@@ -240,20 +239,20 @@ def test_no_docstring_reaches_the_document(document):
 # -- Rate limits.
 
 
-def test_the_rate_limit_is_the_registry_of_the_view_that_counts(document):
+def test_the_rate_limit_is_the_budget_of_the_view_that_counts(document):
     checked = 0
     for name, operation in operations(document):
         view = _view(name)
         line = next(
             p for p in operation["description"].split("\n\n") if p.startswith("**Rate limit:**")
         )
-        if not issubclass(view, CallerApiView) or view.operation is None:
+        if not issubclass(view, CallerApiView) or view.rate_limit is None:
             assert line == "**Rate limit:** none.", name
             assert "x-rateLimit" not in operation, name
             continue
-        budget = REGISTRY[view.operation]
+        budget = view.rate_limit.rates
         assert operation["x-rateLimit"] == {
-            "budget": budget.bucket,
+            "budget": view.rate_limit.bucket,
             "verified": {
                 "limit": budget.verified.limit,
                 "windowSeconds": budget.verified.window_seconds,

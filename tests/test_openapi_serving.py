@@ -15,7 +15,6 @@ from drf_spectacular.views import SpectacularJSONAPIView
 from rest_framework.test import APIClient
 
 from config import openapi
-from merchants.ratelimits import REGISTRY
 from tests.factories import assert_error, make_actor
 from tests.test_ratelimits import frozen_clock  # noqa: F401  (a fixture)
 
@@ -114,7 +113,7 @@ def test_an_etag_the_client_holds_answers_304(api, builds):
 @pytest.mark.usefixtures("frozen_clock")
 def test_each_address_has_its_own_limit(api, builds):
     merchant = make_actor(name="Alice")
-    limit = REGISTRY[openapi.OPERATION].rate(verified=False).limit
+    limit = openapi.RATE_LIMIT.rate(verified=False).limit
     for _ in range(limit):
         assert api.get(PATH, REMOTE_ADDR="192.0.2.7").status_code == 200
 

@@ -20,16 +20,19 @@ import pytest
 from django.db import connection
 from django.urls import Resolver404, resolve
 
+from config import openapi
+from config.api.routes import routed_views
 from core.metrics import RATE_LIMIT_REFUSALS
 from merchants import ratelimits
 from merchants.models import RateLimitWindow
 from merchants.ratelimits import (
+    CLIENT_TRADE,
     HOUR,
     MINUTE,
-    REGISTRY,
-    Budget,
     DatabaseWindowCounter,
+    Limited,
     Rate,
+    Rates,
     rate_limit_hit,
     rate_limit_windows_prune,
 )
@@ -141,6 +144,8 @@ CONTRACT_ENDPOINTS: list[tuple[str, str, str]] = [
     ("POST", "/client/trading/withdraw/quick", "POST /client/trading/withdraw and /withdraw/quick"),
 ]
 
+CLIENT_DEPOSIT = Limited("client.trading.deposit", CLIENT_TRADE)
+
 LINES = {
     line: (operations, verified, unverified)
     for line, operations, verified, unverified in CONTRACT_LINES
@@ -170,7 +175,25 @@ def _authenticate(api, actor):
     return api.post(AUTHENTICATE, _body(), format="json", headers=actor.headers)
 
 
-# -- The registry
+# -- The budgets the views declare
+
+
+def _by_operation() -> dict[str, set[Limited]]:
+    """The budgets the routed views declare, by operation."""
+    by_operation: dict[str, set[Limited]] = {}
+    for _, view in routed_views():
+        limited = getattr(view, "rate_limit", None)
+        if isinstance(limited, Limited):
+            by_operation.setdefault(limited.operation, set()).add(limited)
+    return by_operation
+
+
+DECLARED = {operation: min(budgets, key=repr) for operation, budgets in _by_operation().items()}
+
+
+def test_views_naming_one_operation_declare_one_budget():
+    assert {op: budgets for op, budgets in _by_operation().items() if len(budgets) > 1} == {}
+    assert "auth.authenticate_client" in DECLARED
 
 
 @pytest.mark.parametrize(
@@ -178,31 +201,31 @@ def _authenticate(api, actor):
     CONTRACT_LINES,
     ids=[line for line, *_ in CONTRACT_LINES],
 )
-def test_registry_has_the_contract_budget_of_every_line(line, operations, verified, unverified):
+def test_views_declare_the_contract_budget_of_every_line(line, operations, verified, unverified):
     for operation in operations:
-        budget = REGISTRY[operation]
+        budget = DECLARED[operation]
         assert budget.rate(verified=True) == verified, operation
         assert budget.rate(verified=False) == unverified, operation
-    assert len({REGISTRY[operation].bucket for operation in operations}) == 1, line
+    assert len({DECLARED[operation].bucket for operation in operations}) == 1, line
 
 
 def test_each_contract_line_counts_in_its_own_bucket():
-    buckets = [REGISTRY[operations[0]].bucket for _, operations, _, _ in CONTRACT_LINES]
+    buckets = [DECLARED[operations[0]].bucket for _, operations, _, _ in CONTRACT_LINES]
     assert len(buckets) == len(set(buckets))
     # Named in the contract as separate lines: not shared.
-    assert REGISTRY["secure.sell"].bucket != REGISTRY["secure.buy"].bucket
-    assert REGISTRY["client.trading.deposit"].bucket != REGISTRY["client.trading.withdraw"].bucket
+    assert DECLARED["secure.sell"].bucket != DECLARED["secure.buy"].bucket
+    assert DECLARED["client.trading.deposit"].bucket != DECLARED["client.trading.withdraw"].bucket
 
 
 def test_operations_sharing_a_bucket_share_the_same_rates():
-    by_bucket: dict[str, set[Budget]] = {}
-    for budget in REGISTRY.values():
-        by_bucket.setdefault(budget.bucket, set()).add(budget)
-    assert {bucket: len(budgets) for bucket, budgets in by_bucket.items() if len(budgets) > 1} == {}
+    by_bucket: dict[str, set[Rates]] = {}
+    for budget in [*DECLARED.values(), openapi.RATE_LIMIT]:
+        by_bucket.setdefault(budget.bucket, set()).add(budget.rates)
+    assert {bucket: rates for bucket, rates in by_bucket.items() if len(rates) > 1} == {}
 
 
-def _view_operation(method: str, path: str) -> str | bool | None:
-    """The rate-limit operation of the view behind ``method path``; False when there is none."""
+def _view_budget(method: str, path: str) -> Limited | bool | None:
+    """The rate-limit budget of the view behind ``method path``; False when there is none."""
     try:
         match = resolve(path)
     except Resolver404:
@@ -210,40 +233,21 @@ def _view_operation(method: str, path: str) -> str | bool | None:
     view_class = getattr(match.func, "view_class", None) or getattr(match.func, "cls", None)
     if view_class is None or not hasattr(view_class, method.lower()):
         return False
-    return view_class.operation
+    return view_class.rate_limit
 
 
 def test_every_existing_contract_endpoint_spends_its_line_budget():
     checked = 0
     for method, path, line in CONTRACT_ENDPOINTS:
-        operation = _view_operation(method, path)
-        if operation is False:
+        budget = _view_budget(method, path)
+        if budget is False:
             continue  # not built yet
         operations, verified, unverified = LINES[line]
-        assert operation is not None, f"{method} {path} is not rate limited"
-        budget = REGISTRY[operation]
-        assert budget.bucket == REGISTRY[operations[0]].bucket, f"{method} {path}"
-        assert (budget.verified, budget.unverified) == (verified, unverified), f"{method} {path}"
+        assert isinstance(budget, Limited), f"{method} {path} is not rate limited"
+        assert budget.bucket == DECLARED[operations[0]].bucket, f"{method} {path}"
+        assert budget.rates == Rates(verified, unverified), f"{method} {path}"
         checked += 1
     assert checked >= 1  # POST /auth/authenticate-client at least
-
-
-def test_every_routed_operation_is_in_the_registry():
-    from django.urls import URLPattern, URLResolver, get_resolver
-
-    def views(patterns):
-        for pattern in patterns:
-            if isinstance(pattern, URLResolver):
-                yield from views(pattern.url_patterns)
-            elif isinstance(pattern, URLPattern):
-                view_class = getattr(pattern.callback, "view_class", None)
-                if view_class is not None:
-                    yield view_class
-
-    operations = {getattr(view, "operation", None) for view in views(get_resolver().url_patterns)}
-    operations.discard(None)
-    assert "auth.authenticate_client" in operations
-    assert operations - set(REGISTRY) == set()
 
 
 # -- Through the HTTP API
@@ -351,9 +355,7 @@ def test_invalid_bodies_spend_the_budget_and_carry_the_headers(api, frozen_clock
 
 def test_redis_counter_expires_its_window():
     merchant_id = str(uuid.uuid4())
-    state = rate_limit_hit(
-        merchant_id=merchant_id, verified=False, operation="client.trading.deposit"
-    )
+    state = rate_limit_hit(merchant_id=merchant_id, verified=False, limited=CLIENT_DEPOSIT)
     counter = ratelimits._counter()
     assert isinstance(counter, ratelimits.RedisWindowCounter)
 
@@ -378,7 +380,9 @@ CHILD = textwrap.dedent(
     seen = []
     for _ in range(hits):
         state = ratelimits.rate_limit_hit(
-            merchant_id=merchant_id, verified=False, operation="client.trading.deposit"
+            merchant_id=merchant_id, verified=False, limited=ratelimits.Limited(
+                "client.trading.deposit", ratelimits.CLIENT_TRADE
+            )
         )
         seen.append([state.hits, state.allowed])
     print(json.dumps(seen), flush=True)
@@ -448,7 +452,7 @@ def test_database_counter_counts_exactly_under_concurrent_threads(monkeypatch):
             barrier.wait(timeout=30)
             for _ in range(hits_each):
                 state = rate_limit_hit(
-                    merchant_id=merchant_id, verified=False, operation="client.trading.deposit"
+                    merchant_id=merchant_id, verified=False, limited=CLIENT_DEPOSIT
                 )
                 with lock:
                     results.append((state.hits, state.allowed))
@@ -513,7 +517,7 @@ def test_the_gate_counts_a_window_whatever_its_count():
     counter = ratelimits._counter()
     assert isinstance(counter, ratelimits.RedisWindowCounter)
     window = ratelimits.rate_limit_window(
-        merchant_id=str(uuid.uuid4()), verified=True, operation="wallet.balance"
+        merchant_id=str(uuid.uuid4()), verified=True, limited=DECLARED["wallet.balance"]
     )
     counter._client.set(f"rl:{window.key}:{window.slot}", -(10**9), ex=MINUTE)
     epoch = ratelimits.auth_epoch_read()
@@ -538,7 +542,9 @@ def test_a_window_below_zero_counts_each_request_once(api, frozen_clock):
     actor = make_actor(name="Lifted", is_verified=True)
     assert _authenticate(api, actor).status_code == 200  # this process now keeps the caller
     window = ratelimits.rate_limit_window(
-        merchant_id=str(actor.merchant.pk), verified=True, operation="auth.authenticate_client"
+        merchant_id=str(actor.merchant.pk),
+        verified=True,
+        limited=DECLARED["auth.authenticate_client"],
     )
     counter = ratelimits._counter()
     assert isinstance(counter, ratelimits.RedisWindowCounter)

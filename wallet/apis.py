@@ -4,6 +4,7 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
 from merchants.permissions import ANY_SCOPE
+from merchants.ratelimits import SECURE_TRADES, Limited
 from merchants.views import MerchantApiView
 from wallet.representations import WalletBalance
 from wallet.selectors import wallet_balance_summary
@@ -12,7 +13,7 @@ from wallet.selectors import wallet_balance_summary
 class WalletBalanceApi(MerchantApiView):
     """Either scope reads the balance: it is part of trading and of the ledger."""
 
-    operation = "wallet.balance"
+    rate_limit = Limited("wallet.balance", SECURE_TRADES)
     required_scope = ANY_SCOPE
     doc = OperationDoc(
         summary="Get your wallet balance",

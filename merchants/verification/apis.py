@@ -8,6 +8,7 @@ from config.api.docs import OperationDoc
 from config.api.views import ApiView
 from core.errors import DomainError
 from merchants.models import Client
+from merchants.ratelimits import CLIENT_TRADE, CLIENT_TRADES, Limited
 from merchants.selectors import client_get
 from merchants.verification import examples
 from merchants.verification.representations import (
@@ -40,7 +41,7 @@ class ClientVerificationApiView(ClientApiView):
 
 
 class VerificationStartApi(ClientVerificationApiView):
-    operation = "client.verification"
+    rate_limit = Limited("client.verification", CLIENT_TRADE)
     body_serializer = VerificationStartIn
     errors = (
         "VERIFICATION_ALREADY_VERIFIED",
@@ -82,7 +83,7 @@ class VerificationStartApi(ClientVerificationApiView):
 
 
 class VerificationStatusApi(ClientVerificationApiView):
-    operation = "client.verification.status"
+    rate_limit = Limited("client.verification.status", CLIENT_TRADES)
     doc = OperationDoc(
         summary="Get the client's verification status",
         description="""
@@ -107,7 +108,7 @@ class VerificationStatusApi(ClientVerificationApiView):
 
 
 class VerificationLinkApi(ClientVerificationApiView):
-    operation = "client.verification"
+    rate_limit = Limited("client.verification", CLIENT_TRADE)
     body_serializer = VerificationLinkIn
     errors = ("VERIFICATION_ALREADY_VERIFIED", "VERIFICATION_LINK_DENIED")
 
@@ -147,6 +148,7 @@ class IdentityProviderNotificationApi(ApiView):
 
     authentication_classes = []
     permission_classes = []
+    errors = ("PROVIDER_SIGNATURE_INVALID", "PROVIDER_NOTIFICATION_REPLAYED", "NOT_FOUND")
 
     @extend_schema(exclude=True)
     def post(self, request: Request) -> Response:

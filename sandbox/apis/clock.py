@@ -9,6 +9,7 @@ from config.api.docs import OperationDoc
 from core import clock
 from core.selectors import service_settings_get
 from core.services import service_clock_advance
+from merchants.ratelimits import SECURE_TRADE, Limited
 from merchants.views import MerchantApiView
 from sandbox import examples
 from sandbox.serializers import ClockAdvanceIn
@@ -24,7 +25,7 @@ def _clock_body() -> dict[str, object]:
 
 
 class SandboxClockApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     doc = OperationDoc(
         summary="Read the service clock",
         description="""
@@ -42,7 +43,7 @@ class SandboxClockApi(MerchantApiView):
 
 
 class SandboxClockAdvanceApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     body_serializer = ClockAdvanceIn
     doc = OperationDoc(
         summary="Move the service clock forward",

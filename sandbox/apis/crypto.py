@@ -10,6 +10,7 @@ from config.api.docs import OperationDoc
 from core.errors import validation_error
 from crypto.networks import CHAINS
 from crypto.representations import Chain, deposit_json, withdrawal_json
+from merchants.ratelimits import SECURE_TRADE, Limited
 from merchants.views import MerchantApiView
 from sandbox import examples
 from sandbox.representations import SandboxChainOut, SandboxTransferOut
@@ -40,7 +41,7 @@ def _transfer_json(found: SandboxTransfer) -> SandboxTransferOut:
 
 
 class SandboxCryptoTransfersApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     body_serializer = SandboxTransferIn
     errors = ("INVALID_AMOUNT", "ONCHAIN_WITHDRAW_INVALID_ADDRESS", "INVALID_TRANSITION")
     doc = OperationDoc(
@@ -81,7 +82,7 @@ class SandboxCryptoTransfersApi(MerchantApiView):
 
 
 class SandboxCryptoConfirmationsApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     body_serializer = SandboxConfirmationsIn
     errors = ("TRANSACTION_NOT_FOUND", "INVALID_TRANSITION")
     doc = OperationDoc(
@@ -113,7 +114,7 @@ class SandboxCryptoConfirmationsApi(MerchantApiView):
 
 
 class SandboxCryptoReorgApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     errors = ("TRANSACTION_NOT_FOUND", "INVALID_TRANSITION")
     doc = OperationDoc(
         summary="Drop a pending crypto transaction (chain reorganisation)",
@@ -141,7 +142,7 @@ class SandboxCryptoReorgApi(MerchantApiView):
 
 
 class SandboxCryptoChainApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     body_serializer = SandboxChainIn
     doc = OperationDoc(
         summary="Halt or resume a sandbox chain",

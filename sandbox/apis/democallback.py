@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from config.api.docs import OperationDoc
 from core.errors import DomainError
+from merchants.ratelimits import SECURE_TRADE, Limited
 from merchants.views import MerchantApiView
 from sandbox import examples
 from sandbox.services.democallback import demo_callback_receive, demo_callback_received
@@ -19,7 +20,7 @@ class SandboxDemoCallbackApi(MerchantApiView):
     """The demo merchant's receiver: verifies each signature, approves every withdrawal and
     keeps what it got. Webhooks are posted to ``?merchant=<id>`` without an API key."""
 
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     doc = OperationDoc(
         summary="List what the demo webhook receiver got",
         description="""

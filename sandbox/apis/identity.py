@@ -5,6 +5,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
+from merchants.ratelimits import SECURE_TRADE, Limited
 from merchants.verification.base import Verdict
 from merchants.verification.representations import (
     VerificationProcessOut,
@@ -18,7 +19,7 @@ from sandbox.services.identity import sandbox_identity_provider_set, sandbox_ver
 
 
 class SandboxVerificationDecideApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     body_serializer = SandboxVerificationDecideIn
     errors = ("NOT_FOUND", "INVALID_TRANSITION")
     doc = OperationDoc(
@@ -55,7 +56,7 @@ class SandboxVerificationDecideApi(MerchantApiView):
 
 
 class SandboxIdentityProviderApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     body_serializer = SandboxIdentityProviderIn
     doc = OperationDoc(
         summary="Take the identity provider offline or back online",

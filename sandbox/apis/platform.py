@@ -6,6 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
+from merchants.ratelimits import SECURE_TRADE, Limited
 from merchants.views import MerchantApiView
 from sandbox import examples
 from sandbox.serializers import SandboxBotsIn, SandboxPlatformUserIn
@@ -13,7 +14,7 @@ from sandbox.services.platform import sandbox_fleet_set, sandbox_platform_user_s
 
 
 class SandboxPlatformUserApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     body_serializer = SandboxPlatformUserIn
     doc = OperationDoc(
         summary="Configure a platform user in your sandbox",
@@ -61,7 +62,7 @@ class SandboxPlatformUserApi(MerchantApiView):
 
 
 class SandboxBotsApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     body_serializer = SandboxBotsIn
     doc = OperationDoc(
         summary="Set the bot fleet's status in your sandbox",

@@ -5,6 +5,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
+from merchants.ratelimits import SECURE_TRADE, Limited
 from merchants.views import MerchantApiView
 from sandbox import examples
 from sandbox.serializers import SandboxTradeEventIn
@@ -13,7 +14,7 @@ from trading.representations import TradeOut, trade_json
 
 
 class SandboxTradeEventApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     # PLATFORM_UNAVAILABLE: a deposit's offer_created / offer_sent the bots cannot make now.
     errors = ("TRADE_NOT_FOUND", "ITEM_NOT_FOUND", "INVALID_TRANSITION", "PLATFORM_UNAVAILABLE")
     body_serializer = SandboxTradeEventIn

@@ -5,6 +5,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
+from merchants.ratelimits import SECURE_TRADE, Limited
 from merchants.views import MerchantApiView
 from sandbox import examples
 from sandbox.representations import (
@@ -19,7 +20,7 @@ from sandbox.services.world import sandbox_world_reset
 
 
 class SandboxAutopilotApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     body_serializer = SandboxAutopilotIn
     doc = OperationDoc(
         summary="Stop or restart the autopilot in your sandbox world",
@@ -48,7 +49,7 @@ class SandboxAutopilotApi(MerchantApiView):
 
 
 class SandboxResetApi(MerchantApiView):
-    operation = "sandbox"
+    rate_limit = Limited("sandbox", SECURE_TRADE)
     doc = OperationDoc(
         summary="Put your sandbox world back as it starts",
         description="""

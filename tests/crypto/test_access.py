@@ -1,10 +1,10 @@
 """Who may call the crypto routes, and each route's rate limit."""
 
 import pytest
+from django.urls import resolve
 
-from merchants import ratelimits
 from merchants.models import Scope
-from merchants.ratelimits import Budget, Rate
+from merchants.ratelimits import Limited, Rate, Rates
 from tests.crypto.conftest import USER, cashout_body, user_headers
 from tests.factories import add_api_key, assert_error
 
@@ -63,9 +63,11 @@ def test_client_routes_need_a_valid_client_token(desk, alice, method, path, payl
 
 @pytest.mark.parametrize(("method", "path", "payload"), SECURE + CLIENT)
 def test_each_route_spends_its_rate_limit(desk, alice, monkeypatch, method, path, payload):
+    view = resolve(path).func.view_class
     operation = OPERATIONS[path]
-    tight = Budget(f"tight.{operation}", Rate(1, 60), Rate(1, 60))
-    monkeypatch.setitem(ratelimits.REGISTRY, operation, tight)
+    assert view.rate_limit.operation == operation
+    tight = Limited(operation, Rates(Rate(1, 60), Rate(1, 60)), shared=f"tight.{operation}")
+    monkeypatch.setattr(view, "rate_limit", tight)
     headers = alice.headers if path.startswith("/secure") else user_headers(desk, alice)
 
     first = call(desk, method, path, payload, headers)

@@ -251,11 +251,11 @@ def test_sell_refuses_a_trade_url_the_platform_rejects(desk, alice, world):
 
 
 def test_sell_is_limited_by_the_merchant_throttle(desk, alice, world):
-    from merchants.ratelimits import REGISTRY
+    from django.urls import resolve
 
     Merchant.objects.filter(pk=alice.merchant.pk).update(is_verified=False)
     callers_changed()  # as the admin's change does
-    limit = REGISTRY["secure.sell"].rate(verified=False).limit
+    limit = resolve("/secure/sell").func.view_class.rate_limit.rate(verified=False).limit
     for _ in range(limit):
         assert_error(sell(desk, alice, ak_item(0), price="1.00"), 400, 11, "PRICE_CHANGED")
 

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
 from merchants.models import Merchant
+from merchants.ratelimits import SECURE_CANCEL, Limited
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading import examples
 from trading.models import Trade
@@ -98,7 +99,7 @@ SELF_ONLY = """
 
 
 class SecureBuyCancelApi(MerchantApiView, TradeCancelApi):
-    operation = "secure.buy.cancel"
+    rate_limit = Limited("secure.buy.cancel", SECURE_CANCEL)
     operation_id = "secureBuyCancel"
     errors = (*TradeCancelApi.errors, "FORBIDDEN")
     doc = OperationDoc(
@@ -119,7 +120,9 @@ class SecureBuyCancelApi(MerchantApiView, TradeCancelApi):
 
 
 class ClientWithdrawCancelApi(ClientApiView, TradeCancelApi):
-    operation = "client.trading.withdraw.cancel"
+    rate_limit = Limited(
+        "client.trading.withdraw.cancel", SECURE_CANCEL, shared="client.trading.cancel"
+    )
     operation_id = "clientWithdrawCancel"
     doc = OperationDoc(
         summary="Cancel a client withdrawal's undelivered items",
@@ -157,7 +160,7 @@ class ItemCancelApi(CancelApi):
 
 
 class SecureBuyItemCancelApi(MerchantApiView, ItemCancelApi):
-    operation = "secure.buy.item_cancel"
+    rate_limit = Limited("secure.buy.item_cancel", SECURE_CANCEL, shared="secure.buy.cancel")
     operation_id = "secureBuyItemCancel"
     errors = (*ItemCancelApi.errors, "FORBIDDEN")
     doc = OperationDoc(
@@ -178,7 +181,9 @@ class SecureBuyItemCancelApi(MerchantApiView, ItemCancelApi):
 
 
 class ClientWithdrawItemCancelApi(ClientApiView, ItemCancelApi):
-    operation = "client.trading.withdraw.item_cancel"
+    rate_limit = Limited(
+        "client.trading.withdraw.item_cancel", SECURE_CANCEL, shared="client.trading.cancel"
+    )
     operation_id = "clientWithdrawItemCancel"
     doc = OperationDoc(
         summary="Cancel one item of a client withdrawal",

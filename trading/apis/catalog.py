@@ -9,6 +9,15 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
 from config.api.rendering import envelope_around
+from merchants.ratelimits import (
+    CLIENT_MARKET,
+    CLIENT_MARKET_ITEM,
+    CLIENT_SUGGESTIONS,
+    PRICES,
+    SECURE_MARKET,
+    SECURE_MARKET_ITEM,
+    Limited,
+)
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading import examples
 from trading.marketplace.base import MarketSort
@@ -23,7 +32,7 @@ from trading.serializers import MarketItemQueryIn, MarketQueryIn, PricesQuery, S
 
 
 class PricesApi(MerchantApiView):
-    operation = "secure.prices"
+    rate_limit = Limited("secure.prices", PRICES)
     query_serializer = PricesQuery
     doc = OperationDoc(
         summary="Get the price book of a game",
@@ -93,7 +102,7 @@ class MarketSearchApi(CallerApiView):
 
 
 class SecureMarketApi(MerchantApiView, MarketSearchApi):
-    operation = "secure.market"
+    rate_limit = Limited("secure.market", SECURE_MARKET)
     operation_id = "getSecureMarket"
     doc = OperationDoc(
         summary="Search the market's listings",
@@ -104,7 +113,7 @@ class SecureMarketApi(MerchantApiView, MarketSearchApi):
 
 
 class ClientMarketApi(ClientApiView, MarketSearchApi):
-    operation = "client.market"
+    rate_limit = Limited("client.market", CLIENT_MARKET)
     operation_id = "getClientMarket"
     doc = OperationDoc(
         summary="Search the market's listings for a client",
@@ -153,7 +162,7 @@ class MarketItemApi(CallerApiView):
 
 
 class SecureMarketItemApi(MerchantApiView, MarketItemApi):
-    operation = "secure.market.item"
+    rate_limit = Limited("secure.market.item", SECURE_MARKET_ITEM)
     operation_id = "getSecureMarketItem"
     doc = OperationDoc(
         summary="List one catalog item's listings",
@@ -164,7 +173,7 @@ class SecureMarketItemApi(MerchantApiView, MarketItemApi):
 
 
 class ClientMarketItemApi(ClientApiView, MarketItemApi):
-    operation = "client.market.item"
+    rate_limit = Limited("client.market.item", CLIENT_MARKET_ITEM)
     operation_id = "getClientMarketItem"
     doc = OperationDoc(
         summary="List one catalog item's listings for a client",
@@ -175,7 +184,7 @@ class ClientMarketItemApi(ClientApiView, MarketItemApi):
 
 
 class ClientSuggestionsApi(ClientApiView):
-    operation = "client.market.suggestions"
+    rate_limit = Limited("client.market.suggestions", CLIENT_SUGGESTIONS)
     query_serializer = SuggestionsQueryIn
     doc = OperationDoc(
         summary="Suggest catalog items for a search box",

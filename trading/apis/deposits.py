@@ -7,6 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.docs import OperationDoc, paragraphs
+from merchants.ratelimits import CLIENT_TRADE, SECURE_TRADE, Limited
 from merchants.selectors import client_get
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading import examples
@@ -91,7 +92,7 @@ class DepositApi(CallerApiView):
 
 
 class SecureSellApi(MerchantApiView, DepositApi):
-    operation = "secure.sell"
+    rate_limit = Limited("secure.sell", SECURE_TRADE)
     operation_id = "secureSell"
     body_serializer = SecureSellIn
     doc = OperationDoc(
@@ -121,7 +122,7 @@ class SecureSellApi(MerchantApiView, DepositApi):
 
 
 class ClientDepositApi(ClientApiView, DepositApi):
-    operation = "client.trading.deposit"
+    rate_limit = Limited("client.trading.deposit", CLIENT_TRADE)
     operation_id = "clientDeposit"
     body_serializer = ClientDepositIn
     doc = OperationDoc(

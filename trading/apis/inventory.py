@@ -8,6 +8,7 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
 from merchants.models import Client
+from merchants.ratelimits import CHECK_TRADEURL, CLIENT_INVENTORY, SECURE_INVENTORY, Limited
 from merchants.selectors import client_get
 from merchants.tradeurls import trade_url_platform_id
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
@@ -84,7 +85,7 @@ class InventoryApi(CallerApiView):
 
 
 class SecureInventoryApi(MerchantApiView, InventoryApi):
-    operation = "secure.inventory"
+    rate_limit = Limited("secure.inventory", SECURE_INVENTORY)
     operation_id = "getSecureInventory"
     query_serializer = SecureInventoryQueryIn
     doc = OperationDoc(
@@ -105,7 +106,7 @@ class SecureInventoryApi(MerchantApiView, InventoryApi):
 
 
 class ClientInventoryApi(ClientApiView, InventoryApi):
-    operation = "client.inventory"
+    rate_limit = Limited("client.inventory", CLIENT_INVENTORY)
     operation_id = "getClientInventory"
     doc = OperationDoc(
         summary="Get the client's inventory with deposit offers",
@@ -131,7 +132,7 @@ class ClientInventoryApi(ClientApiView, InventoryApi):
 
 
 class CheckTradeUrlApi(MerchantApiView):
-    operation = "secure.check_tradeurl"
+    rate_limit = Limited("secure.check_tradeurl", CHECK_TRADEURL)
     body_serializer = CheckTradeUrlIn
     doc = OperationDoc(
         summary="Check whether a trade URL can trade",

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
 from core.errors import DomainError
+from merchants.ratelimits import CLIENT_TRADES, SECURE_TRADES, Limited
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading import examples
 from trading.models import Trade
@@ -51,7 +52,7 @@ class TradesApi(CallerApiView):
 
 
 class SecureTradesApi(MerchantApiView, TradesApi):
-    operation = "secure.trades.list"
+    rate_limit = Limited("secure.trades.list", SECURE_TRADES, shared="secure.trades")
     operation_id = "listSecureTrades"
     doc = OperationDoc(
         summary="List your self trades",
@@ -68,7 +69,7 @@ class SecureTradesApi(MerchantApiView, TradesApi):
 
 
 class ClientTradesApi(ClientApiView, TradesApi):
-    operation = "client.trades.list"
+    rate_limit = Limited("client.trades.list", CLIENT_TRADES, shared="client.trades")
     operation_id = "listClientTrades"
     doc = OperationDoc(
         summary="List the client's trades",
@@ -104,7 +105,7 @@ class TradeApi(CallerApiView):
 
 
 class SecureTradeApi(MerchantApiView, TradeApi):
-    operation = "secure.trades.get"
+    rate_limit = Limited("secure.trades.get", SECURE_TRADES, shared="secure.trades")
     operation_id = "getSecureTrade"
     doc = OperationDoc(
         summary="Get self trades by id or externalId",
@@ -151,7 +152,7 @@ class SecureTradeApi(MerchantApiView, TradeApi):
 
 
 class ClientTradeApi(ClientApiView, TradeApi):
-    operation = "client.trades.get"
+    rate_limit = Limited("client.trades.get", CLIENT_TRADES, shared="client.trades")
     operation_id = "getClientTrade"
     doc = OperationDoc(
         summary="Get one of the client's trades",

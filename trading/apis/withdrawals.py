@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
+from merchants.ratelimits import CLIENT_TRADE, SECURE_TRADE, Limited
 from merchants.selectors import client_get
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading import examples
@@ -135,7 +136,7 @@ class WithdrawApi(RecipientApi):
 
 
 class SecureBuyApi(MerchantApiView, WithdrawApi):
-    operation = "secure.buy"
+    rate_limit = Limited("secure.buy", SECURE_TRADE)
     operation_id = "secureBuy"
     body_serializer = SecureBuyIn
     source = Trade.Source.SELF
@@ -162,7 +163,7 @@ class SecureBuyApi(MerchantApiView, WithdrawApi):
 
 
 class ClientWithdrawApi(ClientApiView, WithdrawApi):
-    operation = "client.trading.withdraw"
+    rate_limit = Limited("client.trading.withdraw", CLIENT_TRADE)
     operation_id = "clientWithdraw"
     body_serializer = ClientWithdrawIn
     source = Trade.Source.CLIENT
@@ -253,7 +254,7 @@ class QuickWithdrawApi(RecipientApi):
 
 
 class SecureQuickBuyApi(MerchantApiView, QuickWithdrawApi):
-    operation = "secure.buy.quick"
+    rate_limit = Limited("secure.buy.quick", SECURE_TRADE)
     operation_id = "secureQuickBuy"
     body_serializer = SecureQuickBuyIn
     source = Trade.Source.SELF
@@ -273,7 +274,9 @@ class SecureQuickBuyApi(MerchantApiView, QuickWithdrawApi):
 
 
 class ClientQuickWithdrawApi(ClientApiView, QuickWithdrawApi):
-    operation = "client.trading.withdraw.quick"
+    rate_limit = Limited(
+        "client.trading.withdraw.quick", CLIENT_TRADE, shared="client.trading.withdraw"
+    )
     operation_id = "clientQuickWithdraw"
     body_serializer = QuickWithdrawIn
     source = Trade.Source.CLIENT

@@ -30,6 +30,17 @@ class OfferRefusedError(PlatformError):
         self.reason = reason
 
 
+_FAILURES = ("INVENTORY_FETCH_FAILED", "PLATFORM_UNAVAILABLE", "PLATFORM_RATE_LIMITED")
+
+# The catalog keys each method's failures may carry (``PlatformError.error_key``): a service that
+# answers with the failure's own key answers with these (tests/errorflow.py reads them).
+ADAPTER_ERRORS: dict[str, tuple[str, ...]] = {
+    "user": _FAILURES,
+    "inventory": (*_FAILURES, "INVENTORY_PRIVATE"),
+    "fleet_status": _FAILURES,
+}
+
+
 class TradeUrlState(IntEnum):
     NORMAL = 1
     GAME_730_BANNED = 2
