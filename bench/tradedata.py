@@ -76,7 +76,7 @@ def trade_history() -> list[tuple[str, list[str]]]:
     from merchants.models import Scope
     from merchants.services import api_key_create
     from trading.models import Trade
-    from trading.selectors.trades import _encode_cursor
+    from trading.history.selectors import _encode_cursor
 
     made = []
     for merchant in loaded_merchants(

@@ -20,12 +20,12 @@ class TradingConfig(AppConfig):
             deposit_escrow_held,
             deposit_provider_advances,
         )
-        from trading.selectors.trades import withdrawal_locks
         from trading.services.market import market_listings_changed
         from trading.services.withdrawals import (
             withdrawal_approval_resolve,
             withdrawal_approval_resume,
         )
+        from trading.trades.selectors import withdrawal_locks
         from wallet.models import Account
         from wallet.selectors import DOUBLED_CREDITS, HELD_BALANCES, LOCK_HOLDERS, SHARED_ASSETS
 

@@ -24,8 +24,8 @@ from config.api.serializers import (
 )
 from merchants.tradeurls import TradeUrlValidator
 from trading.games import CS_GAME, GAMES, PHASES
+from trading.history.selectors import CURSOR_PATTERN
 from trading.marketplace.base import MarketSort
-from trading.selectors.trades import CURSOR_PATTERN
 
 GAME_CHOICES = [str(game) for game in GAMES]
 MAX_USD = Decimal(100_000_000)

@@ -11,11 +11,11 @@ from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
 from merchants.models import Merchant
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading import examples
 from trading.models import Trade
-from trading.representations import CancelResult, ItemCancelResult
-from trading.selectors.trades import client_trade_scope
 from trading.services.cancels import withdrawal_cancel, withdrawal_item_cancel
+from trading.trades.selectors import client_trade_scope
+from trading.withdrawals import examples
+from trading.withdrawals.shapes import CancelResult, ItemCancelResult
 
 TRADE_ID = OpenApiParameter("tradeId", str, OpenApiParameter.PATH, description="id or externalId")
 ITEM_ID = OpenApiParameter("itemId", str, OpenApiParameter.PATH, description="id or externalId")

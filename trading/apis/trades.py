@@ -8,22 +8,21 @@ from rest_framework.response import Response
 from config.api.docs import OperationDoc
 from core.errors import DomainError
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading import examples
-from trading.models import Trade
-from trading.representations import TradeOrTrades, TradeOut, TradePageOut, trade_json
-from trading.selectors.trades import (
+from trading.history import examples
+from trading.history.selectors import (
     MAX_REFS,
     MAX_REFS_LENGTH,
     TradeFilter,
-    client_trade_scope,
     client_trades,
     merchant_self_trades,
-    trade_get,
     trade_refs_parse,
-    trades_by_refs,
     trades_page,
 )
+from trading.history.shapes import TradeOrTrades, TradePageOut
+from trading.models import Trade
 from trading.serializers import TradesQueryIn
+from trading.trades.selectors import client_trade_scope, trade_get, trades_by_refs
+from trading.trades.shapes import TradeOut, trade_json
 
 TRADE_PAGE = """
     {whose} trades of one game (`game`, 730 by default), newest first, deposits and withdrawals
@@ -117,8 +116,8 @@ class SecureTradeApi(MerchantApiView, TradeApi):
             order asked; refs that match nothing are left out without an error. More than 100
             refs are refused with `VALIDATION_FAILED`.
         """,
-        parameters={"tradeId": examples.SELF_BUY["externalId"]},
-        response=examples.SELF_BUY_IN_HOLD,
+        parameters={"tradeId": examples.SELF_TRADE_REF},
+        response=examples.SELF_TRADE_FOUND,
     )
 
     def scope(self, request: Request) -> QuerySet[Trade]:
@@ -162,8 +161,8 @@ class ClientTradeApi(ClientApiView, TradeApi):
             trade of another account or another merchant answers `TRADE_NOT_FOUND`, as one that
             does not exist.
         """,
-        parameters={"id": examples.CLIENT_WITHDRAWAL["id"]},
-        response=examples.CLIENT_WITHDRAWAL_LATER,
+        parameters={"id": examples.CLIENT_TRADE_ID},
+        response=examples.CLIENT_TRADE_FOUND,
     )
 
     def scope(self, request: Request) -> QuerySet[Trade]:

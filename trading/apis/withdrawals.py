@@ -11,10 +11,8 @@ from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
 from merchants.selectors import client_get
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading import examples
 from trading.games import CS_GAME
 from trading.models import Trade
-from trading.representations import TradeOut, trade_json
 from trading.serializers import (
     ClientWithdrawIn,
     QuickWithdrawIn,
@@ -23,6 +21,8 @@ from trading.serializers import (
 )
 from trading.services.quick import quick_withdrawal_create
 from trading.services.withdrawals import Recipient, WithdrawItemIn, withdrawal_create
+from trading.trades.shapes import TradeOut, trade_json
+from trading.withdrawals import examples
 
 
 class RecipientApi(CallerApiView):

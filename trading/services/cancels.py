@@ -14,10 +14,10 @@ from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeItem
-from trading.representations import CancelResult, CancelResultRow, ItemCancelResult
-from trading.selectors.trades import trade_get
-from trading.services.trades import trade_lock
 from trading.services.withdrawals import withdrawal_items_ended
+from trading.trades.selectors import trade_get
+from trading.trades.services import trade_lock
+from trading.withdrawals.shapes import CancelResult, CancelResultRow, ItemCancelResult
 
 MIN_AGE = timedelta(minutes=30)
 CANCELLABLE = (Status.PENDING, Status.ACTIVE)

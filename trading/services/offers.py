@@ -12,19 +12,19 @@ from core import clock
 from trading.models import Status, Trade, TradeEvent, TradeItem
 from trading.platform import get_platform
 from trading.platform.base import OfferEvent, OfferUpdate, PlatformError, TradeOffer
-from trading.representations import bot_info_json
 from trading.services.deposits import (
     deposit_accepted,
     deposit_ended,
     deposit_offer_sent,
     deposit_reversed,
 )
-from trading.services.trades import trade_lock
 from trading.services.withdrawals import (
     withdrawal_items_accepted,
     withdrawal_items_delivered,
     withdrawal_items_ended,
 )
+from trading.trades.services import trade_lock
+from trading.trades.shapes import bot_info_json
 
 logger = logging.getLogger(__name__)
 

@@ -17,10 +17,8 @@ from trading.marketplace.base import (
 )
 from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
-from trading.representations import catalog_details
 from trading.selectors.market import catalog_item_resolve
 from trading.services.handover import bot_delivery_expect
-from trading.services.trades import Move, trade_apply, trade_lock
 from trading.services.withdrawals import (
     Recipient,
     external_id_check,
@@ -28,6 +26,8 @@ from trading.services.withdrawals import (
     refund_item,
     withdrawal_store,
 )
+from trading.trades.services import Move, trade_apply, trade_lock
+from trading.trades.shapes import catalog_details
 from wallet.services import wallet_release
 
 

@@ -20,12 +20,11 @@ from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.platform.base import TradeUrlState
 from trading.pricing import CENT, fee_inclusive
-from trading.representations import BotInfoOut, catalog_details
 from trading.selectors.inventory import inventory_cache_forget
 from trading.selectors.switches import game_settings_get
 from trading.selectors.tradeurls import trade_url_check
 from trading.services.handover import bot_delivery_expect
-from trading.services.trades import (
+from trading.trades.services import (
     Move,
     items_known,
     items_listed_once_check,
@@ -33,6 +32,7 @@ from trading.services.trades import (
     trade_emit,
     trade_lock,
 )
+from trading.trades.shapes import BotInfoOut, catalog_details
 from wallet.services import (
     InsufficientFundsError,
     wallet_lock,

@@ -12,7 +12,7 @@ from core.feed import feed_publish_on_commit
 from core.metrics import TRADE_MOVES, count_on_commit
 from merchants.webhooks.outbox import webhook_event_emit
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeEvent, TradeItem
-from trading.representations import trade_json
+from trading.trades.shapes import trade_json
 
 WITHDRAW_MOVES: dict[str, frozenset[str]] = {
     Status.INITIATED: frozenset({Status.PENDING, Status.FAILED}),
