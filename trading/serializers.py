@@ -3,7 +3,6 @@
 from decimal import Decimal
 from typing import Any
 
-from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from config.api.serializers import (
@@ -24,25 +23,13 @@ from config.api.serializers import (
 )
 from merchants.tradeurls import TradeUrlValidator
 from trading.games import CS_GAME, GAMES, PHASES
-from trading.history.selectors import CURSOR_PATTERN
 from trading.marketplace.base import MarketSort
+from trading.trades.inputs import MAX_ITEM_PRICE
+from trading.trades.inputs import external_id_field as _external_id
+from trading.trades.inputs import game_body_field as _game_body
+from trading.trades.inputs import game_query_field as _game
 
-GAME_CHOICES = [str(game) for game in GAMES]
 MAX_USD = Decimal(100_000_000)
-MAX_ITEM_PRICE = Decimal(100_000)
-# A trade's externalId is also a ref of GET /secure/trades/{tradeId}, which reads a comma as a
-# list of refs (decisions section 7): one with a comma could never be found.
-EXTERNAL_ID = RegexValidator(r"\A[^,\x00]*\Z", "Must not contain a comma or NUL characters.")
-
-
-def _external_id() -> StrictCharField:
-    return StrictCharField(
-        max_length=128, required=False, allow_blank=True, validators=[EXTERNAL_ID]
-    )
-
-
-def _game(required: bool = False) -> serializers.ChoiceField:
-    return serializers.ChoiceField(choices=GAME_CHOICES, default="730", required=required)
 
 
 def _usd(help_text: str | None = None) -> QueryDecimalField:
@@ -189,10 +176,6 @@ class CheckTradeUrlIn(StrictSerializer):
     forceRefresh = StrictBooleanField(required=False, default=False)
 
 
-def _game_body(games: tuple[int, ...] = GAMES) -> GameField:
-    return GameField(games=games, required=False, default=730)
-
-
 class WithdrawItemIn(StrictSerializer):
     itemId = StrictCharField(min_length=5, max_length=256)
     price = StrictDecimalField(max_digits=None, decimal_places=None, max_value=MAX_ITEM_PRICE)
@@ -231,17 +214,6 @@ class ClientWithdrawIn(WithdrawIn):
 
 class SecureBuyIn(WithdrawIn):
     tradeUrl = StrictCharField(max_length=300)
-
-
-class TradesQueryIn(serializers.Serializer):
-    cursor = StrictCharField(
-        required=False,
-        validators=[RegexValidator(CURSOR_PATTERN, "Not a cursor this service gives.")],
-        help_text="nextCursor of the previous page",
-    )
-    limit = QueryIntegerField(min_value=1, max_value=100, default=20)
-    type = serializers.ChoiceField(choices=["deposit", "withdraw"], required=False)
-    game = _game()
 
 
 class QuickWithdrawIn(StrictSerializer):

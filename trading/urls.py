@@ -16,13 +16,13 @@ from trading.apis.catalog import (
 )
 from trading.apis.deposits import ClientDepositApi, SecureSellApi
 from trading.apis.inventory import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
-from trading.apis.trades import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
 from trading.apis.withdrawals import (
     ClientQuickWithdrawApi,
     ClientWithdrawApi,
     SecureBuyApi,
     SecureQuickBuyApi,
 )
+from trading.history.apis import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
 
 urlpatterns = [
     path("secure/prices", PricesApi.as_view()),

@@ -3,6 +3,7 @@ externalId."""
 
 import re
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
@@ -11,9 +12,7 @@ from django.db import connections
 from core.db import ModelRows, replica_reads
 from core.errors import validation_error
 from merchants.models import Merchant
-from trading.history.shapes import TradePageOut
 from trading.models import Trade, TradeItem
-from trading.trades.shapes import trade_json
 
 MAX_REFS = 100
 # The whole path parameter of ``GET /secure/trades/{tradeId}``, as the document bounds it: 100
@@ -64,7 +63,16 @@ def _page_sql(fields: tuple[str, ...], after_cursor: bool) -> str:
     )
 
 
-def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradePageOut:
+@dataclass(frozen=True)
+class TradePage:
+    """Trades newest first, each with its items in position order, and where the next page
+    starts (None: this is the last)."""
+
+    trades: list[tuple[Trade, list[TradeItem]]]
+    next_cursor: str | None
+
+
+def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradePage:
     fields = tuple(sorted(where))
     params = [_TRADES.param(name, where[name]) for name in fields]
     if cursor:
@@ -75,8 +83,8 @@ def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradeP
     with replica_reads() as alias, connections[alias].cursor() as db:
         db.execute(_page_sql(fields, bool(cursor)), [*params, limit + 1])
         rows = db.fetchall()
-    # Rendered from the rows' values (named tuples with the models' attribute names), not from
-    # model instances: building 20 trades and their items cost more than the query.
+    # Records of the rows' values (named tuples with the models' attribute names), not model
+    # instances: building 20 trades and their items cost more than the query.
     trade_record, item_record, width = _TRADES.recorder(), _ITEMS.recorder(), _TRADES.width
     page: list[Trade] = []
     items: dict[uuid.UUID, list[TradeItem]] = {}
@@ -90,10 +98,10 @@ def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradeP
             items[page[-1].id].append(item_record(row[width:]))
     more = len(page) > limit
     page = page[:limit]
-    return {
-        "items": [trade_json(trade, items[trade.id]) for trade in page],
-        "nextCursor": _encode_cursor(page[-1]) if more and page else None,
-    }
+    return TradePage(
+        trades=[(trade, items[trade.id]) for trade in page],
+        next_cursor=_encode_cursor(page[-1]) if more and page else None,
+    )
 
 
 def merchant_self_trades(*, merchant: Merchant, game: int, type: str | None) -> TradeFilter:

@@ -1,5 +1,7 @@
 """Trade history for merchants (self trades) and clients (their own trades)."""
 
+from typing import Any
+
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -7,8 +9,10 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
 from core.errors import DomainError
-from merchants.views import CallerApiView, ClientApiView, MerchantApiView
+from merchants.models import Merchant
+from merchants.views import ClientApiView, MerchantApiView
 from trading.history import examples
+from trading.history.inputs import TradesQueryIn
 from trading.history.selectors import (
     MAX_REFS,
     MAX_REFS_LENGTH,
@@ -18,9 +22,8 @@ from trading.history.selectors import (
     trade_refs_parse,
     trades_page,
 )
-from trading.history.shapes import TradeOrTrades, TradePageOut
+from trading.history.shapes import TradeOrTrades, TradePageOut, trade_page_json
 from trading.models import Trade
-from trading.serializers import TradesQueryIn
 from trading.trades.selectors import client_trade_scope, trade_get, trades_by_refs
 from trading.trades.shapes import TradeOut, trade_json
 
@@ -33,23 +36,15 @@ TRADE_PAGE = """
 """
 
 
-class TradesApi(CallerApiView):
-    """A page of trades, newest first: ``GET /secure/trades`` (the merchant's self trades) and
-    ``GET /client/trades`` (the token's own)."""
-
-    query_serializer = TradesQueryIn
-
-    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
-        raise NotImplementedError
-
-    @extend_schema(tags=["trades"], responses=TradePageOut)
-    def get(self, request: Request) -> Response:
-        query = self.parse_query(request)
-        where = self.trades(request, game=int(query["game"]), type=query.get("type"))
-        return Response(trades_page(where=where, cursor=query.get("cursor"), limit=query["limit"]))
+def trade_page(query: dict[str, Any], where: TradeFilter) -> Response:
+    """The page ``query`` asks for of the trades ``where`` selects."""
+    page = trades_page(where=where, cursor=query.get("cursor"), limit=query["limit"])
+    return Response(trade_page_json(page))
 
 
-class SecureTradesApi(MerchantApiView, TradesApi):
+class SecureTradesApi(MerchantApiView):
+    """A page of the merchant's self trades, newest first."""
+
     operation = "secure.trades.list"
     operation_id = "listSecureTrades"
     doc = OperationDoc(
@@ -62,11 +57,20 @@ class SecureTradesApi(MerchantApiView, TradesApi):
         response=examples.SECURE_TRADE_PAGE,
     )
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
-        return merchant_self_trades(merchant=self.merchant(request), game=game, type=type)
+    query_serializer = TradesQueryIn
+
+    @extend_schema(tags=["trades"], responses=TradePageOut)
+    def get(self, request: Request) -> Response:
+        query = self.parse_query(request)
+        where = merchant_self_trades(
+            merchant=self.merchant(request), game=int(query["game"]), type=query.get("type")
+        )
+        return trade_page(query, where)
 
 
-class ClientTradesApi(ClientApiView, TradesApi):
+class ClientTradesApi(ClientApiView):
+    """A page of the token's own trades, newest first."""
+
     operation = "client.trades.list"
     operation_id = "listClientTrades"
     doc = OperationDoc(
@@ -78,31 +82,37 @@ class ClientTradesApi(ClientApiView, TradesApi):
         response=examples.CLIENT_TRADE_PAGE,
     )
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
+    query_serializer = TradesQueryIn
+
+    @extend_schema(tags=["trades"], responses=TradePageOut)
+    def get(self, request: Request) -> Response:
+        query = self.parse_query(request)
         caller = self.caller(request)
-        return client_trades(
-            merchant=caller.merchant, platform_id=caller.platform_id, game=game, type=type
+        where = client_trades(
+            merchant=caller.merchant,
+            platform_id=caller.platform_id,
+            game=int(query["game"]),
+            type=query.get("type"),
         )
+        return trade_page(query, where)
 
 
-class TradeApi(CallerApiView):
-    """One trade by its id or externalId: ``GET /secure/trades/{tradeId}`` (the merchant's self
-    trades; comma-separated refs answer the array of those found) and ``GET
-    /client/trades/{id}`` (the token's own)."""
-
-    errors = ("TRADE_NOT_FOUND",)
-
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        raise NotImplementedError
-
-    def trade(self, request: Request, ref: str) -> Response:
-        trade = trade_get(scope=self.scope(request), ref=ref)
-        if trade is None:
-            raise DomainError("TRADE_NOT_FOUND")
-        return Response(trade_json(trade, list(trade.items.all())))
+def trade_found(scope: QuerySet[Trade], ref: str) -> Response:
+    """The trade of ``scope`` whose id or externalId is ``ref``, or TRADE_NOT_FOUND."""
+    trade = trade_get(scope=scope, ref=ref)
+    if trade is None:
+        raise DomainError("TRADE_NOT_FOUND")
+    return Response(trade_json(trade, list(trade.items.all())))
 
 
-class SecureTradeApi(MerchantApiView, TradeApi):
+def self_trade_scope(merchant: Merchant) -> QuerySet[Trade]:
+    """A merchant looks up its self trades here; its clients' trades count as missing."""
+    return Trade.objects.filter(merchant=merchant, source=Trade.Source.SELF)
+
+
+class SecureTradeApi(MerchantApiView):
+    """Self trades by id or externalId; comma-separated refs answer the array of those found."""
+
     operation = "secure.trades.get"
     operation_id = "getSecureTrade"
     doc = OperationDoc(
@@ -120,8 +130,7 @@ class SecureTradeApi(MerchantApiView, TradeApi):
         response=examples.SELF_TRADE_FOUND,
     )
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return Trade.objects.filter(merchant=self.merchant(request), source=Trade.Source.SELF)
+    errors = ("TRADE_NOT_FOUND",)
 
     @extend_schema(
         tags=["trades"],
@@ -143,13 +152,16 @@ class SecureTradeApi(MerchantApiView, TradeApi):
     )
     def get(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
         refs = trade_refs_parse(raw=tradeId)
+        scope = self_trade_scope(self.merchant(request))
         if len(refs) == 1:
-            return self.trade(request, tradeId)
-        trades = trades_by_refs(scope=self.scope(request), refs=refs)
+            return trade_found(scope, tradeId)
+        trades = trades_by_refs(scope=scope, refs=refs)
         return Response([trade_json(trade, list(trade.items.all())) for trade in trades])
 
 
-class ClientTradeApi(ClientApiView, TradeApi):
+class ClientTradeApi(ClientApiView):
+    """One of the token's own trades by its id or externalId."""
+
     operation = "client.trades.get"
     operation_id = "getClientTrade"
     doc = OperationDoc(
@@ -165,9 +177,7 @@ class ClientTradeApi(ClientApiView, TradeApi):
         response=examples.CLIENT_TRADE_FOUND,
     )
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        caller = self.caller(request)
-        return client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
+    errors = ("TRADE_NOT_FOUND",)
 
     @extend_schema(
         tags=["trades"],
@@ -177,4 +187,6 @@ class ClientTradeApi(ClientApiView, TradeApi):
         responses=TradeOut,
     )
     def get(self, request: Request, id: str) -> Response:
-        return self.trade(request, id)
+        caller = self.caller(request)
+        scope = client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
+        return trade_found(scope, id)
