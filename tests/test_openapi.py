@@ -41,7 +41,7 @@ from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from sandbox.services.seeding import sandbox_seed
 from tests.factories import make_actor, platform_id, trade_url
 from trading.apis.catalog import MarketSearchApi
-from trading.apis.withdrawals import WithdrawApi
+from trading.withdrawals.apis.withdraw import WithdrawApi
 from wallet.apis import WalletBalanceApi
 
 SWAGGER_ASSETS = (

@@ -11,8 +11,8 @@ from core.errors import DomainError
 from tests.factories import make_actor, trade_url
 from trading.models import Trade
 from trading.services.deposits import DepositItemIn, self_sell_create
-from trading.services.quick import quick_withdrawal_create
-from trading.services.withdrawals import Recipient, WithdrawItemIn, withdrawal_create
+from trading.withdrawals.services.create import Recipient, WithdrawItemIn, withdrawal_create
+from trading.withdrawals.services.quick import quick_withdrawal_create
 
 pytestmark = pytest.mark.django_db
 

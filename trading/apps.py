@@ -21,11 +21,11 @@ class TradingConfig(AppConfig):
             deposit_provider_advances,
         )
         from trading.services.market import market_listings_changed
-        from trading.services.withdrawals import (
+        from trading.withdrawals.selectors import withdrawal_locks
+        from trading.withdrawals.services.lifecycle import (
             withdrawal_approval_resolve,
             withdrawal_approval_resume,
         )
-        from trading.trades.selectors import withdrawal_locks
         from wallet.models import Account
         from wallet.selectors import DOUBLED_CREDITS, HELD_BALANCES, LOCK_HOLDERS, SHARED_ASSETS
 

@@ -14,14 +14,14 @@ from trading.services.deposits import (
     deposit_offer_send,
     deposit_reversed,
 )
-from trading.services.withdrawals import (
+from trading.trades.selectors import trade_get
+from trading.trades.services import trade_lock
+from trading.withdrawals.services.lifecycle import (
     withdrawal_items_accepted,
     withdrawal_items_completed,
     withdrawal_items_delivered,
     withdrawal_items_ended,
 )
-from trading.trades.selectors import trade_get
-from trading.trades.services import trade_lock
 
 Handler = Callable[[Trade, list[TradeItem], list[TradeItem], str], None]
 

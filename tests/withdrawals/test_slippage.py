@@ -9,7 +9,7 @@ from core.errors import DomainError
 from tests.factories import trade_url
 from tests.withdrawals.conftest import make_listing, money
 from trading.models import Trade, TradeItem
-from trading.services.withdrawals import (
+from trading.withdrawals.services.create import (
     Recipient,
     WithdrawItemIn,
     price_accepted,

@@ -42,14 +42,14 @@ from trading.models import (
     Trade,
     TradeItem,
 )
-from trading.services.handover import bot_delivery_arrived, bot_delivery_ended
 from trading.services.market import market_resync
-from trading.services.withdrawals import (
+from trading.trades.services import trade_lock
+from trading.withdrawals.services.handover import bot_delivery_arrived, bot_delivery_ended
+from trading.withdrawals.services.lifecycle import (
     withdrawal_items_accepted,
     withdrawal_items_delivered,
     withdrawal_items_ended,
 )
-from trading.trades.services import trade_lock
 
 # Requests per supplier per poll run (each covers ``names_per_call`` catalog items).
 POLL_REQUESTS = 5

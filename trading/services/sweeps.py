@@ -11,8 +11,8 @@ from django.db.models import QuerySet
 from core import clock
 from trading.models import Status, Trade, TradeItem
 from trading.services.deposits import deposit_completed, deposit_ended
-from trading.services.withdrawals import withdrawal_items_completed
 from trading.trades.services import trade_lock
+from trading.withdrawals.services.lifecycle import withdrawal_items_completed
 
 # Long enough that a busy worker is not raced by its own re-queued task.
 PURCHASE_GRACE = timedelta(seconds=120)

@@ -1,13 +1,12 @@
 """Reads of trades every flow shares: trades by id or externalId within a scope, a client's own
-trades, what withdrawals keep locked, the trades in flight."""
+trades, the trades in flight."""
 
 import uuid
 
-from django.db.models import Count, Prefetch, Q, QuerySet, Sum
+from django.db.models import Count, Prefetch, Q, QuerySet
 
 from merchants.models import Merchant
-from trading.models import IN_FLIGHT, Status, Trade, TradeItem
-from wallet.selectors import LockHolding
+from trading.models import IN_FLIGHT, Trade, TradeItem
 
 
 def _with_items(rows: QuerySet[Trade]) -> QuerySet[Trade]:
@@ -49,30 +48,6 @@ def trades_by_refs(*, scope: QuerySet[Trade], refs: list[str]) -> list[Trade]:
 def trade_get(*, scope: QuerySet[Trade], ref: str) -> Trade | None:
     matches = trades_by_refs(scope=scope, refs=[ref])
     return matches[0] if matches else None
-
-
-def withdrawal_locks() -> LockHolding:
-    """What withdrawal items keep locked; ended items must keep nothing."""
-    held = (
-        TradeItem.objects.filter(trade__type=Trade.Type.WITHDRAW, locked__gt=0)
-        .values("trade__merchant_id")
-        .annotate(total=Sum("locked"))
-    )
-    stale = TradeItem.objects.filter(
-        trade__type=Trade.Type.WITHDRAW,
-        locked__gt=0,
-        status__in=[
-            Status.COMPLETED,
-            Status.FAILED,
-            Status.CANCELED,
-            Status.DECLINED,
-            Status.REVERTED,
-        ],
-    ).values_list("trade_id", "public_id", "status", "locked")[:100]
-    return LockHolding(
-        by_merchant={str(row["trade__merchant_id"]): row["total"] for row in held},
-        stale=[f"trade {t} item {i} is {s} but holds {amount}" for t, i, s, amount in stale],
-    )
 
 
 def trades_in_flight_counts() -> dict[tuple[str, str], int]:

@@ -18,16 +18,16 @@ from trading.marketplace.base import (
 from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
 from trading.selectors.market import catalog_item_resolve
-from trading.services.handover import bot_delivery_expect
-from trading.services.withdrawals import (
+from trading.trades.services import Move, trade_apply, trade_lock
+from trading.trades.shapes import catalog_details
+from trading.withdrawals.services.create import (
     Recipient,
     external_id_check,
     recipient_check,
-    refund_item,
     withdrawal_store,
 )
-from trading.trades.services import Move, trade_apply, trade_lock
-from trading.trades.shapes import catalog_details
+from trading.withdrawals.services.handover import bot_delivery_expect
+from trading.withdrawals.services.lifecycle import refund_item
 from wallet.services import wallet_release
 
 

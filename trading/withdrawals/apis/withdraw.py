@@ -13,16 +13,16 @@ from merchants.selectors import client_get
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading.games import CS_GAME
 from trading.models import Trade
-from trading.serializers import (
+from trading.trades.shapes import TradeOut, trade_json
+from trading.withdrawals import examples
+from trading.withdrawals.inputs import (
     ClientWithdrawIn,
     QuickWithdrawIn,
     SecureBuyIn,
     SecureQuickBuyIn,
 )
-from trading.services.quick import quick_withdrawal_create
-from trading.services.withdrawals import Recipient, WithdrawItemIn, withdrawal_create
-from trading.trades.shapes import TradeOut, trade_json
-from trading.withdrawals import examples
+from trading.withdrawals.services.create import Recipient, WithdrawItemIn, withdrawal_create
+from trading.withdrawals.services.quick import quick_withdrawal_create
 
 
 class RecipientApi(CallerApiView):

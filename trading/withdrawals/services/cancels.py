@@ -14,9 +14,9 @@ from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeItem
-from trading.services.withdrawals import withdrawal_items_ended
 from trading.trades.selectors import trade_get
 from trading.trades.services import trade_lock
+from trading.withdrawals.services.lifecycle import withdrawal_items_ended
 from trading.withdrawals.shapes import CancelResult, CancelResultRow, ItemCancelResult
 
 MIN_AGE = timedelta(minutes=30)

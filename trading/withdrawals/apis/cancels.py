@@ -12,9 +12,9 @@ from merchants.authentication import ClientCaller
 from merchants.models import Merchant
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading.models import Trade
-from trading.services.cancels import withdrawal_cancel, withdrawal_item_cancel
 from trading.trades.selectors import client_trade_scope
 from trading.withdrawals import examples
+from trading.withdrawals.services.cancels import withdrawal_cancel, withdrawal_item_cancel
 from trading.withdrawals.shapes import CancelResult, ItemCancelResult
 
 TRADE_ID = OpenApiParameter("tradeId", str, OpenApiParameter.PATH, description="id or externalId")
