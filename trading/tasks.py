@@ -17,8 +17,6 @@ from trading.services.sweeps import (
     deposit_offers_abandon,
     deposit_offers_due,
     deposit_offers_expire,
-    withdrawal_holds_due_complete,
-    withdrawal_purchases_due,
 )
 from trading.withdrawals.services.cancels import (
     withdrawal_auto_cancels_due,
@@ -30,6 +28,10 @@ from trading.withdrawals.services.deliveries import (
     withdrawal_deliveries_send,
 )
 from trading.withdrawals.services.fulfilment import withdrawal_fulfil
+from trading.withdrawals.services.sweeps import (
+    withdrawal_holds_due_complete,
+    withdrawal_purchases_due,
+)
 
 
 @shared_task(name="trading.withdrawal_purchase", acks_late=True, time_limit=120)

@@ -1,7 +1,5 @@
 """Cancels of withdrawal items: whole trades and single items, for merchants and clients."""
 
-from typing import ClassVar
-
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -10,7 +8,7 @@ from rest_framework.response import Response
 from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
 from merchants.models import Merchant
-from merchants.views import CallerApiView, ClientApiView, MerchantApiView
+from merchants.views import ClientApiView, MerchantApiView
 from trading.models import Trade
 from trading.trades.selectors import client_trade_scope
 from trading.withdrawals import examples
@@ -21,23 +19,13 @@ TRADE_ID = OpenApiParameter("tradeId", str, OpenApiParameter.PATH, description="
 ITEM_ID = OpenApiParameter("itemId", str, OpenApiParameter.PATH, description="id or externalId")
 
 
-class CancelApi(CallerApiView):
-    """What a cancel may touch: a merchant cancels its self trades (a client's trade answers
-    FORBIDDEN), a client its own trades."""
-
-    #: Who asks, as the trade's history records it.
-    actor: ClassVar[str]
-    self_only: ClassVar[bool]
-
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        raise NotImplementedError
-
-
 def merchant_scope(merchant: Merchant) -> QuerySet[Trade]:
+    """A merchant cancels its self trades; a client's trade is found, and answers FORBIDDEN."""
     return Trade.objects.filter(merchant=merchant)
 
 
 def client_scope(caller: ClientCaller) -> QuerySet[Trade]:
+    """A client cancels its own trades."""
     return client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
 
 
@@ -72,23 +60,12 @@ ONE_ITEM = """
 """
 
 
-class TradeCancelApi(CancelApi):
-    """Every still-cancellable item of a withdrawal: ``POST /secure/buy/{tradeId}/cancel`` and
-    ``POST /client/trading/withdraw/{tradeId}/cancel``."""
-
-    errors: ClassVar[tuple[str, ...]] = (
-        "TRADE_NOT_CANCELLABLE",
-        "TRADE_CANCEL_UNSUPPORTED",
-        "ITEM_NOT_FOUND",
-        "TRANSACTION_CONFLICT",
-    )
-
-    @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
-    def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
-        result = withdrawal_cancel(
-            scope=self.scope(request), trade_ref=tradeId, self_only=self.self_only, actor=self.actor
-        )
-        return Response(result)
+CANCEL_ERRORS = (
+    "TRADE_NOT_CANCELLABLE",
+    "TRADE_CANCEL_UNSUPPORTED",
+    "ITEM_NOT_FOUND",
+    "TRANSACTION_CONFLICT",
+)
 
 
 SELF_ONLY = """
@@ -97,10 +74,12 @@ SELF_ONLY = """
 """
 
 
-class SecureBuyCancelApi(MerchantApiView, TradeCancelApi):
+class SecureBuyCancelApi(MerchantApiView):
+    """Every still-cancellable item of a self withdrawal."""
+
     operation = "secure.buy.cancel"
     operation_id = "secureBuyCancel"
-    errors = (*TradeCancelApi.errors, "FORBIDDEN")
+    errors = (*CANCEL_ERRORS, "FORBIDDEN")
     doc = OperationDoc(
         summary="Cancel a self withdrawal's undelivered items",
         description=paragraphs(
@@ -111,14 +90,21 @@ class SecureBuyCancelApi(MerchantApiView, TradeCancelApi):
         parameters={"tradeId": examples.SELF_BUY["id"]},
         response=examples.SELF_TRADE_CANCEL,
     )
-    actor = "merchant"
-    self_only = True
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return merchant_scope(self.merchant(request))
+    @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
+    def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
+        result = withdrawal_cancel(
+            scope=merchant_scope(self.merchant(request)),
+            trade_ref=tradeId,
+            self_only=True,
+            actor="merchant",
+        )
+        return Response(result)
 
 
-class ClientWithdrawCancelApi(ClientApiView, TradeCancelApi):
+class ClientWithdrawCancelApi(ClientApiView):
+    """Every still-cancellable item of one of the token's withdrawals."""
+
     operation = "client.trading.withdraw.cancel"
     operation_id = "clientWithdrawCancel"
     doc = OperationDoc(
@@ -130,36 +116,28 @@ class ClientWithdrawCancelApi(ClientApiView, TradeCancelApi):
         parameters={"tradeId": examples.CLIENT_WITHDRAWAL["externalId"]},
         response=examples.CLIENT_TRADE_CANCEL,
     )
-    actor = "client"
-    self_only = False
+    errors = CANCEL_ERRORS
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return client_scope(self.caller(request))
-
-
-class ItemCancelApi(CancelApi):
-    """One item of a withdrawal, by its id or externalId: ``POST
-    /secure/buy/{tradeId}/items/{itemId}/cancel`` and ``POST
-    /client/trading/withdraw/{tradeId}/items/{itemId}/cancel``."""
-
-    errors: ClassVar[tuple[str, ...]] = (*TradeCancelApi.errors, "TRADE_CANCEL_TOO_SOON")
-
-    @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
-    def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
-        result = withdrawal_item_cancel(
-            scope=self.scope(request),
+    @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
+    def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
+        result = withdrawal_cancel(
+            scope=client_scope(self.caller(request)),
             trade_ref=tradeId,
-            item_ref=itemId,
-            self_only=self.self_only,
-            actor=self.actor,
+            self_only=False,
+            actor="client",
         )
         return Response(result)
 
 
-class SecureBuyItemCancelApi(MerchantApiView, ItemCancelApi):
+ITEM_CANCEL_ERRORS = (*CANCEL_ERRORS, "TRADE_CANCEL_TOO_SOON")
+
+
+class SecureBuyItemCancelApi(MerchantApiView):
+    """One item of a self withdrawal, by its id or externalId."""
+
     operation = "secure.buy.item_cancel"
     operation_id = "secureBuyItemCancel"
-    errors = (*ItemCancelApi.errors, "FORBIDDEN")
+    errors = (*ITEM_CANCEL_ERRORS, "FORBIDDEN")
     doc = OperationDoc(
         summary="Cancel one item of a self withdrawal",
         description=paragraphs(
@@ -170,14 +148,22 @@ class SecureBuyItemCancelApi(MerchantApiView, ItemCancelApi):
         parameters={"tradeId": examples.SELF_BUY["externalId"], "itemId": "line-1"},
         response=examples.SELF_ITEM_CANCEL,
     )
-    actor = "merchant"
-    self_only = True
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return merchant_scope(self.merchant(request))
+    @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
+    def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
+        result = withdrawal_item_cancel(
+            scope=merchant_scope(self.merchant(request)),
+            trade_ref=tradeId,
+            item_ref=itemId,
+            self_only=True,
+            actor="merchant",
+        )
+        return Response(result)
 
 
-class ClientWithdrawItemCancelApi(ClientApiView, ItemCancelApi):
+class ClientWithdrawItemCancelApi(ClientApiView):
+    """One item of one of the token's withdrawals, by its id or externalId."""
+
     operation = "client.trading.withdraw.item_cancel"
     operation_id = "clientWithdrawItemCancel"
     doc = OperationDoc(
@@ -192,8 +178,15 @@ class ClientWithdrawItemCancelApi(ClientApiView, ItemCancelApi):
         },
         response=examples.CLIENT_ITEM_CANCEL,
     )
-    actor = "client"
-    self_only = False
+    errors = ITEM_CANCEL_ERRORS
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return client_scope(self.caller(request))
+    @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
+    def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
+        result = withdrawal_item_cancel(
+            scope=client_scope(self.caller(request)),
+            trade_ref=tradeId,
+            item_ref=itemId,
+            self_only=False,
+            actor="client",
+        )
+        return Response(result)

@@ -5,10 +5,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db import DatabaseError, IntegrityError
+from django.db import DatabaseError
 
 from core import clock
-from core.db import atomic_retried
 from core.errors import DomainError
 from merchants.models import Client, Merchant
 from merchants.tradeurls import trade_url_platform_id
@@ -20,9 +19,13 @@ from trading.platform.base import TradeUrlState
 from trading.pricing import CENT, fee_inclusive
 from trading.selectors.tradeurls import trade_url_check
 from trading.trades.services import (
+    external_id_unused_check,
     items_known,
     items_listed_once_check,
+    trade_draft,
     trade_emit,
+    trade_store,
+    trade_total,
 )
 from trading.trades.shapes import catalog_details
 from wallet.services import (
@@ -45,11 +48,28 @@ BPS = 10_000  # basis points in a whole
 
 
 @dataclass(frozen=True)
-class WithdrawItemIn:
+class WithdrawItem:
+    """A listing to buy, at the price the merchant saw."""
+
     item_id: str
     price: Decimal  # per unit
     external_id: str = ""
     amount: int = 1
+
+
+@dataclass(frozen=True)
+class WithdrawalOrder:
+    """What a withdrawal buys. ``auto_cancel_minutes``: after how long its items still being
+    bought are cancelled (None or 720: never); ``slippage_bps``: how far above its price an
+    item's current price may be and still be bought; ``trade_url``: the recipient's, when the
+    order names one (a self buy)."""
+
+    items: list[WithdrawItem]
+    game: int
+    external_id: str = ""
+    auto_cancel_minutes: int | None = None
+    slippage_bps: int | None = None
+    trade_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,7 +95,7 @@ def recipient_check(*, merchant: Merchant, trade_url: str) -> str:
     return platform_id
 
 
-def withdraw_items_check(items: list[WithdrawItemIn]) -> None:
+def withdraw_items_check(items: list[WithdrawItem]) -> None:
     """Counts, repeats and prices with their own codes: 2, 8, 18, 1601 and 15."""
     if not items:
         raise DomainError("MISSING_ITEMS")
@@ -89,11 +109,6 @@ def withdraw_items_check(items: list[WithdrawItemIn]) -> None:
             raise DomainError("LISTING_PRICE_INVALID", f"{item.item_id}: whole cents only.")
 
 
-def external_id_check(merchant: Merchant, external_id: str) -> None:
-    if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
-        raise DomainError("EXTERNAL_ID_EXISTS")
-
-
 def price_accepted(*, submitted: Decimal, current: Decimal, slippage_bps: int | None) -> bool:
     """Without a tolerance the current price must be the submitted one; with one it may exceed
     it by at most ``slippage_bps`` hundredths of a percent (exactly, no rounding) or be lower."""
@@ -103,8 +118,8 @@ def price_accepted(*, submitted: Decimal, current: Decimal, slippage_bps: int | 
 
 
 def _priced_listings(
-    merchant: Merchant, game: int, items: list[WithdrawItemIn], slippage_bps: int | None
-) -> list[tuple[WithdrawItemIn, Listing, Decimal]]:
+    merchant: Merchant, game: int, items: list[WithdrawItem], slippage_bps: int | None
+) -> list[tuple[WithdrawItem, Listing, Decimal]]:
     """Each item with its listing and the fee-inclusive price it is bought (and locked) at."""
     market = get_marketplace()
     for item in items:
@@ -156,39 +171,34 @@ def withdrawal_store(
     quick: dict[str, object] | None = None,
 ) -> Trade:
     """Lock the total and store the trade with its ``trade.initiated`` approval callback."""
-    total = sum((row.price * row.amount for row in rows), Decimal("0.00"))
-    if total <= 0:
-        raise DomainError("INVALID_AMOUNT")
+    total = trade_total(rows)
     now = clock.now()
 
     def write() -> Trade:
         if recipient.client is not None:
             _claim_client(recipient.client)
-        # Inserted by ``trade_emit``'s save with its first sequence number: one INSERT, not an
-        # INSERT and then a full-row UPDATE.
-        trade = Trade(
+        trade = trade_draft(
             merchant=merchant,
-            client=recipient.client,
             type=Trade.Type.WITHDRAW,
             source=source,
             game=game,
             external_id=external_id,
-            client_platform_id=platform_id,
-            client_trade_url=recipient.trade_url,
+            client=recipient.client,
+            platform_id=platform_id,
+            trade_url=recipient.trade_url,
             external_client_user_id=recipient.external_client_user_id,
-            total_price=total,
+            rows=rows,
+            total=total,
+            now=now,
             auto_cancel_at=(
                 now + timedelta(minutes=auto_cancel_minutes) if auto_cancel_minutes else None
             ),
-            created_at=now,
-            updated_at=now,
             **(quick or {}),
         )
-        for position, row in enumerate(rows):
-            row.trade = trade
-            row.position = position
+        for row in rows:
             row.locked = row.price * row.amount
-            row.updated_at = now
+        # Inserted by ``trade_emit``'s save with its first sequence number: one INSERT, not an
+        # INSERT and then a full-row UPDATE.
         trade_emit(trade=trade, items=rows, before=None, is_approval=True)
         TradeItem.objects.bulk_create(rows)
         wallet_lock(merchant=merchant, amount=total, cause_type="trade", cause_id=str(trade.id))
@@ -196,13 +206,9 @@ def withdrawal_store(
         return trade
 
     try:
-        return atomic_retried(write)
+        return trade_store(write)
     except InsufficientFundsError as exc:
         raise DomainError("MERCHANT_BALANCE_LOW") from exc
-    except IntegrityError as exc:
-        if "trade_external_id_per_merchant" in str(exc):
-            raise DomainError("EXTERNAL_ID_EXISTS") from exc
-        raise
 
 
 def _claim_client(client: Client) -> None:
@@ -215,24 +221,18 @@ def _claim_client(client: Client) -> None:
 
 
 def withdrawal_create(
-    *,
-    merchant: Merchant,
-    source: str,
-    recipient: Recipient,
-    items: list[WithdrawItemIn],
-    game: int,
-    external_id: str = "",
-    auto_cancel_minutes: int | None = None,
-    slippage_bps: int | None = None,
+    *, merchant: Merchant, source: str, recipient: Recipient, order: WithdrawalOrder
 ) -> Trade:
-    """``POST /secure/buy`` and ``POST /client/trading/withdraw``. With ``slippage_bps`` an item
-    whose price moved within the tolerance is bought at its current price, which is locked."""
+    """``POST /secure/buy`` and ``POST /client/trading/withdraw``. With a slippage tolerance an
+    item whose price moved within it is bought at its current price, which is locked."""
+    items, game, external_id = order.items, order.game, order.external_id
+    auto_cancel_minutes = order.auto_cancel_minutes
     withdraw_items_check(items)
     if not merchant.has_active_callback:
         raise DomainError("MERCHANT_NO_CALLBACK_URL")
-    external_id_check(merchant, external_id)
+    external_id_unused_check(merchant=merchant, external_id=external_id)
     platform_id = recipient_check(merchant=merchant, trade_url=recipient.trade_url)
-    priced = _priced_listings(merchant, game, items, slippage_bps)
+    priced = _priced_listings(merchant, game, items, order.slippage_bps)
     # Named from the start: the created trade shows each item's name and marketHashName.
     catalog = CatalogItem.objects.in_bulk({listing.catalog_id for _, listing, _ in priced})
     rows = [
