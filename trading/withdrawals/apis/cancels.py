@@ -9,11 +9,16 @@ from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
 from merchants.models import Merchant
 from merchants.views import ClientApiView, MerchantApiView
-from trading.models import Trade
+from trading.models import Trade, TradeItem
 from trading.trades.selectors import client_trade_scope
 from trading.withdrawals import examples
-from trading.withdrawals.services.cancels import withdrawal_cancel, withdrawal_item_cancel
-from trading.withdrawals.shapes import CancelResult, ItemCancelResult
+from trading.withdrawals.services.cancels import (
+    CancelRow,
+    TradeCancel,
+    withdrawal_cancel,
+    withdrawal_item_cancel,
+)
+from trading.withdrawals.shapes import CancelResult, CancelResultRow, ItemCancelResult
 
 TRADE_ID = OpenApiParameter("tradeId", str, OpenApiParameter.PATH, description="id or externalId")
 ITEM_ID = OpenApiParameter("itemId", str, OpenApiParameter.PATH, description="id or externalId")
@@ -27,6 +32,41 @@ def merchant_scope(merchant: Merchant) -> QuerySet[Trade]:
 def client_scope(caller: ClientCaller) -> QuerySet[Trade]:
     """A client cancels its own trades."""
     return client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
+
+
+# The answers, built from what the cancel services return.
+def cancel_row_json(row: CancelRow) -> CancelResultRow:
+    body: CancelResultRow = {
+        "itemId": row.item.public_id,
+        "status": "cancelled" if row.accepted else "failed",
+    }
+    if row.item.external_id:
+        body["externalId"] = row.item.external_id
+    if row.reason:
+        body["reason"] = row.reason
+    return body
+
+
+def cancel_result_json(cancel: TradeCancel) -> CancelResult:
+    rows = cancel.rows
+    return {
+        "tradeId": str(cancel.trade.id),
+        "requested": len(rows),
+        "cancelled": sum(row.accepted for row in rows),
+        "failed": sum(not row.accepted for row in rows),
+        "items": [cancel_row_json(row) for row in rows],
+    }
+
+
+def item_cancel_json(trade: Trade, item: TradeItem) -> ItemCancelResult:
+    body: ItemCancelResult = {
+        "tradeId": str(trade.id),
+        "itemId": item.public_id,
+        "status": "cancelled",
+    }
+    if item.external_id:
+        body["externalId"] = item.external_id
+    return body
 
 
 CANCEL_RULES = """
@@ -93,13 +133,13 @@ class SecureBuyCancelApi(MerchantApiView):
 
     @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
     def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
-        result = withdrawal_cancel(
+        cancel = withdrawal_cancel(
             scope=merchant_scope(self.merchant(request)),
             trade_ref=tradeId,
             self_only=True,
             actor="merchant",
         )
-        return Response(result)
+        return Response(cancel_result_json(cancel))
 
 
 class ClientWithdrawCancelApi(ClientApiView):
@@ -120,13 +160,13 @@ class ClientWithdrawCancelApi(ClientApiView):
 
     @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
     def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
-        result = withdrawal_cancel(
+        cancel = withdrawal_cancel(
             scope=client_scope(self.caller(request)),
             trade_ref=tradeId,
             self_only=False,
             actor="client",
         )
-        return Response(result)
+        return Response(cancel_result_json(cancel))
 
 
 ITEM_CANCEL_ERRORS = (*CANCEL_ERRORS, "TRADE_CANCEL_TOO_SOON")
@@ -151,14 +191,14 @@ class SecureBuyItemCancelApi(MerchantApiView):
 
     @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
     def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
-        result = withdrawal_item_cancel(
+        trade, item = withdrawal_item_cancel(
             scope=merchant_scope(self.merchant(request)),
             trade_ref=tradeId,
             item_ref=itemId,
             self_only=True,
             actor="merchant",
         )
-        return Response(result)
+        return Response(item_cancel_json(trade, item))
 
 
 class ClientWithdrawItemCancelApi(ClientApiView):
@@ -182,11 +222,11 @@ class ClientWithdrawItemCancelApi(ClientApiView):
 
     @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
     def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
-        result = withdrawal_item_cancel(
+        trade, item = withdrawal_item_cancel(
             scope=client_scope(self.caller(request)),
             trade_ref=tradeId,
             item_ref=itemId,
             self_only=False,
             actor="client",
         )
-        return Response(result)
+        return Response(item_cancel_json(trade, item))
