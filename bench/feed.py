@@ -191,7 +191,7 @@ def _drive_part(
     setup_django()
     from django.db import transaction
 
-    from trading.services.trades import Move, trade_apply, trade_lock
+    from trading.trades.services import Move, trade_apply, trade_lock
 
     committed: dict[tuple[str, str], float] = {}
     for n in range(changes):

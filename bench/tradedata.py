@@ -75,8 +75,8 @@ def trade_history() -> list[tuple[str, list[str]]]:
     (api key, [cursor at 10,000 deep, cursor at 90,000 deep])."""
     from merchants.models import Scope
     from merchants.services import api_key_create
+    from trading.history.selectors import _encode_cursor
     from trading.models import Trade
-    from trading.selectors.trades import _encode_cursor
 
     made = []
     for merchant in loaded_merchants(

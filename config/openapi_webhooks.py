@@ -14,7 +14,7 @@ from drf_spectacular.plumbing import ComponentRegistry
 from config.api.schema import shape_schema
 from core.shapes import Doc
 from crypto.representations import DepositOut, WithdrawalOut
-from trading.representations import TradeOut
+from trading.trades.shapes import TradeOut
 
 GUIDE = "docs/webhooks.md"
 

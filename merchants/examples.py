@@ -1,5 +1,6 @@
 """Example requests and answers of the merchant operations in the OpenAPI document (the same
-merchant and client as ``trading.examples``; a webhook event carries a trade as they show it).
+merchant and client as ``trading.trades.examples``; a webhook event carries a trade as they show
+it).
 ``tests/test_openapi_docs.py`` checks them against their operations' schemas."""
 
 MERCHANT_ID = "27849d0a-2716-47c8-b3b6-516042937f83"

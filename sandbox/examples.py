@@ -3,10 +3,11 @@ world as the trading and crypto examples. ``tests/test_openapi_docs.py`` checks 
 their operations' schemas."""
 
 from crypto import examples as crypto
-from trading import examples as trading
+from trading.trades.examples import CLIENT_PLATFORM_ID
+from trading.withdrawals import examples as withdrawals
 
 PLATFORM_USER_REQUEST = {
-    "platformId": trading.CLIENT_PLATFORM_ID,
+    "platformId": CLIENT_PLATFORM_ID,
     "escrowDays": 0,
     "inventory": [
         {"marketHashName": "AK-47 | Redline (Factory New)", "wear": 0.25},
@@ -15,7 +16,7 @@ PLATFORM_USER_REQUEST = {
     ],
 }
 
-PLATFORM_USER = {"platformId": trading.CLIENT_PLATFORM_ID, "configured": True}
+PLATFORM_USER = {"platformId": CLIENT_PLATFORM_ID, "configured": True}
 
 
 FLEET_DEGRADED = {
@@ -32,7 +33,7 @@ FLEET_DEGRADED = {
 }
 
 TRADE_EVENT_REQUEST = {"event": "purchased"}
-TRADE_EVENT_TRADE = trading.SELF_BUY_OFFERED
+TRADE_EVENT_TRADE = withdrawals.SELF_BUY_OFFERED
 
 CLOCK = {"now": "2026-11-23T15:05:59.682Z", "offsetSeconds": 1800}
 CLOCK_ADVANCE_REQUEST = {"minutes": 30}
@@ -107,7 +108,7 @@ DEMO_CALLBACK_RECEIVED = [
         "payload": {
             "id": "e9b4a736-38ae-4a4f-ac6c-7a5642114b04",
             "type": "trade.initiated",
-            "trade": trading.SELF_BUY,
+            "trade": withdrawals.SELF_BUY,
             "sequence": 1,
             "createdAt": "2026-11-23T14:34:59.092Z",
         },

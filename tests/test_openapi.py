@@ -42,7 +42,7 @@ from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from sandbox.services.seeding import sandbox_seed
 from tests.factories import make_actor, platform_id, trade_url
 from trading.apis.catalog import MarketSearchApi
-from trading.apis.withdrawals import WithdrawApi
+from trading.withdrawals.apis.withdraw import SecureBuyApi
 from wallet.apis import WalletBalanceApi
 
 SWAGGER_ASSETS = (
@@ -147,7 +147,7 @@ def test_operations_are_not_described_by_their_base_views(openapi):
     # carry." (MerchantApiView's note to developers), and a pair's base view would speak too.
     notes = {
         inspect.cleandoc(base.__doc__)
-        for base in (CallerApiView, MerchantApiView, ClientApiView, MarketSearchApi, WithdrawApi)
+        for base in (CallerApiView, MerchantApiView, ClientApiView, MarketSearchApi, SecureBuyApi)
     }
     descriptions = {
         operation.get("description", "")

@@ -163,8 +163,6 @@ def test_a_key_that_may_be_null_admits_null_and_only_its_types(
 
 
 class UndocumentedApi(MerchantApiView):
-    operation = "wallet.balance"
-
     def get(self, request: Request) -> Response:
         return Response({})
 

@@ -11,8 +11,13 @@ from core.errors import DomainError
 from tests.factories import make_actor, trade_url
 from trading.models import Trade
 from trading.services.deposits import DepositItemIn, self_sell_create
-from trading.services.quick import quick_withdrawal_create
-from trading.services.withdrawals import Recipient, WithdrawItemIn, withdrawal_create
+from trading.withdrawals.services.create import (
+    Recipient,
+    WithdrawalOrder,
+    WithdrawItem,
+    withdrawal_create,
+)
+from trading.withdrawals.services.quick import QuickOrder, quick_withdrawal_create
 
 pytestmark = pytest.mark.django_db
 
@@ -23,18 +28,17 @@ def refused(call) -> str:
     return error.value.key
 
 
-def withdraw(merchant, items: list[WithdrawItemIn]) -> None:
+def withdraw(merchant, items: list[WithdrawItem]) -> None:
     withdrawal_create(
         merchant=merchant,
         source=Trade.Source.SELF,
         recipient=Recipient(trade_url=trade_url(42)),
-        items=items,
-        game=730,
+        order=WithdrawalOrder(items=items, game=730),
     )
 
 
-def item(price: str) -> WithdrawItemIn:
-    return WithdrawItemIn(item_id="L1", price=Decimal(price))
+def item(price: str) -> WithdrawItem:
+    return WithdrawItem(item_id="L1", price=Decimal(price))
 
 
 @pytest.mark.parametrize(
@@ -59,13 +63,15 @@ def test_quick_withdrawal_resolves_its_catalog_item():
             merchant=merchant,
             source=Trade.Source.SELF,
             recipient=Recipient(trade_url=trade_url(42)),
-            item_id="no-such-item",
-            market_hash_name=None,
-            max_price=Decimal("10.00"),
-            amount=1,
-            delivery="instant",
-            phase="",
-            game=730,
+            order=QuickOrder(
+                item_id="no-such-item",
+                market_hash_name=None,
+                max_price=Decimal("10.00"),
+                amount=1,
+                delivery="instant",
+                phase="",
+                game=730,
+            ),
         )
     )
     assert key == "LISTING_NOT_FOUND"

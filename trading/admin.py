@@ -40,7 +40,7 @@ from trading.services.bots import (
     steam_bot_secrets_set,
 )
 from trading.services.suppliers import supplier_balances_check, supplier_switch
-from trading.services.withdrawals import trade_force_cancel
+from trading.withdrawals.services.lifecycle import trade_force_cancel
 from wallet.models import Transfer
 
 RECENT_TRADES = 10

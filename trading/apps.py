@@ -20,9 +20,9 @@ class TradingConfig(AppConfig):
             deposit_escrow_held,
             deposit_provider_advances,
         )
-        from trading.selectors.trades import withdrawal_locks
         from trading.services.market import market_listings_changed
-        from trading.services.withdrawals import (
+        from trading.withdrawals.selectors import withdrawal_locks
+        from trading.withdrawals.services.lifecycle import (
             withdrawal_approval_resolve,
             withdrawal_approval_resume,
         )

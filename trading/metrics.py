@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
-from trading.selectors.trades import trades_in_flight_counts
+from trading.trades.selectors import trades_in_flight_counts
 
 
 def trades_metrics() -> Iterator[Metric]:

@@ -1,4 +1,5 @@
-"""How items, trades and their neighbours look in API responses (contract 2.3): each shape once,
+"""How listings, inventories, prices and trade URL checks look in API responses and feed events
+(contract 2.3; a trade's shapes are ``trading.trades.shapes``): each shape once,
 as a ``TypedDict`` the body builders return and the OpenAPI document is generated from. Optional
 fields are left out (``NotRequired``), not null."""
 
@@ -6,29 +7,18 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, cast
 
-from typing_extensions import TypeAliasType
-
-from core.shapes import Doc, Uuid
+from core.shapes import Doc
 from trading.games import CS_GAME
 from trading.marketplace.base import Listing
-from trading.models import CatalogItem, Trade, TradeItem
-from trading.platform.base import STATE_MESSAGES, BotInfo, InventoryAsset, PlatformUser
+from trading.models import CatalogItem
+from trading.platform.base import STATE_MESSAGES, InventoryAsset, PlatformUser
 from trading.pricing import fee_inclusive
+from trading.trades.shapes import BotInfoOut, Delivery, Game, bot_info_json
 
-Game = Literal["730", "252490"]
-Delivery = Literal["standard", "instant"]
 Phase = Literal[
     "Phase 1", "Phase 2", "Phase 3", "Phase 4", "Ruby", "Sapphire", "Black Pearl", "Emerald"
 ]
-TradeType = Literal["deposit", "withdraw"]
-TradeSource = Literal["client", "self"]
 EconomyBan = Literal["none", "probation", "banned"]
-
-
-class BotInfoOut(TypedDict):
-    name: str
-    avatar: str
-    platformId: str
 
 
 class StickerOut(TypedDict):
@@ -161,103 +151,6 @@ class TradeUrlCheckOut(TypedDict):
     bans: BansOut
 
 
-class TradeItemOfferOut(TypedDict):
-    price: Decimal
-    delivery: NotRequired[Delivery]
-
-
-class CatalogDetails(TypedDict, total=False):
-    """What a trade item shows once resolved against the catalog (kept on the item)."""
-
-    name: str
-    marketHashName: str
-    type: str
-    iconUrl: str
-
-
-class TradeItemOut(CatalogDetails):
-    id: str
-    externalId: NotRequired[str]
-    appid: int
-    tradable: bool
-    amount: int
-    status: str
-    offer: TradeItemOfferOut
-    phase: NotRequired[str]
-    error: NotRequired[str]
-    offerID: NotRequired[str]
-    holdEndDate: NotRequired[datetime]
-
-
-class CollateralOut(TypedDict):
-    merchant: Decimal
-    provider: Decimal
-
-
-class TradeOut(TypedDict):
-    id: Uuid
-    type: TradeType
-    source: TradeSource
-    status: str
-    game: Game
-    externalId: NotRequired[str]
-    merchantId: str
-    clientUserId: NotRequired[str]
-    externalClientUserId: NotRequired[str]
-    clientPlatformID: str
-    clientTradeUrl: str
-    items: list[TradeItemOut]
-    totalPrice: Decimal
-    preCredit: NotRequired[Decimal]
-    pendingCredit: NotRequired[Decimal]
-    isInstant: NotRequired[bool]
-    collateral: NotRequired[CollateralOut]
-    holdEndDate: NotRequired[datetime]
-    offerID: NotRequired[str]
-    botInfo: NotRequired[BotInfoOut]
-    error: NotRequired[str]
-    revertedBy: NotRequired[str]
-    activeAt: NotRequired[datetime]
-    autoCancelAt: NotRequired[datetime]
-    createdAt: datetime
-    updatedAt: datetime
-
-
-# One ref answers a trade; a comma-separated list answers the array of those resolved.
-TradeOrTrades = TypeAliasType("TradeOrTrades", TradeOut | list[TradeOut])
-
-
-class TradePageOut(TypedDict):
-    items: list[TradeOut]
-    nextCursor: str | None
-
-
-class CancelResultRow(TypedDict):
-    itemId: str
-    externalId: NotRequired[str]
-    status: Literal["cancelled", "failed"]
-    reason: NotRequired[str]
-
-
-class CancelResult(TypedDict):
-    tradeId: Uuid
-    requested: int
-    cancelled: int
-    failed: int
-    items: list[CancelResultRow]
-
-
-class ItemCancelResult(TypedDict):
-    tradeId: Uuid
-    itemId: str
-    externalId: NotRequired[str]
-    status: Literal["cancelled"]
-
-
-def bot_info_json(bot: BotInfo) -> BotInfoOut:
-    return {"name": bot.name, "avatar": bot.avatar, "platformId": bot.platform_id}
-
-
 def bans_json(user: PlatformUser) -> BansOut:
     return {
         "antiCheatBanned": user.anti_cheat_banned,
@@ -274,18 +167,6 @@ def trade_url_check_json(user: PlatformUser) -> TradeUrlCheckOut:
         "canTrade": user.can_trade,
         "reason": {"escrowDays": user.escrow_days, "probation": user.economy_ban == "probation"},
         "bans": bans_json(user),
-    }
-
-
-def catalog_details(item: CatalogItem | None) -> CatalogDetails:
-    """What a trade item shows once resolved against the catalog."""
-    if item is None:
-        return {}
-    return {
-        "name": item.name,
-        "marketHashName": item.market_hash_name,
-        "type": item.item_type,
-        "iconUrl": item.icon_url,
     }
 
 
@@ -449,82 +330,6 @@ def _inventory_market_price(
     if item is None:
         return Decimal("0.00")
     return reference if reference is not None else item.reference_price
-
-
-def trade_item_json(item: TradeItem) -> TradeItemOut:
-    """Only what is known: a fresh withdrawal item shows what was submitted; catalog details
-    (name, marketHashName, type, iconUrl) appear once resolved."""
-    offer: TradeItemOfferOut = {"price": item.price}
-    if item.delivery:
-        offer["delivery"] = cast(Delivery, item.delivery)
-    details: CatalogDetails = item.details
-    body: TradeItemOut = {
-        "id": item.public_id,
-        **details,
-        "appid": item.appid,
-        "tradable": item.tradable,
-        "amount": item.amount,
-        "status": item.status,
-        "offer": offer,
-    }
-    if item.external_id:
-        body["externalId"] = item.external_id
-    if item.phase:
-        body["phase"] = item.phase
-    if item.error:
-        body["error"] = item.error
-    if item.offer_id:
-        body["offerID"] = item.offer_id
-    if item.hold_end_date:
-        body["holdEndDate"] = item.hold_end_date
-    return body
-
-
-def trade_json(trade: Trade, items: list[TradeItem] | None = None) -> TradeOut:
-    items = items if items is not None else list(trade.items.all())
-    body: TradeOut = {
-        "id": str(trade.id),
-        "type": cast(TradeType, trade.type),
-        "source": cast(TradeSource, trade.source),
-        "status": trade.status,
-        "game": cast(Game, str(trade.game)),
-        "merchantId": str(trade.merchant_id),
-        "clientPlatformID": trade.client_platform_id,
-        "clientTradeUrl": trade.client_trade_url,
-        "items": [trade_item_json(item) for item in items],
-        "totalPrice": trade.total_price,
-        "createdAt": trade.created_at,
-        "updatedAt": trade.updated_at,
-    }
-    if trade.external_id:
-        body["externalId"] = trade.external_id
-    if trade.source == Trade.Source.CLIENT and trade.client_id is not None:
-        body["clientUserId"] = str(trade.client_id)
-    if trade.external_client_user_id:
-        body["externalClientUserId"] = trade.external_client_user_id
-    if trade.type == Trade.Type.DEPOSIT:
-        body["preCredit"] = trade.pre_credit
-        body["pendingCredit"] = trade.pending_credit
-        body["isInstant"] = trade.is_instant
-        body["collateral"] = {
-            "merchant": trade.collateral_merchant,
-            "provider": trade.collateral_provider,
-        }
-    if trade.hold_end_date:
-        body["holdEndDate"] = trade.hold_end_date
-    if trade.offer_id:
-        body["offerID"] = trade.offer_id
-    if trade.bot_info:
-        body["botInfo"] = trade.bot_info
-    if trade.error:
-        body["error"] = trade.error
-    if trade.reverted_by:
-        body["revertedBy"] = trade.reverted_by
-    if trade.active_at:
-        body["activeAt"] = trade.active_at
-    if trade.auto_cancel_at:
-        body["autoCancelAt"] = trade.auto_cancel_at
-    return body
 
 
 # The feed's ``market`` events (decisions section 10, docs/feed.md). ``source`` is the listing's

@@ -3,46 +3,28 @@
 from decimal import Decimal
 from typing import Any
 
-from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from config.api.serializers import (
-    AboveZeroDecimalField,
     AnyOfRequired,
-    GameField,
-    OnlyWhen,
     QueryDecimalField,
     QueryIntegerField,
     RuledSerializer,
     StrictBooleanField,
     StrictCharField,
-    StrictChoiceField,
     StrictDecimalField,
     StrictIntegerField,
     StrictSerializer,
-    UniqueListField,
 )
 from merchants.tradeurls import TradeUrlValidator
-from trading.games import CS_GAME, GAMES, PHASES
+from trading.games import PHASES
 from trading.marketplace.base import MarketSort
-from trading.selectors.trades import CURSOR_PATTERN
+from trading.trades.inputs import MAX_ITEM_PRICE
+from trading.trades.inputs import external_id_field as _external_id
+from trading.trades.inputs import game_body_field as _game_body
+from trading.trades.inputs import game_query_field as _game
 
-GAME_CHOICES = [str(game) for game in GAMES]
 MAX_USD = Decimal(100_000_000)
-MAX_ITEM_PRICE = Decimal(100_000)
-# A trade's externalId is also a ref of GET /secure/trades/{tradeId}, which reads a comma as a
-# list of refs (decisions section 7): one with a comma could never be found.
-EXTERNAL_ID = RegexValidator(r"\A[^,\x00]*\Z", "Must not contain a comma or NUL characters.")
-
-
-def _external_id() -> StrictCharField:
-    return StrictCharField(
-        max_length=128, required=False, allow_blank=True, validators=[EXTERNAL_ID]
-    )
-
-
-def _game(required: bool = False) -> serializers.ChoiceField:
-    return serializers.ChoiceField(choices=GAME_CHOICES, default="730", required=required)
 
 
 def _usd(help_text: str | None = None) -> QueryDecimalField:
@@ -187,92 +169,6 @@ class SecureInventoryQueryIn(InventoryQueryIn):
 class CheckTradeUrlIn(StrictSerializer):
     tradeurl = StrictCharField(max_length=200, validators=[TradeUrlValidator()])
     forceRefresh = StrictBooleanField(required=False, default=False)
-
-
-def _game_body(games: tuple[int, ...] = GAMES) -> GameField:
-    return GameField(games=games, required=False, default=730)
-
-
-class WithdrawItemIn(StrictSerializer):
-    itemId = StrictCharField(min_length=5, max_length=256)
-    price = StrictDecimalField(max_digits=None, decimal_places=None, max_value=MAX_ITEM_PRICE)
-    externalId = StrictCharField(min_length=1, max_length=128, required=False)
-    amount = StrictIntegerField(min_value=1, max_value=1_000_000, required=False, default=1)
-
-
-# What both withdrawal routes take; the merchant's adds the recipient. (A comment: a serializer's
-# docstring is its component's description in the OpenAPI document.)
-class WithdrawIn(StrictSerializer):
-    items = WithdrawItemIn(many=True)
-    game = _game_body()
-    externalId = _external_id()
-    autoCancel = StrictIntegerField(
-        min_value=30,
-        max_value=720,
-        required=False,
-        help_text="game 730 only: minutes after creation to cancel undelivered items; 720 never",
-    )
-    slippageBps = StrictIntegerField(
-        min_value=0,
-        max_value=1000,
-        required=False,
-        help_text=(
-            "basis points an item's current price may exceed its price by: it is then bought "
-            "(and locked) at the current price; without it prices must match exactly"
-        ),
-    )
-
-    rules = (OnlyWhen("autoCancel", "game", (CS_GAME, str(CS_GAME))),)
-
-
-class ClientWithdrawIn(WithdrawIn):
-    pass
-
-
-class SecureBuyIn(WithdrawIn):
-    tradeUrl = StrictCharField(max_length=300)
-
-
-class TradesQueryIn(serializers.Serializer):
-    cursor = StrictCharField(
-        required=False,
-        validators=[RegexValidator(CURSOR_PATTERN, "Not a cursor this service gives.")],
-        help_text="nextCursor of the previous page",
-    )
-    limit = QueryIntegerField(min_value=1, max_value=100, default=20)
-    type = serializers.ChoiceField(choices=["deposit", "withdraw"], required=False)
-    game = _game()
-
-
-class QuickWithdrawIn(StrictSerializer):
-    itemId = StrictCharField(min_length=5, max_length=256, required=False)
-    marketHashName = StrictCharField(max_length=200, required=False)
-    maxPrice = AboveZeroDecimalField(max_digits=None, decimal_places=None, max_value=MAX_ITEM_PRICE)
-    amount = StrictIntegerField(min_value=1, max_value=200)
-    delivery = StrictChoiceField(
-        choices=["standard", "instant"], required=False, default="standard"
-    )
-    phase = StrictChoiceField(choices=list(PHASES), required=False)
-    game = GameField(games=GAMES, required=False, default=730)
-    externalId = _external_id()
-    externalIds = UniqueListField(
-        child=StrictCharField(min_length=1, max_length=128),
-        max_length=200,
-        required=False,
-        help_text=(
-            "one per unit, in order, as items[].externalId would be; units past its end have "
-            "none, and more ids than units is TOO_MANY_ITEMS"
-        ),
-    )
-
-    rules = (
-        AnyOfRequired(("itemId", "marketHashName")),
-        OnlyWhen("phase", "delivery", ("standard",)),
-    )
-
-
-class SecureQuickBuyIn(QuickWithdrawIn):
-    tradeUrl = StrictCharField(max_length=300)
 
 
 class DepositItemIn(StrictSerializer):

@@ -5,14 +5,7 @@ from celery import shared_task
 from config.celery import enqueue
 from core.handoffs import handoff_follow, handoff_register
 from trading.marketplace.suppliers.clients import supplier_names
-from trading.services.cancels import (
-    withdrawal_auto_cancels_due,
-    withdrawal_cancels_complete,
-    withdrawal_cancels_pending,
-)
-from trading.services.deliveries import withdrawal_deliveries_due, withdrawal_deliveries_send
 from trading.services.deposits import deposit_offer_send
-from trading.services.fulfilment import withdrawal_fulfil
 from trading.services.offers import offer_pollers, offers_poll
 from trading.services.suppliers import (
     supplier_balances_check,
@@ -24,6 +17,18 @@ from trading.services.sweeps import (
     deposit_offers_abandon,
     deposit_offers_due,
     deposit_offers_expire,
+)
+from trading.withdrawals.services.cancels import (
+    withdrawal_auto_cancels_due,
+    withdrawal_cancels_complete,
+    withdrawal_cancels_pending,
+)
+from trading.withdrawals.services.deliveries import (
+    withdrawal_deliveries_due,
+    withdrawal_deliveries_send,
+)
+from trading.withdrawals.services.fulfilment import withdrawal_fulfil
+from trading.withdrawals.services.sweeps import (
     withdrawal_holds_due_complete,
     withdrawal_purchases_due,
 )

@@ -1,11 +1,5 @@
 from django.urls import path
 
-from trading.apis.cancels import (
-    ClientWithdrawCancelApi,
-    ClientWithdrawItemCancelApi,
-    SecureBuyCancelApi,
-    SecureBuyItemCancelApi,
-)
 from trading.apis.catalog import (
     ClientMarketApi,
     ClientMarketItemApi,
@@ -16,8 +10,14 @@ from trading.apis.catalog import (
 )
 from trading.apis.deposits import ClientDepositApi, SecureSellApi
 from trading.apis.inventory import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
-from trading.apis.trades import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
-from trading.apis.withdrawals import (
+from trading.history.apis import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
+from trading.withdrawals.apis.cancels import (
+    ClientWithdrawCancelApi,
+    ClientWithdrawItemCancelApi,
+    SecureBuyCancelApi,
+    SecureBuyItemCancelApi,
+)
+from trading.withdrawals.apis.withdraw import (
     ClientQuickWithdrawApi,
     ClientWithdrawApi,
     SecureBuyApi,

@@ -10,7 +10,7 @@ from merchants.views import MerchantApiView
 from sandbox import examples
 from sandbox.serializers import SandboxTradeEventIn
 from sandbox.services.trades import sandbox_trade_event
-from trading.representations import TradeOut, trade_json
+from trading.trades.shapes import TradeOut, trade_json
 
 
 class SandboxTradeEventApi(MerchantApiView):

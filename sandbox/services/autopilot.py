@@ -21,7 +21,7 @@ from trading.games import CS_GAME
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Trade, TradeItem
 from trading.services.market import market_listings_changed
-from trading.services.trades import trade_lock
+from trading.trades.services import trade_lock
 
 # In the order the world moves: each step takes the items an earlier step left. The bots' own
 # steps (making and sending a deposit's offer) are the worker's, not the world's.

@@ -7,7 +7,6 @@ from django.db import transaction
 from core.errors import DomainError
 from merchants.models import Merchant
 from trading.models import Status, Trade, TradeItem
-from trading.selectors.trades import trade_get
 from trading.services.deposits import (
     deposit_accepted,
     deposit_completed,
@@ -15,8 +14,9 @@ from trading.services.deposits import (
     deposit_offer_send,
     deposit_reversed,
 )
-from trading.services.trades import trade_lock
-from trading.services.withdrawals import (
+from trading.trades.selectors import trade_get
+from trading.trades.services import trade_lock
+from trading.withdrawals.services.lifecycle import (
     withdrawal_items_accepted,
     withdrawal_items_completed,
     withdrawal_items_delivered,

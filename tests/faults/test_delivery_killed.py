@@ -30,9 +30,9 @@ from trading.marketplace.suppliers.clients import SUPPLIER_MARKETPLACE
 from trading.models import BotDelivery, CatalogItem, Status, SteamBot, SteamOffer, Trade, TradeEvent
 from trading.platform import get_platform
 from trading.services.bots import steam_bot_log_in
-from trading.services.deliveries import CLAIM
 from trading.services.stock import stock_listing_add
 from trading.tasks import sweep_deliveries
+from trading.withdrawals.services.deliveries import CLAIM
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

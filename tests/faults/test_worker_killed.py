@@ -38,7 +38,7 @@ from tests.faults.processes import Process, child_pids, wait_until
 from tests.withdrawals.conftest import make_listing, money, wallet_clean
 from tests.withdrawals.receiver import Received
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
-from trading.services.sweeps import PURCHASE_GRACE
+from trading.withdrawals.services.sweeps import PURCHASE_GRACE
 from wallet.models import Account, Transfer
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

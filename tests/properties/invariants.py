@@ -11,7 +11,7 @@ from merchants.webhooks.models import WebhookEvent
 from sandbox.models import SandboxPurchase
 from tests.properties.world import FUNDS, World
 from trading.models import Trade, TradeItem
-from trading.services.trades import derived_status
+from trading.trades.services import derived_status
 from wallet.models import Account
 from wallet.selectors import wallet_balances, wallet_invariants_check
 

@@ -24,10 +24,10 @@ from tests.suppliers.servers import Listing
 from tests.withdrawals.conftest import money, ok_data, service_money, wallet_clean
 from trading.models import BotDelivery, SupplierOrder, TradeEvent, TradeItem
 from trading.selectors.tradeurls import trade_url_check
-from trading.services.deliveries import CLAIM, NOT_TRADABLE_YET
-from trading.services.handover import ARRIVAL_LOOK_EVERY
 from trading.services.suppliers import supplier_listings_poll, supplier_orders_follow
 from trading.tasks import sweep_deliveries, sweep_holds
+from trading.withdrawals.services.deliveries import CLAIM, NOT_TRADABLE_YET
+from trading.withdrawals.services.handover import ARRIVAL_LOOK_EVERY
 from wallet.models import Transfer
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from tests.withdrawals.conftest import make_listing, money, ok_data, wallet_clea
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import HeldItem
 from trading.models import Trade, TradeItem
-from trading.services.deliveries import withdrawal_deliveries_send
-from trading.services.handover import bot_delivery_expect
-from trading.services.sweeps import withdrawal_holds_due_complete
+from trading.withdrawals.services.deliveries import withdrawal_deliveries_send
+from trading.withdrawals.services.handover import bot_delivery_expect
+from trading.withdrawals.services.sweeps import withdrawal_holds_due_complete
 
 pytestmark = pytest.mark.django_db
 RECIPIENT = 42

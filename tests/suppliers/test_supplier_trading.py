@@ -30,8 +30,8 @@ from trading.services.suppliers import (
     supplier_orders_follow,
     supplier_switch,
 )
-from trading.services.sweeps import withdrawal_holds_due_complete
 from trading.tasks import sweep_purchases
+from trading.withdrawals.services.sweeps import withdrawal_holds_due_complete
 
 pytestmark = pytest.mark.django_db
 

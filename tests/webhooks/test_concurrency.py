@@ -22,8 +22,8 @@ from sandbox.models import SandboxPurchase
 from tests.webhooks.conftest import BUY_PRICE, TRADE_URL, approval_event, bought, shop_actor
 from tests.withdrawals.conftest import make_listing
 from trading.models import Trade, TradeItem
-from trading.services.quick import quick_fill
-from trading.services.withdrawals import withdrawal_purchase
+from trading.withdrawals.services.fulfilment import withdrawal_purchase
+from trading.withdrawals.services.quick import quick_fill
 from wallet.models import Account, Transfer
 from wallet.selectors import wallet_balances, wallet_invariants_check
 from wallet.services import InsufficientFundsError, wallet_lock

@@ -11,7 +11,7 @@ from sandbox.models import SandboxPurchase
 from tests.webhooks.conftest import approval_event, bought
 from trading import tasks
 from trading.models import Trade
-from trading.services.sweeps import PURCHASE_GRACE, withdrawal_purchases_due
+from trading.withdrawals.services.sweeps import PURCHASE_GRACE, withdrawal_purchases_due
 
 # Real commits: the hand-off runs at the delivery's commit, inside the task.
 pytestmark = pytest.mark.django_db(transaction=True)

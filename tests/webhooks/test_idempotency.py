@@ -14,11 +14,14 @@ from tests.webhooks.conftest import TRADE_URL, approval_event, bought, trade_eve
 from tests.withdrawals.conftest import make_listing
 from trading.marketplace import get_marketplace
 from trading.models import Trade, TradeItem
-from trading.services.cancels import withdrawal_cancels_complete, withdrawal_cancels_pending
-from trading.services.quick import quick_fill
-from trading.services.sweeps import PURCHASE_GRACE, withdrawal_purchases_due
-from trading.services.withdrawals import withdrawal_purchase
 from trading.tasks import sweep_cancels, sweep_purchases
+from trading.withdrawals.services.cancels import (
+    withdrawal_cancels_complete,
+    withdrawal_cancels_pending,
+)
+from trading.withdrawals.services.fulfilment import withdrawal_purchase
+from trading.withdrawals.services.quick import quick_fill
+from trading.withdrawals.services.sweeps import PURCHASE_GRACE, withdrawal_purchases_due
 from wallet.models import Transfer
 from wallet.selectors import wallet_balances, wallet_invariants_check
 

@@ -21,7 +21,7 @@ from tests.withdrawals.conftest import (
     wallet_clean,
 )
 from trading.models import Trade, TradeItem
-from trading.services.cancels import withdrawal_auto_cancels_due
+from trading.withdrawals.services.cancels import withdrawal_auto_cancels_due
 
 pytestmark = pytest.mark.django_db
 

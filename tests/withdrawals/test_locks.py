@@ -29,8 +29,8 @@ from tests.faults.processes import wait_until
 from tests.withdrawals.conftest import make_listing, money, wallet_clean
 from tests.withdrawals.receiver import Receiver
 from trading.models import CatalogItem, Status, Trade, TradeItem
-from trading.services.trades import trade_lock
-from trading.services.withdrawals import withdrawal_approval_resolve
+from trading.trades.services import trade_lock
+from trading.withdrawals.services.lifecycle import withdrawal_approval_resolve
 from wallet.models import Account
 from wallet.services import account_get
 

@@ -20,7 +20,7 @@ from tests.withdrawals.conftest import (
     wallet_clean,
 )
 from trading.models import GameSettings, Trade, TradeEvent, TradeItem
-from trading.services.sweeps import withdrawal_holds_due_complete
+from trading.withdrawals.services.sweeps import withdrawal_holds_due_complete
 
 pytestmark = pytest.mark.django_db
 

@@ -9,9 +9,10 @@ from core.errors import DomainError
 from tests.factories import trade_url
 from tests.withdrawals.conftest import make_listing, money
 from trading.models import Trade, TradeItem
-from trading.services.withdrawals import (
+from trading.withdrawals.services.create import (
     Recipient,
-    WithdrawItemIn,
+    WithdrawalOrder,
+    WithdrawItem,
     price_accepted,
     withdrawal_create,
 )
@@ -47,9 +48,11 @@ def _buy(actor, listing, price: str, bps: int | None) -> Trade:
         merchant=actor.merchant,
         source=Trade.Source.SELF,
         recipient=Recipient(trade_url=trade_url(42)),
-        items=[WithdrawItemIn(item_id=listing.id, price=Decimal(price))],
-        game=730,
-        slippage_bps=bps,
+        order=WithdrawalOrder(
+            items=[WithdrawItem(item_id=listing.id, price=Decimal(price))],
+            game=730,
+            slippage_bps=bps,
+        ),
     )
 
 
@@ -105,12 +108,14 @@ def test_one_item_beyond_the_tolerance_refuses_the_whole_withdrawal(alice_funded
             merchant=alice_funded.merchant,
             source=Trade.Source.SELF,
             recipient=Recipient(trade_url=trade_url(42)),
-            items=[
-                WithdrawItemIn(item_id=within.id, price=Decimal("10.45")),  # 10.50 is within
-                WithdrawItemIn(item_id=beyond.id, price=Decimal("20.00")),  # 21.00 is not
-            ],
-            game=730,
-            slippage_bps=100,
+            order=WithdrawalOrder(
+                items=[
+                    WithdrawItem(item_id=within.id, price=Decimal("10.45")),  # 10.50 is within
+                    WithdrawItem(item_id=beyond.id, price=Decimal("20.00")),  # 21.00 is not
+                ],
+                game=730,
+                slippage_bps=100,
+            ),
         )
 
     assert refused.value.details == {"itemId": beyond.id, "price": Decimal("21.00")}

@@ -12,7 +12,6 @@ from merchants.selectors import client_get
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from trading import examples
 from trading.models import Trade
-from trading.representations import TradeOut, trade_json
 from trading.serializers import ClientDepositIn, SecureSellIn
 from trading.services.deposits import (
     DepositItemIn,
@@ -20,6 +19,7 @@ from trading.services.deposits import (
     deposit_create,
     self_sell_create,
 )
+from trading.trades.shapes import TradeOut, trade_json
 
 
 def deposit_order(body: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from trading.platform.base import (
     TradeUrlState,
 )
 from trading.pricing import CENT
-from trading.representations import bans_json, bot_info_json, catalog_details
+from trading.representations import bans_json
 from trading.selectors.deposits import (
     ASSET_UNIT_LIVE,
     MAX_ACTIVE_DEPOSITS,
@@ -50,13 +50,14 @@ from trading.selectors.inventory import (
     inventory_cache_forget,
 )
 from trading.selectors.switches import game_settings_get
-from trading.services.trades import (
+from trading.trades.services import (
     Move,
     items_listed_once_check,
     trade_apply,
     trade_emit,
     trade_lock,
 )
+from trading.trades.shapes import bot_info_json, catalog_details
 from wallet.services import DepositCredit, wallet_deposit_post
 
 MAX_DEPOSIT_ITEMS = 250

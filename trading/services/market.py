@@ -9,9 +9,7 @@ from typing import cast
 from core import clock
 from core.feed import feed_publish_on_commit
 from trading.marketplace.base import Delivery, Listing
-from trading.representations import Delivery as Source
 from trading.representations import (
-    Game,
     MarketPatchOut,
     MarketRemoveOut,
     MarketUpsertOut,
@@ -19,6 +17,8 @@ from trading.representations import (
     market_sync_json,
 )
 from trading.selectors.market import listings_render
+from trading.trades.shapes import Delivery as Source
+from trading.trades.shapes import Game
 
 NO_FEE = Decimal(0)
 

@@ -4,7 +4,6 @@ use, under the trade's lock, and is marked seen in that transaction, so a change
 once however many workers poll."""
 
 import logging
-from dataclasses import dataclass
 
 from django.db import transaction
 
@@ -12,15 +11,16 @@ from core import clock
 from trading.models import Status, Trade, TradeEvent, TradeItem
 from trading.platform import get_platform
 from trading.platform.base import OfferEvent, OfferUpdate, PlatformError, TradeOffer
-from trading.representations import bot_info_json
 from trading.services.deposits import (
     deposit_accepted,
     deposit_ended,
     deposit_offer_sent,
     deposit_reversed,
 )
-from trading.services.trades import trade_lock
-from trading.services.withdrawals import (
+from trading.trades.offer_keys import offer_owner
+from trading.trades.services import trade_lock
+from trading.trades.shapes import bot_info_json
+from trading.withdrawals.services.lifecycle import (
     withdrawal_items_accepted,
     withdrawal_items_delivered,
     withdrawal_items_ended,
@@ -28,8 +28,6 @@ from trading.services.withdrawals import (
 
 logger = logging.getLogger(__name__)
 
-DEPOSIT_KEY = "deposit-"
-DELIVERY_KEY = "delivery-"
 # How an offer that ended without the items moving ends the trade: (status, error).
 DEPOSIT_ENDINGS = {
     OfferEvent.DECLINED: (Status.DECLINED, "declined", "OFFER_NOT_ACCEPTED"),
@@ -49,32 +47,6 @@ DELIVERY_ENDINGS = {
     OfferEvent.FAILED: (Status.DECLINED, "platform_failed", "PLATFORM_ERROR"),
 }
 ACTOR = "platform"
-
-
-@dataclass(frozen=True)
-class OfferOwner:
-    trade_id: str
-    positions: frozenset[int]  # a delivery's items; empty for a deposit (all of them)
-
-
-def deposit_offer_key(trade_id: str) -> str:
-    return f"{DEPOSIT_KEY}{trade_id}"
-
-
-def delivery_offer_key(trade_id: str, positions: list[int]) -> str:
-    return f"{DELIVERY_KEY}{trade_id}-{'.'.join(str(p) for p in sorted(positions))}"
-
-
-def offer_owner(key: str) -> OfferOwner | None:
-    """The trade (and a delivery's items) a key was made for; None for a key not ours."""
-    if key.startswith(DEPOSIT_KEY):
-        return OfferOwner(key.removeprefix(DEPOSIT_KEY), frozenset())
-    if key.startswith(DELIVERY_KEY):
-        rest = key.removeprefix(DELIVERY_KEY)
-        trade_id, _, positions = rest.rpartition("-")
-        if trade_id and positions and all(p.isdigit() for p in positions.split(".")):
-            return OfferOwner(trade_id, frozenset(int(p) for p in positions.split(".")))
-    return None
 
 
 def offers_poll(*, poller: str) -> int:

@@ -42,10 +42,10 @@ from trading.models import (
     Trade,
     TradeItem,
 )
-from trading.services.handover import bot_delivery_arrived, bot_delivery_ended
 from trading.services.market import market_resync
-from trading.services.trades import trade_lock
-from trading.services.withdrawals import (
+from trading.trades.services import trade_lock
+from trading.withdrawals.services.handover import bot_delivery_arrived, bot_delivery_ended
+from trading.withdrawals.services.lifecycle import (
     withdrawal_items_accepted,
     withdrawal_items_delivered,
     withdrawal_items_ended,

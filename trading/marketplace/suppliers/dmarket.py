@@ -29,7 +29,7 @@ clients repeat them.
 DMarket delivers to the Steam account linked to our DMarket account (``DMARKET_BOT_STEAM_ID``,
 one of our bots), not to the recipient's trade URL: ``AssetLocationInTransfer`` is the item on
 its way to our bot, ``AssetLocationInGame`` the item in it; the bot then offers it to the
-recipient (``trading.services.deliveries``, docs/suppliers.md).
+recipient (``trading.withdrawals.services.deliveries``, docs/suppliers.md).
 """
 
 import email.utils

@@ -1,8 +1,6 @@
 """Withdrawals: ``POST /secure/buy`` and ``POST /client/trading/withdraw``, and their quick
 variants ``POST /secure/buy/quick`` and ``POST /client/trading/withdraw/quick``."""
 
-from typing import Any, ClassVar
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,29 +9,18 @@ from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
 from merchants.ratelimits import CLIENT_TRADE, SECURE_TRADE, Limited
 from merchants.selectors import client_get
-from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading import examples
-from trading.games import CS_GAME
+from merchants.views import ClientApiView, MerchantApiView
 from trading.models import Trade
-from trading.representations import TradeOut, trade_json
-from trading.serializers import (
+from trading.trades.shapes import TradeOut, trade_json
+from trading.withdrawals import examples
+from trading.withdrawals.inputs import (
     ClientWithdrawIn,
     QuickWithdrawIn,
     SecureBuyIn,
     SecureQuickBuyIn,
 )
-from trading.services.quick import quick_withdrawal_create
-from trading.services.withdrawals import Recipient, WithdrawItemIn, withdrawal_create
-
-
-class RecipientApi(CallerApiView):
-    """A purchase for a recipient: the body's ``tradeUrl`` on a merchant route (a self trade),
-    the token's own account on a client route."""
-
-    source: ClassVar[str]
-
-    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
-        raise NotImplementedError
+from trading.withdrawals.services.create import Recipient, WithdrawalOrder, withdrawal_create
+from trading.withdrawals.services.quick import QuickOrder, quick_withdrawal_create
 
 
 def client_recipient(caller: ClientCaller) -> Recipient:
@@ -81,65 +68,33 @@ WITHDRAW = """
 """
 
 
-class WithdrawApi(RecipientApi):
-    """Listings bought for a recipient: ``POST /secure/buy`` and ``POST
-    /client/trading/withdraw``."""
-
-    errors: ClassVar[tuple[str, ...]] = (
-        "EXTERNAL_ID_EXISTS",
-        "MISSING_ITEMS",
-        "TOO_MANY_ITEMS",
-        "ITEMS_UNAVAILABLE",
-        "PRICE_CHANGED",
-        "MERCHANT_BALANCE_LOW",
-        "INVALID_TRADEURL",
-        "LISTING_NOT_FOUND",
-        "LISTING_PRICE_INVALID",
-        "INVALID_LISTING_ID",
-        "INSUFFICIENT_ITEM_AMOUNT",
-        "EXCEEDS_MAX_AMOUNT",
-        "USER_NOT_FOUND",
-        "PLATFORM_UNAVAILABLE",
-        "INVALID_AMOUNT",
-        "MERCHANT_NO_CALLBACK_URL",
-        "TRANSACTION_CONFLICT",
-    )
-
-    def auto_cancel_minutes(self, body: dict[str, Any]) -> int | None:
-        """Minutes after which the withdrawal's items still pending are cancelled; None: never.
-        The body's ``autoCancel`` (game 730 only, its serializer's rule)."""
-        minutes: int | None = body.get("autoCancel")
-        return minutes
-
-    @extend_schema(tags=["withdrawals"], responses=TradeOut)
-    def post(self, request: Request) -> Response:
-        body = self.parse_body(request)
-        trade = withdrawal_create(
-            merchant=self.merchant(request),
-            source=self.source,
-            recipient=self.recipient(request, body),
-            items=[
-                WithdrawItemIn(
-                    item_id=entry["itemId"],
-                    price=entry["price"],
-                    external_id=entry.get("externalId", ""),
-                    amount=entry["amount"],
-                )
-                for entry in body["items"]
-            ],
-            game=body["game"],
-            external_id=body.get("externalId", ""),
-            auto_cancel_minutes=self.auto_cancel_minutes(body),
-            slippage_bps=body.get("slippageBps"),
-        )
-        return Response(trade_json(trade))
+WITHDRAW_ERRORS = (
+    "EXTERNAL_ID_EXISTS",
+    "MISSING_ITEMS",
+    "TOO_MANY_ITEMS",
+    "ITEMS_UNAVAILABLE",
+    "PRICE_CHANGED",
+    "MERCHANT_BALANCE_LOW",
+    "INVALID_TRADEURL",
+    "LISTING_NOT_FOUND",
+    "LISTING_PRICE_INVALID",
+    "INVALID_LISTING_ID",
+    "INSUFFICIENT_ITEM_AMOUNT",
+    "EXCEEDS_MAX_AMOUNT",
+    "USER_NOT_FOUND",
+    "PLATFORM_UNAVAILABLE",
+    "INVALID_AMOUNT",
+    "MERCHANT_NO_CALLBACK_URL",
+    "TRANSACTION_CONFLICT",
+)
 
 
-class SecureBuyApi(MerchantApiView, WithdrawApi):
+class SecureBuyApi(MerchantApiView):
+    """Listings bought for the account behind the body's ``tradeUrl`` (a self trade)."""
+
     rate_limit = Limited("secure.buy", SECURE_TRADE)
     operation_id = "secureBuy"
     body_serializer = SecureBuyIn
-    source = Trade.Source.SELF
     doc = OperationDoc(
         summary="Buy listings for a trade URL (self withdrawal)",
         description=paragraphs(
@@ -157,16 +112,26 @@ class SecureBuyApi(MerchantApiView, WithdrawApi):
         response=examples.SELF_BUY,
         error_details=examples.WITHDRAW_ERROR_DETAILS,
     )
+    errors = WITHDRAW_ERRORS
 
-    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
-        return Recipient(trade_url=body["tradeUrl"])
+    @extend_schema(tags=["withdrawals"], responses=TradeOut)
+    def post(self, request: Request) -> Response:
+        order: WithdrawalOrder = self.parse_body(request)
+        trade = withdrawal_create(
+            merchant=self.merchant(request),
+            source=Trade.Source.SELF,
+            recipient=Recipient(trade_url=order.trade_url),
+            order=order,
+        )
+        return Response(trade_json(trade))
 
 
-class ClientWithdrawApi(ClientApiView, WithdrawApi):
+class ClientWithdrawApi(ClientApiView):
+    """Listings bought for the token's own account."""
+
     rate_limit = Limited("client.trading.withdraw", CLIENT_TRADE)
     operation_id = "clientWithdraw"
     body_serializer = ClientWithdrawIn
-    source = Trade.Source.CLIENT
     doc = OperationDoc(
         summary="Buy listings for the client (withdrawal)",
         description=paragraphs(
@@ -187,14 +152,18 @@ class ClientWithdrawApi(ClientApiView, WithdrawApi):
         error_details=examples.WITHDRAW_ERROR_DETAILS,
     )
     # One withdrawal per user at a time.
-    errors = (*WithdrawApi.errors, "WITHDRAW_IN_PROGRESS")
+    errors = (*WITHDRAW_ERRORS, "WITHDRAW_IN_PROGRESS")
 
-    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
-        return client_recipient(self.caller(request))
-
-    def auto_cancel_minutes(self, body: dict[str, Any]) -> int | None:
-        """Game 730 only: the client's ``autoCancel``, 30 minutes when not given."""
-        return body.get("autoCancel", 30) if body["game"] == CS_GAME else None
+    @extend_schema(tags=["withdrawals"], responses=TradeOut)
+    def post(self, request: Request) -> Response:
+        order: WithdrawalOrder = self.parse_body(request)
+        trade = withdrawal_create(
+            merchant=self.merchant(request),
+            source=Trade.Source.CLIENT,
+            recipient=client_recipient(self.caller(request)),
+            order=order,
+        )
+        return Response(trade_json(trade))
 
 
 QUICK_WITHDRAW = """
@@ -214,50 +183,28 @@ QUICK_WITHDRAW = """
 """
 
 
-class QuickWithdrawApi(RecipientApi):
-    """The cheapest listings of one item up to a price, bought for a recipient: ``POST
-    /secure/buy/quick`` and ``POST /client/trading/withdraw/quick``."""
-
-    errors: ClassVar[tuple[str, ...]] = (
-        "EXTERNAL_ID_EXISTS",
-        "TOO_MANY_ITEMS",
-        "MERCHANT_BALANCE_LOW",
-        "INVALID_TRADEURL",
-        "LISTING_NOT_FOUND",
-        "INSUFFICIENT_ITEM_AMOUNT",
-        "USER_NOT_FOUND",
-        "PLATFORM_UNAVAILABLE",
-        "INVALID_AMOUNT",
-        "QUICK_BUY_UNSUPPORTED_GAME",
-        "MERCHANT_NO_CALLBACK_URL",
-        "TRANSACTION_CONFLICT",
-    )
-
-    @extend_schema(tags=["withdrawals"], responses=TradeOut)
-    def post(self, request: Request) -> Response:
-        body = self.parse_body(request)
-        trade = quick_withdrawal_create(
-            merchant=self.merchant(request),
-            source=self.source,
-            recipient=self.recipient(request, body),
-            item_id=body.get("itemId"),
-            market_hash_name=body.get("marketHashName"),
-            max_price=body["maxPrice"],
-            amount=body["amount"],
-            delivery=body["delivery"],
-            phase=body.get("phase", ""),
-            game=body["game"],
-            external_id=body.get("externalId", ""),
-            external_ids=body.get("externalIds", []),
-        )
-        return Response(trade_json(trade))
+QUICK_WITHDRAW_ERRORS = (
+    "EXTERNAL_ID_EXISTS",
+    "TOO_MANY_ITEMS",
+    "MERCHANT_BALANCE_LOW",
+    "INVALID_TRADEURL",
+    "LISTING_NOT_FOUND",
+    "INSUFFICIENT_ITEM_AMOUNT",
+    "USER_NOT_FOUND",
+    "PLATFORM_UNAVAILABLE",
+    "INVALID_AMOUNT",
+    "QUICK_BUY_UNSUPPORTED_GAME",
+    "MERCHANT_NO_CALLBACK_URL",
+    "TRANSACTION_CONFLICT",
+)
 
 
-class SecureQuickBuyApi(MerchantApiView, QuickWithdrawApi):
+class SecureQuickBuyApi(MerchantApiView):
+    """The cheapest listings of one item up to a price, bought for the body's ``tradeUrl``."""
+
     rate_limit = Limited("secure.buy.quick", SECURE_TRADE)
     operation_id = "secureQuickBuy"
     body_serializer = SecureQuickBuyIn
-    source = Trade.Source.SELF
     doc = OperationDoc(
         summary="Buy the cheapest listings of an item for a trade URL (quick self withdrawal)",
         description=paragraphs(
@@ -268,18 +215,28 @@ class SecureQuickBuyApi(MerchantApiView, QuickWithdrawApi):
         request=examples.SECURE_QUICK_BUY_REQUEST,
         response=examples.SELF_QUICK_BUY,
     )
+    errors = QUICK_WITHDRAW_ERRORS
 
-    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
-        return Recipient(trade_url=body["tradeUrl"])
+    @extend_schema(tags=["withdrawals"], responses=TradeOut)
+    def post(self, request: Request) -> Response:
+        order: QuickOrder = self.parse_body(request)
+        trade = quick_withdrawal_create(
+            merchant=self.merchant(request),
+            source=Trade.Source.SELF,
+            recipient=Recipient(trade_url=order.trade_url),
+            order=order,
+        )
+        return Response(trade_json(trade))
 
 
-class ClientQuickWithdrawApi(ClientApiView, QuickWithdrawApi):
+class ClientQuickWithdrawApi(ClientApiView):
+    """The cheapest listings of one item up to a price, bought for the token's own account."""
+
     rate_limit = Limited(
         "client.trading.withdraw.quick", CLIENT_TRADE, shared="client.trading.withdraw"
     )
     operation_id = "clientQuickWithdraw"
     body_serializer = QuickWithdrawIn
-    source = Trade.Source.CLIENT
     doc = OperationDoc(
         summary="Buy the cheapest listings of an item for the client (quick withdrawal)",
         description=paragraphs(
@@ -294,7 +251,15 @@ class ClientQuickWithdrawApi(ClientApiView, QuickWithdrawApi):
         request=examples.QUICK_WITHDRAW_REQUEST,
         response=examples.QUICK_WITHDRAWAL,
     )
-    errors = (*QuickWithdrawApi.errors, "WITHDRAW_IN_PROGRESS")
+    errors = (*QUICK_WITHDRAW_ERRORS, "WITHDRAW_IN_PROGRESS")
 
-    def recipient(self, request: Request, body: dict[str, Any]) -> Recipient:
-        return client_recipient(self.caller(request))
+    @extend_schema(tags=["withdrawals"], responses=TradeOut)
+    def post(self, request: Request) -> Response:
+        order: QuickOrder = self.parse_body(request)
+        trade = quick_withdrawal_create(
+            merchant=self.merchant(request),
+            source=Trade.Source.CLIENT,
+            recipient=client_recipient(self.caller(request)),
+            order=order,
+        )
+        return Response(trade_json(trade))

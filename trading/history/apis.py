@@ -1,5 +1,7 @@
 """Trade history for merchants (self trades) and clients (their own trades)."""
 
+from typing import Any
+
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -7,24 +9,24 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
 from core.errors import DomainError
+from merchants.models import Merchant
 from merchants.ratelimits import CLIENT_TRADES, SECURE_TRADES, Limited
-from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading import examples
-from trading.models import Trade
-from trading.representations import TradeOrTrades, TradeOut, TradePageOut, trade_json
-from trading.selectors.trades import (
+from merchants.views import ClientApiView, MerchantApiView
+from trading.history import examples
+from trading.history.inputs import TradesQueryIn
+from trading.history.selectors import (
     MAX_REFS,
     MAX_REFS_LENGTH,
     TradeFilter,
-    client_trade_scope,
     client_trades,
     merchant_self_trades,
-    trade_get,
     trade_refs_parse,
-    trades_by_refs,
     trades_page,
 )
-from trading.serializers import TradesQueryIn
+from trading.history.shapes import TradeOrTrades, TradePageOut, trade_page_json
+from trading.models import Trade
+from trading.trades.selectors import client_trade_scope, trade_get, trades_by_refs
+from trading.trades.shapes import TradeOut, trade_json
 
 TRADE_PAGE = """
     {whose} trades of one game (`game`, 730 by default), newest first, deposits and withdrawals
@@ -35,23 +37,15 @@ TRADE_PAGE = """
 """
 
 
-class TradesApi(CallerApiView):
-    """A page of trades, newest first: ``GET /secure/trades`` (the merchant's self trades) and
-    ``GET /client/trades`` (the token's own)."""
-
-    query_serializer = TradesQueryIn
-
-    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
-        raise NotImplementedError
-
-    @extend_schema(tags=["trades"], responses=TradePageOut)
-    def get(self, request: Request) -> Response:
-        query = self.parse_query(request)
-        where = self.trades(request, game=int(query["game"]), type=query.get("type"))
-        return Response(trades_page(where=where, cursor=query.get("cursor"), limit=query["limit"]))
+def trade_page(query: dict[str, Any], where: TradeFilter) -> Response:
+    """The page ``query`` asks for of the trades ``where`` selects."""
+    page = trades_page(where=where, cursor=query.get("cursor"), limit=query["limit"])
+    return Response(trade_page_json(page))
 
 
-class SecureTradesApi(MerchantApiView, TradesApi):
+class SecureTradesApi(MerchantApiView):
+    """A page of the merchant's self trades, newest first."""
+
     rate_limit = Limited("secure.trades.list", SECURE_TRADES, shared="secure.trades")
     operation_id = "listSecureTrades"
     doc = OperationDoc(
@@ -64,11 +58,20 @@ class SecureTradesApi(MerchantApiView, TradesApi):
         response=examples.SECURE_TRADE_PAGE,
     )
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
-        return merchant_self_trades(merchant=self.merchant(request), game=game, type=type)
+    query_serializer = TradesQueryIn
+
+    @extend_schema(tags=["trades"], responses=TradePageOut)
+    def get(self, request: Request) -> Response:
+        query = self.parse_query(request)
+        where = merchant_self_trades(
+            merchant=self.merchant(request), game=int(query["game"]), type=query.get("type")
+        )
+        return trade_page(query, where)
 
 
-class ClientTradesApi(ClientApiView, TradesApi):
+class ClientTradesApi(ClientApiView):
+    """A page of the token's own trades, newest first."""
+
     rate_limit = Limited("client.trades.list", CLIENT_TRADES, shared="client.trades")
     operation_id = "listClientTrades"
     doc = OperationDoc(
@@ -80,31 +83,37 @@ class ClientTradesApi(ClientApiView, TradesApi):
         response=examples.CLIENT_TRADE_PAGE,
     )
 
-    def trades(self, request: Request, *, game: int, type: str | None) -> TradeFilter:
+    query_serializer = TradesQueryIn
+
+    @extend_schema(tags=["trades"], responses=TradePageOut)
+    def get(self, request: Request) -> Response:
+        query = self.parse_query(request)
         caller = self.caller(request)
-        return client_trades(
-            merchant=caller.merchant, platform_id=caller.platform_id, game=game, type=type
+        where = client_trades(
+            merchant=caller.merchant,
+            platform_id=caller.platform_id,
+            game=int(query["game"]),
+            type=query.get("type"),
         )
+        return trade_page(query, where)
 
 
-class TradeApi(CallerApiView):
-    """One trade by its id or externalId: ``GET /secure/trades/{tradeId}`` (the merchant's self
-    trades; comma-separated refs answer the array of those found) and ``GET
-    /client/trades/{id}`` (the token's own)."""
-
-    errors = ("TRADE_NOT_FOUND",)
-
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        raise NotImplementedError
-
-    def trade(self, request: Request, ref: str) -> Response:
-        trade = trade_get(scope=self.scope(request), ref=ref)
-        if trade is None:
-            raise DomainError("TRADE_NOT_FOUND")
-        return Response(trade_json(trade, list(trade.items.all())))
+def trade_found(scope: QuerySet[Trade], ref: str) -> Response:
+    """The trade of ``scope`` whose id or externalId is ``ref``, or TRADE_NOT_FOUND."""
+    trade = trade_get(scope=scope, ref=ref)
+    if trade is None:
+        raise DomainError("TRADE_NOT_FOUND")
+    return Response(trade_json(trade, list(trade.items.all())))
 
 
-class SecureTradeApi(MerchantApiView, TradeApi):
+def self_trade_scope(merchant: Merchant) -> QuerySet[Trade]:
+    """A merchant looks up its self trades here; its clients' trades count as missing."""
+    return Trade.objects.filter(merchant=merchant, source=Trade.Source.SELF)
+
+
+class SecureTradeApi(MerchantApiView):
+    """Self trades by id or externalId; comma-separated refs answer the array of those found."""
+
     rate_limit = Limited("secure.trades.get", SECURE_TRADES, shared="secure.trades")
     operation_id = "getSecureTrade"
     doc = OperationDoc(
@@ -118,12 +127,11 @@ class SecureTradeApi(MerchantApiView, TradeApi):
             order asked; refs that match nothing are left out without an error. More than 100
             refs are refused with `VALIDATION_FAILED`.
         """,
-        parameters={"tradeId": examples.SELF_BUY["externalId"]},
-        response=examples.SELF_BUY_IN_HOLD,
+        parameters={"tradeId": examples.SELF_TRADE_REF},
+        response=examples.SELF_TRADE_FOUND,
     )
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return Trade.objects.filter(merchant=self.merchant(request), source=Trade.Source.SELF)
+    errors = ("TRADE_NOT_FOUND",)
 
     @extend_schema(
         tags=["trades"],
@@ -145,13 +153,16 @@ class SecureTradeApi(MerchantApiView, TradeApi):
     )
     def get(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
         refs = trade_refs_parse(raw=tradeId)
+        scope = self_trade_scope(self.merchant(request))
         if len(refs) == 1:
-            return self.trade(request, tradeId)
-        trades = trades_by_refs(scope=self.scope(request), refs=refs)
+            return trade_found(scope, tradeId)
+        trades = trades_by_refs(scope=scope, refs=refs)
         return Response([trade_json(trade, list(trade.items.all())) for trade in trades])
 
 
-class ClientTradeApi(ClientApiView, TradeApi):
+class ClientTradeApi(ClientApiView):
+    """One of the token's own trades by its id or externalId."""
+
     rate_limit = Limited("client.trades.get", CLIENT_TRADES, shared="client.trades")
     operation_id = "getClientTrade"
     doc = OperationDoc(
@@ -163,13 +174,11 @@ class ClientTradeApi(ClientApiView, TradeApi):
             trade of another account or another merchant answers `TRADE_NOT_FOUND`, as one that
             does not exist.
         """,
-        parameters={"id": examples.CLIENT_WITHDRAWAL["id"]},
-        response=examples.CLIENT_WITHDRAWAL_LATER,
+        parameters={"id": examples.CLIENT_TRADE_ID},
+        response=examples.CLIENT_TRADE_FOUND,
     )
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        caller = self.caller(request)
-        return client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
+    errors = ("TRADE_NOT_FOUND",)
 
     @extend_schema(
         tags=["trades"],
@@ -179,4 +188,6 @@ class ClientTradeApi(ClientApiView, TradeApi):
         responses=TradeOut,
     )
     def get(self, request: Request, id: str) -> Response:
-        return self.trade(request, id)
+        caller = self.caller(request)
+        scope = client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
+        return trade_found(scope, id)

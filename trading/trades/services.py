@@ -1,18 +1,24 @@
 """The trade state machine shared by withdrawals and deposits: legal item moves, the derived
 trade status, the audit trail and one webhook per change, all in the caller's transaction."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
 from typing import Any
+
+from django.db import IntegrityError, transaction
 
 from core import clock
 from core.context import context_trade_set
+from core.db import atomic_retried
 from core.errors import DomainError
 from core.feed import feed_publish_on_commit
 from core.metrics import TRADE_MOVES, count_on_commit
+from merchants.models import Client, Merchant
 from merchants.webhooks.outbox import webhook_event_emit
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeEvent, TradeItem
-from trading.representations import trade_json
+from trading.trades.shapes import trade_json
 
 WITHDRAW_MOVES: dict[str, frozenset[str]] = {
     Status.INITIATED: frozenset({Status.PENDING, Status.FAILED}),
@@ -26,6 +32,9 @@ DEPOSIT_MOVES: dict[str, frozenset[str]] = {
     Status.ACTIVE: frozenset({Status.HOLD, Status.DECLINED, Status.CANCELED, Status.FAILED}),
     Status.HOLD: frozenset({Status.COMPLETED, Status.REVERTED}),
 }
+
+
+EXTERNAL_ID_CONSTRAINT = "trade_external_id_per_merchant"
 
 
 def items_listed_once_check(item_ids: Iterable[str]) -> None:
@@ -42,6 +51,79 @@ def items_listed_once_check(item_ids: Iterable[str]) -> None:
         seen.add(item_id)
 
 
+def external_id_unused_check(*, merchant: Merchant, external_id: str) -> None:
+    """A merchant's externalId names one trade of any kind: a used one is refused before anything
+    is fetched (and by the database when the trade is stored, ``trade_store``)."""
+    if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
+        raise DomainError("EXTERNAL_ID_EXISTS")
+
+
+def violated_constraint(exc: IntegrityError) -> str:
+    """The name of the constraint PostgreSQL refused a write by ("" when the database does not
+    say: SQLite names the columns instead)."""
+    diag = getattr(exc.__cause__, "diag", None)
+    return getattr(diag, "constraint_name", None) or ""
+
+
+def trade_total(rows: Iterable[TradeItem]) -> Decimal:
+    """What a new trade's rows come to: above zero, else INVALID_AMOUNT."""
+    total = sum((row.price * row.amount for row in rows), Decimal("0.00"))
+    if total <= 0:
+        raise DomainError("INVALID_AMOUNT")
+    return total
+
+
+def trade_draft(
+    *,
+    merchant: Merchant,
+    type: str,
+    source: str,
+    game: int,
+    external_id: str,
+    client: Client | None,
+    platform_id: str,
+    trade_url: str,
+    external_client_user_id: str,
+    rows: list[TradeItem],
+    total: Decimal,
+    now: datetime,
+    **fields: Any,
+) -> Trade:
+    """A new trade of ``rows`` with the platform account it trades with, not yet saved; the rows
+    numbered and pointing at it. ``fields``: what only this kind of trade sets."""
+    trade = Trade(
+        merchant=merchant,
+        client=client,
+        type=type,
+        source=source,
+        game=game,
+        external_id=external_id,
+        client_platform_id=platform_id,
+        client_trade_url=trade_url,
+        external_client_user_id=external_client_user_id,
+        total_price=total,
+        created_at=now,
+        updated_at=now,
+        **fields,
+    )
+    for position, row in enumerate(rows):
+        row.trade = trade
+        row.position = position
+        row.updated_at = now
+    return trade
+
+
+def trade_store(write: Callable[[], Trade]) -> Trade:
+    """Run ``write`` (which stores a new trade) in a transaction, again on a conflict; an
+    externalId taken meanwhile by a concurrent request answers EXTERNAL_ID_EXISTS."""
+    try:
+        return atomic_retried(write)
+    except IntegrityError as exc:
+        if violated_constraint(exc) == EXTERNAL_ID_CONSTRAINT:
+            raise DomainError("EXTERNAL_ID_EXISTS") from exc
+        raise
+
+
 def derived_status(items: Iterable[TradeItem]) -> str:
     """The least advanced in-flight status; once all are terminal, the first by precedence."""
     statuses = {item.status for item in items}
@@ -52,6 +134,28 @@ def derived_status(items: Iterable[TradeItem]) -> str:
         if status in statuses:
             return status
     return Status.FAILED
+
+
+HOLD_BATCH = 200
+
+
+def trade_holds_end(*, type: str, end: Callable[[Trade, list[TradeItem], datetime], int]) -> int:
+    """The hold sweep of a kind of trade: each trade of ``type`` with an item whose hold has
+    ended (a batch at a time) is locked in its own transaction and handed to ``end``, which
+    completes what is due at that time and counts it. A second worker running the same sweep
+    finds nothing left (the moves re-read under the lock)."""
+    now = clock.now()
+    trade_ids = (
+        TradeItem.objects.filter(status=Status.HOLD, hold_end_date__lte=now, trade__type=type)
+        .values_list("trade_id", flat=True)
+        .distinct()[:HOLD_BATCH]
+    )
+    ended = 0
+    for trade_id in trade_ids:
+        with transaction.atomic():
+            trade, items = trade_lock(trade_id=str(trade_id))
+            ended += end(trade, items, now)
+    return ended
 
 
 def trade_lock(*, trade_id: str) -> tuple[Trade, list[TradeItem]]:

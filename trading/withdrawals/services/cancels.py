@@ -14,10 +14,9 @@ from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeItem
-from trading.representations import CancelResult, CancelResultRow, ItemCancelResult
-from trading.selectors.trades import trade_get
-from trading.services.trades import trade_lock
-from trading.services.withdrawals import withdrawal_items_ended
+from trading.trades.selectors import trade_get
+from trading.trades.services import trade_lock
+from trading.withdrawals.services.lifecycle import withdrawal_items_ended
 
 MIN_AGE = timedelta(minutes=30)
 CANCELLABLE = (Status.PENDING, Status.ACTIVE)
@@ -25,20 +24,19 @@ CANCELLABLE = (Status.PENDING, Status.ACTIVE)
 
 @dataclass(frozen=True)
 class CancelRow:
+    """An item asked to be cancelled: accepted by the marketplace, or refused for ``reason``."""
+
     item: TradeItem
     accepted: bool
     reason: str = ""
 
-    def as_json(self) -> CancelResultRow:
-        body: CancelResultRow = {
-            "itemId": self.item.public_id,
-            "status": "cancelled" if self.accepted else "failed",
-        }
-        if self.item.external_id:
-            body["externalId"] = self.item.external_id
-        if self.reason:
-            body["reason"] = self.reason
-        return body
+
+@dataclass(frozen=True)
+class TradeCancel:
+    """A whole withdrawal's cancel: the items the marketplace considered, each with its answer."""
+
+    trade: Trade
+    rows: list[CancelRow]
 
 
 def _supported(trade: Trade, item: TradeItem) -> bool:
@@ -101,7 +99,7 @@ def _request(trade: Trade, items: list[TradeItem], actor: str, *, min_age: bool)
 
 def withdrawal_cancel(
     *, scope: QuerySet[Trade], trade_ref: str, self_only: bool, actor: str
-) -> CancelResult:
+) -> TradeCancel:
     """Every still-cancellable item of a withdrawal; a partial result is still a result."""
     found = _find(scope, trade_ref, self_only=self_only)
     with transaction.atomic():
@@ -113,19 +111,14 @@ def withdrawal_cancel(
             i for i in supported if i.status in CANCELLABLE and i.cancel_requested_at is None
         ]
         rows = _request(trade, considered, actor, min_age=True)
-    return {
-        "tradeId": str(trade.id),
-        "requested": len(rows),
-        "cancelled": sum(row.accepted for row in rows),
-        "failed": sum(not row.accepted for row in rows),
-        "items": [row.as_json() for row in rows],
-    }
+    return TradeCancel(trade=trade, rows=rows)
 
 
 def withdrawal_item_cancel(
     *, scope: QuerySet[Trade], trade_ref: str, item_ref: str, self_only: bool, actor: str
-) -> ItemCancelResult:
-    """One item, by its id or externalId; every refusal is an error."""
+) -> tuple[Trade, TradeItem]:
+    """One item, by its id or externalId; every refusal is an error. Returns the trade and the
+    item whose cancel was accepted."""
     found = _find(scope, trade_ref, self_only=self_only)
     with transaction.atomic():
         trade, items = trade_lock(trade_id=str(found.id))
@@ -148,14 +141,7 @@ def withdrawal_item_cancel(
         (row,) = _request(trade, [item], actor, min_age=True)
     if not row.accepted:
         raise DomainError(row.reason)
-    result: ItemCancelResult = {
-        "tradeId": str(trade.id),
-        "itemId": item.public_id,
-        "status": "cancelled",
-    }
-    if item.external_id:
-        result["externalId"] = item.external_id
-    return result
+    return trade, item
 
 
 def withdrawal_cancels_complete(*, trade_id: str) -> int:

@@ -1,19 +1,18 @@
-"""Trade history: keyset pages (newest first) and lookups by id or externalId."""
+"""Trade history: keyset pages of trades (newest first) and the refs of a lookup by id or
+externalId."""
 
 import re
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
 
 from django.db import connections
-from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 
 from core.db import ModelRows, replica_reads
 from core.errors import validation_error
 from merchants.models import Merchant
-from trading.models import IN_FLIGHT, Status, Trade, TradeItem
-from trading.representations import TradePageOut, trade_json
-from wallet.selectors import LockHolding
+from trading.models import Trade, TradeItem
 
 MAX_REFS = 100
 # The whole path parameter of ``GET /secure/trades/{tradeId}``, as the document bounds it: 100
@@ -40,12 +39,6 @@ def _decode_cursor(cursor: str) -> tuple[datetime, uuid.UUID]:
     return _EPOCH + int(micros) * _MICROSECOND, uuid.UUID(trade_id)
 
 
-def _with_items(rows: QuerySet[Trade]) -> QuerySet[Trade]:
-    return rows.select_related("merchant").prefetch_related(
-        Prefetch("items", queryset=TradeItem.objects.order_by("position"))
-    )
-
-
 # The trades a page lists: field names and the value each of its trades has.
 TradeFilter = dict[str, object]
 _TRADES = ModelRows(Trade)
@@ -70,7 +63,16 @@ def _page_sql(fields: tuple[str, ...], after_cursor: bool) -> str:
     )
 
 
-def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradePageOut:
+@dataclass(frozen=True)
+class TradePage:
+    """Trades newest first, each with its items in position order, and where the next page
+    starts (None: this is the last)."""
+
+    trades: list[tuple[Trade, list[TradeItem]]]
+    next_cursor: str | None
+
+
+def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradePage:
     fields = tuple(sorted(where))
     params = [_TRADES.param(name, where[name]) for name in fields]
     if cursor:
@@ -81,8 +83,8 @@ def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradeP
     with replica_reads() as alias, connections[alias].cursor() as db:
         db.execute(_page_sql(fields, bool(cursor)), [*params, limit + 1])
         rows = db.fetchall()
-    # Rendered from the rows' values (named tuples with the models' attribute names), not from
-    # model instances: building 20 trades and their items cost more than the query.
+    # Records of the rows' values (named tuples with the models' attribute names), not model
+    # instances: building 20 trades and their items cost more than the query.
     trade_record, item_record, width = _TRADES.recorder(), _ITEMS.recorder(), _TRADES.width
     page: list[Trade] = []
     items: dict[uuid.UUID, list[TradeItem]] = {}
@@ -96,22 +98,15 @@ def trades_page(*, where: TradeFilter, cursor: str | None, limit: int) -> TradeP
             items[page[-1].id].append(item_record(row[width:]))
     more = len(page) > limit
     page = page[:limit]
-    return {
-        "items": [trade_json(trade, items[trade.id]) for trade in page],
-        "nextCursor": _encode_cursor(page[-1]) if more and page else None,
-    }
+    return TradePage(
+        trades=[(trade, items[trade.id]) for trade in page],
+        next_cursor=_encode_cursor(page[-1]) if more and page else None,
+    )
 
 
 def merchant_self_trades(*, merchant: Merchant, game: int, type: str | None) -> TradeFilter:
     where: TradeFilter = {"merchant": merchant.pk, "source": Trade.Source.SELF, "game": game}
     return {**where, "type": type} if type else where
-
-
-def client_trade_scope(*, merchant: Merchant, platform_id: str) -> QuerySet[Trade]:
-    """A client sees its own trades with this merchant, nothing else."""
-    return Trade.objects.filter(
-        merchant=merchant, source=Trade.Source.CLIENT, client_platform_id=platform_id
-    )
 
 
 def client_trades(
@@ -127,16 +122,6 @@ def client_trades(
     return {**where, "type": type} if type else where
 
 
-def _ref_filter(refs: list[str]) -> Q:
-    ids = []
-    for ref in refs:
-        try:
-            ids.append(uuid.UUID(ref))
-        except ValueError:
-            continue
-    return Q(id__in=ids) | Q(external_id__in=[ref for ref in refs if ref])
-
-
 def trade_refs_parse(*, raw: str) -> list[str]:
     """The refs of a ``tradeId`` path parameter (comma-separated), within the bounds the document
     gives it, or VALIDATION_FAILED: a parameter the document refuses is refused, not looked up."""
@@ -146,62 +131,3 @@ def trade_refs_parse(*, raw: str) -> list[str]:
     if len(refs) > MAX_REFS:
         raise validation_error({"tradeId": f"At most {MAX_REFS} refs."})
     return refs
-
-
-def trades_by_refs(*, scope: QuerySet[Trade], refs: list[str]) -> list[Trade]:
-    """Trades of ``scope`` whose id or externalId is among ``refs``, in the order asked."""
-    found = list(_with_items(scope.filter(_ref_filter(refs))))
-    order: dict[str, int] = {}
-    for n, ref in enumerate(refs):
-        order.setdefault(ref, n)  # a ref asked twice keeps its first place
-    return sorted(
-        found,
-        key=lambda t: min(order.get(str(t.id), MAX_REFS), order.get(t.external_id, MAX_REFS)),
-    )
-
-
-def trade_get(*, scope: QuerySet[Trade], ref: str) -> Trade | None:
-    matches = trades_by_refs(scope=scope, refs=[ref])
-    return matches[0] if matches else None
-
-
-def withdrawal_locks() -> LockHolding:
-    """What withdrawal items keep locked; ended items must keep nothing."""
-    held = (
-        TradeItem.objects.filter(trade__type=Trade.Type.WITHDRAW, locked__gt=0)
-        .values("trade__merchant_id")
-        .annotate(total=Sum("locked"))
-    )
-    stale = TradeItem.objects.filter(
-        trade__type=Trade.Type.WITHDRAW,
-        locked__gt=0,
-        status__in=[
-            Status.COMPLETED,
-            Status.FAILED,
-            Status.CANCELED,
-            Status.DECLINED,
-            Status.REVERTED,
-        ],
-    ).values_list("trade_id", "public_id", "status", "locked")[:100]
-    return LockHolding(
-        by_merchant={str(row["trade__merchant_id"]): row["total"] for row in held},
-        stale=[f"trade {t} item {i} is {s} but holds {amount}" for t, i, s, amount in stale],
-    )
-
-
-def trades_in_flight_counts() -> dict[tuple[str, str], int]:
-    """Trades not yet finished, per (type, status), every pair present (0 when none). An
-    index-only count over ``trade_in_flight`` (a partial index of those trades only), so its
-    cost follows the trades in flight, not the history."""
-    counts: dict[tuple[str, str], int] = {
-        (kind, str(status)): 0 for kind in Trade.Type.values for status in IN_FLIGHT
-    }
-    rows = (
-        Trade.objects.filter(status__in=IN_FLIGHT)
-        .values_list("type", "status")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
-    for kind, status, n in rows:
-        counts[(kind, status)] = n
-    return counts

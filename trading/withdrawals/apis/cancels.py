@@ -1,7 +1,5 @@
 """Cancels of withdrawal items: whole trades and single items, for merchants and clients."""
 
-from typing import ClassVar
-
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -11,35 +9,65 @@ from config.api.docs import OperationDoc, paragraphs
 from merchants.authentication import ClientCaller
 from merchants.models import Merchant
 from merchants.ratelimits import SECURE_CANCEL, Limited
-from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading import examples
-from trading.models import Trade
-from trading.representations import CancelResult, ItemCancelResult
-from trading.selectors.trades import client_trade_scope
-from trading.services.cancels import withdrawal_cancel, withdrawal_item_cancel
+from merchants.views import ClientApiView, MerchantApiView
+from trading.models import Trade, TradeItem
+from trading.trades.selectors import client_trade_scope
+from trading.withdrawals import examples
+from trading.withdrawals.services.cancels import (
+    CancelRow,
+    TradeCancel,
+    withdrawal_cancel,
+    withdrawal_item_cancel,
+)
+from trading.withdrawals.shapes import CancelResult, CancelResultRow, ItemCancelResult
 
 TRADE_ID = OpenApiParameter("tradeId", str, OpenApiParameter.PATH, description="id or externalId")
 ITEM_ID = OpenApiParameter("itemId", str, OpenApiParameter.PATH, description="id or externalId")
 
 
-class CancelApi(CallerApiView):
-    """What a cancel may touch: a merchant cancels its self trades (a client's trade answers
-    FORBIDDEN), a client its own trades."""
-
-    #: Who asks, as the trade's history records it.
-    actor: ClassVar[str]
-    self_only: ClassVar[bool]
-
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        raise NotImplementedError
-
-
 def merchant_scope(merchant: Merchant) -> QuerySet[Trade]:
+    """A merchant cancels its self trades; a client's trade is found, and answers FORBIDDEN."""
     return Trade.objects.filter(merchant=merchant)
 
 
 def client_scope(caller: ClientCaller) -> QuerySet[Trade]:
+    """A client cancels its own trades."""
     return client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
+
+
+# The answers, built from what the cancel services return.
+def cancel_row_json(row: CancelRow) -> CancelResultRow:
+    body: CancelResultRow = {
+        "itemId": row.item.public_id,
+        "status": "cancelled" if row.accepted else "failed",
+    }
+    if row.item.external_id:
+        body["externalId"] = row.item.external_id
+    if row.reason:
+        body["reason"] = row.reason
+    return body
+
+
+def cancel_result_json(cancel: TradeCancel) -> CancelResult:
+    rows = cancel.rows
+    return {
+        "tradeId": str(cancel.trade.id),
+        "requested": len(rows),
+        "cancelled": sum(row.accepted for row in rows),
+        "failed": sum(not row.accepted for row in rows),
+        "items": [cancel_row_json(row) for row in rows],
+    }
+
+
+def item_cancel_json(trade: Trade, item: TradeItem) -> ItemCancelResult:
+    body: ItemCancelResult = {
+        "tradeId": str(trade.id),
+        "itemId": item.public_id,
+        "status": "cancelled",
+    }
+    if item.external_id:
+        body["externalId"] = item.external_id
+    return body
 
 
 CANCEL_RULES = """
@@ -73,23 +101,12 @@ ONE_ITEM = """
 """
 
 
-class TradeCancelApi(CancelApi):
-    """Every still-cancellable item of a withdrawal: ``POST /secure/buy/{tradeId}/cancel`` and
-    ``POST /client/trading/withdraw/{tradeId}/cancel``."""
-
-    errors: ClassVar[tuple[str, ...]] = (
-        "TRADE_NOT_CANCELLABLE",
-        "TRADE_CANCEL_UNSUPPORTED",
-        "ITEM_NOT_FOUND",
-        "TRANSACTION_CONFLICT",
-    )
-
-    @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
-    def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
-        result = withdrawal_cancel(
-            scope=self.scope(request), trade_ref=tradeId, self_only=self.self_only, actor=self.actor
-        )
-        return Response(result)
+CANCEL_ERRORS = (
+    "TRADE_NOT_CANCELLABLE",
+    "TRADE_CANCEL_UNSUPPORTED",
+    "ITEM_NOT_FOUND",
+    "TRANSACTION_CONFLICT",
+)
 
 
 SELF_ONLY = """
@@ -98,10 +115,12 @@ SELF_ONLY = """
 """
 
 
-class SecureBuyCancelApi(MerchantApiView, TradeCancelApi):
+class SecureBuyCancelApi(MerchantApiView):
+    """Every still-cancellable item of a self withdrawal."""
+
     rate_limit = Limited("secure.buy.cancel", SECURE_CANCEL)
     operation_id = "secureBuyCancel"
-    errors = (*TradeCancelApi.errors, "FORBIDDEN")
+    errors = (*CANCEL_ERRORS, "FORBIDDEN")
     doc = OperationDoc(
         summary="Cancel a self withdrawal's undelivered items",
         description=paragraphs(
@@ -112,14 +131,21 @@ class SecureBuyCancelApi(MerchantApiView, TradeCancelApi):
         parameters={"tradeId": examples.SELF_BUY["id"]},
         response=examples.SELF_TRADE_CANCEL,
     )
-    actor = "merchant"
-    self_only = True
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return merchant_scope(self.merchant(request))
+    @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
+    def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
+        cancel = withdrawal_cancel(
+            scope=merchant_scope(self.merchant(request)),
+            trade_ref=tradeId,
+            self_only=True,
+            actor="merchant",
+        )
+        return Response(cancel_result_json(cancel))
 
 
-class ClientWithdrawCancelApi(ClientApiView, TradeCancelApi):
+class ClientWithdrawCancelApi(ClientApiView):
+    """Every still-cancellable item of one of the token's withdrawals."""
+
     rate_limit = Limited(
         "client.trading.withdraw.cancel", SECURE_CANCEL, shared="client.trading.cancel"
     )
@@ -133,36 +159,28 @@ class ClientWithdrawCancelApi(ClientApiView, TradeCancelApi):
         parameters={"tradeId": examples.CLIENT_WITHDRAWAL["externalId"]},
         response=examples.CLIENT_TRADE_CANCEL,
     )
-    actor = "client"
-    self_only = False
+    errors = CANCEL_ERRORS
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return client_scope(self.caller(request))
-
-
-class ItemCancelApi(CancelApi):
-    """One item of a withdrawal, by its id or externalId: ``POST
-    /secure/buy/{tradeId}/items/{itemId}/cancel`` and ``POST
-    /client/trading/withdraw/{tradeId}/items/{itemId}/cancel``."""
-
-    errors: ClassVar[tuple[str, ...]] = (*TradeCancelApi.errors, "TRADE_CANCEL_TOO_SOON")
-
-    @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
-    def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
-        result = withdrawal_item_cancel(
-            scope=self.scope(request),
+    @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
+    def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
+        cancel = withdrawal_cancel(
+            scope=client_scope(self.caller(request)),
             trade_ref=tradeId,
-            item_ref=itemId,
-            self_only=self.self_only,
-            actor=self.actor,
+            self_only=False,
+            actor="client",
         )
-        return Response(result)
+        return Response(cancel_result_json(cancel))
 
 
-class SecureBuyItemCancelApi(MerchantApiView, ItemCancelApi):
+ITEM_CANCEL_ERRORS = (*CANCEL_ERRORS, "TRADE_CANCEL_TOO_SOON")
+
+
+class SecureBuyItemCancelApi(MerchantApiView):
+    """One item of a self withdrawal, by its id or externalId."""
+
     rate_limit = Limited("secure.buy.item_cancel", SECURE_CANCEL, shared="secure.buy.cancel")
     operation_id = "secureBuyItemCancel"
-    errors = (*ItemCancelApi.errors, "FORBIDDEN")
+    errors = (*ITEM_CANCEL_ERRORS, "FORBIDDEN")
     doc = OperationDoc(
         summary="Cancel one item of a self withdrawal",
         description=paragraphs(
@@ -173,14 +191,22 @@ class SecureBuyItemCancelApi(MerchantApiView, ItemCancelApi):
         parameters={"tradeId": examples.SELF_BUY["externalId"], "itemId": "line-1"},
         response=examples.SELF_ITEM_CANCEL,
     )
-    actor = "merchant"
-    self_only = True
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return merchant_scope(self.merchant(request))
+    @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
+    def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
+        trade, item = withdrawal_item_cancel(
+            scope=merchant_scope(self.merchant(request)),
+            trade_ref=tradeId,
+            item_ref=itemId,
+            self_only=True,
+            actor="merchant",
+        )
+        return Response(item_cancel_json(trade, item))
 
 
-class ClientWithdrawItemCancelApi(ClientApiView, ItemCancelApi):
+class ClientWithdrawItemCancelApi(ClientApiView):
+    """One item of one of the token's withdrawals, by its id or externalId."""
+
     rate_limit = Limited(
         "client.trading.withdraw.item_cancel", SECURE_CANCEL, shared="client.trading.cancel"
     )
@@ -197,8 +223,15 @@ class ClientWithdrawItemCancelApi(ClientApiView, ItemCancelApi):
         },
         response=examples.CLIENT_ITEM_CANCEL,
     )
-    actor = "client"
-    self_only = False
+    errors = ITEM_CANCEL_ERRORS
 
-    def scope(self, request: Request) -> QuerySet[Trade]:
-        return client_scope(self.caller(request))
+    @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
+    def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
+        trade, item = withdrawal_item_cancel(
+            scope=client_scope(self.caller(request)),
+            trade_ref=tradeId,
+            item_ref=itemId,
+            self_only=False,
+            actor="client",
+        )
+        return Response(item_cancel_json(trade, item))

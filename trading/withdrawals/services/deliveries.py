@@ -29,11 +29,14 @@ from trading.platform.base import (
     PlatformError,
     TradeOffer,
 )
-from trading.representations import bot_info_json
-from trading.services.handover import ARRIVAL_LOOK_EVERY
-from trading.services.offers import delivery_offer_key
-from trading.services.trades import trade_lock
-from trading.services.withdrawals import withdrawal_items_delivered, withdrawal_items_ended
+from trading.trades.offer_keys import delivery_offer_key
+from trading.trades.services import trade_lock
+from trading.trades.shapes import bot_info_json
+from trading.withdrawals.services.handover import ARRIVAL_LOOK_EVERY
+from trading.withdrawals.services.lifecycle import (
+    withdrawal_items_delivered,
+    withdrawal_items_ended,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """What the purchase side tells about withdrawal items one of our bots hands to the recipient
 (``BotDelivery`` rows): the item is bought and held by a bot (own stock) or on its way to one
 (a supplier that delivers to our bot), it arrived, or it will never be handed over. Each is
-written in the caller's transaction; ``trading.services.deliveries`` sends the offers."""
+written in the caller's transaction; ``deliveries`` sends the offers."""
 
 from datetime import timedelta
 

@@ -1,6 +1,7 @@
 """Quick withdrawals: the cheapest listings of an item at or below a per-unit ceiling."""
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
 
 from django.db import transaction
@@ -17,44 +18,51 @@ from trading.marketplace.base import (
 )
 from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
-from trading.representations import catalog_details
 from trading.selectors.market import catalog_item_resolve
-from trading.services.handover import bot_delivery_expect
-from trading.services.trades import Move, trade_apply, trade_lock
-from trading.services.withdrawals import (
+from trading.trades.services import Move, external_id_unused_check, trade_apply, trade_lock
+from trading.trades.shapes import catalog_details
+from trading.withdrawals.services.create import (
     Recipient,
-    external_id_check,
     recipient_check,
-    refund_item,
     withdrawal_store,
 )
+from trading.withdrawals.services.handover import bot_delivery_expect
+from trading.withdrawals.services.lifecycle import refund_item
 from wallet.services import wallet_release
 
 
+@dataclass(frozen=True)
+class QuickOrder:
+    """What a quick withdrawal buys: ``amount`` units of one catalog item (``item_id``, or
+    without one its exact ``market_hash_name``) at ``max_price`` a unit at most, fee-inclusive.
+    ``external_ids`` name the units in order (units past its end have none); ``trade_url``: the
+    recipient's, when the order names one (a self buy)."""
+
+    item_id: str | None
+    market_hash_name: str | None
+    max_price: Decimal
+    amount: int
+    delivery: str
+    phase: str
+    game: int
+    external_id: str = ""
+    external_ids: list[str] = field(default_factory=list)
+    trade_url: str = ""
+
+
 def quick_withdrawal_create(
-    *,
-    merchant: Merchant,
-    source: str,
-    recipient: Recipient,
-    item_id: str | None,
-    market_hash_name: str | None,
-    max_price: Decimal,
-    amount: int,
-    delivery: str,
-    phase: str,
-    game: int,
-    external_id: str = "",
-    external_ids: list[str] | None = None,
+    *, merchant: Merchant, source: str, recipient: Recipient, order: QuickOrder
 ) -> Trade:
-    """One placeholder row per unit at the ceiling; the worst case is locked. The item is named
-    by its catalog id or, without one, by its exact market hash name. ``external_ids`` name the
-    units in order (units past its end have none): more of them than units is 8."""
-    unit_ids = list(external_ids or [])
+    """One placeholder row per unit at the ceiling; the worst case is locked. More externalIds
+    than units is 8."""
+    amount, delivery, phase, game = order.amount, order.delivery, order.phase, order.game
+    external_id, max_price = order.external_id, order.max_price
+    unit_ids = list(order.external_ids)
     if len(unit_ids) > amount:
         raise DomainError(
             "TOO_MANY_ITEMS", f"{len(unit_ids)} externalIds for {amount} units: one per unit."
         )
-    item = catalog_item_resolve(item_id=item_id, market_hash_name=market_hash_name)
+    item = catalog_item_resolve(item_id=order.item_id, market_hash_name=order.market_hash_name)
     if item is None:
         raise DomainError("LISTING_NOT_FOUND", "No catalog item by that id or name.")
     if game != CS_GAME or item.game != CS_GAME:
@@ -64,7 +72,7 @@ def quick_withdrawal_create(
     ceiling = sourcing_ceiling(max_price, merchant.withdraw_fee_rate)
     if ceiling <= 0:
         raise DomainError("INVALID_AMOUNT", "maxPrice leaves nothing once the fee is backed out.")
-    external_id_check(merchant, external_id)
+    external_id_unused_check(merchant=merchant, external_id=external_id)
     platform_id = recipient_check(merchant=merchant, trade_url=recipient.trade_url)
     # Fee-inclusive prices are whole cents, so no unit can cost more than maxPrice rounded down
     # to the cent: that is each row's worst-case lock (a fraction of a cent cannot be locked).
