@@ -4,9 +4,10 @@ their operations' schemas."""
 
 from crypto import examples as crypto
 from trading import examples as trading
+from trading.trades.examples import CLIENT_PLATFORM_ID
 
 PLATFORM_USER_REQUEST = {
-    "platformId": trading.CLIENT_PLATFORM_ID,
+    "platformId": CLIENT_PLATFORM_ID,
     "escrowDays": 0,
     "inventory": [
         {"marketHashName": "AK-47 | Redline (Factory New)", "wear": 0.25},
@@ -15,7 +16,7 @@ PLATFORM_USER_REQUEST = {
     ],
 }
 
-PLATFORM_USER = {"platformId": trading.CLIENT_PLATFORM_ID, "configured": True}
+PLATFORM_USER = {"platformId": CLIENT_PLATFORM_ID, "configured": True}
 
 
 FLEET_DEGRADED = {

@@ -40,7 +40,6 @@ from merchants.services import ClientData, client_authenticate
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from sandbox.services.seeding import sandbox_seed
 from tests.factories import make_actor, platform_id, trade_url
-from trading.apis.catalog import MarketSearchApi
 from trading.apis.withdrawals import WithdrawApi
 from wallet.apis import WalletBalanceApi
 
@@ -146,7 +145,7 @@ def test_operations_are_not_described_by_their_base_views(openapi):
     # carry." (MerchantApiView's note to developers), and a pair's base view would speak too.
     notes = {
         inspect.cleandoc(base.__doc__)
-        for base in (CallerApiView, MerchantApiView, ClientApiView, MarketSearchApi, WithdrawApi)
+        for base in (CallerApiView, MerchantApiView, ClientApiView, WithdrawApi)
     }
     descriptions = {
         operation.get("description", "")

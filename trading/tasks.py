@@ -4,6 +4,7 @@ from celery import shared_task
 
 from config.celery import enqueue
 from core.handoffs import handoff_follow, handoff_register
+from trading.deposits.services.offers import deposit_offer_send
 from trading.marketplace.suppliers.clients import supplier_names
 from trading.services.cancels import (
     withdrawal_auto_cancels_due,
@@ -11,7 +12,6 @@ from trading.services.cancels import (
     withdrawal_cancels_pending,
 )
 from trading.services.deliveries import withdrawal_deliveries_due, withdrawal_deliveries_send
-from trading.services.deposits import deposit_offer_send
 from trading.services.fulfilment import withdrawal_fulfil
 from trading.services.offers import offer_pollers, offers_poll
 from trading.services.suppliers import (

@@ -1,27 +1,27 @@
 from django.urls import path
 
+from trading.accounts.apis import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
 from trading.apis.cancels import (
     ClientWithdrawCancelApi,
     ClientWithdrawItemCancelApi,
     SecureBuyCancelApi,
     SecureBuyItemCancelApi,
 )
-from trading.apis.catalog import (
-    ClientMarketApi,
-    ClientMarketItemApi,
-    ClientSuggestionsApi,
-    PricesApi,
-    SecureMarketApi,
-    SecureMarketItemApi,
-)
-from trading.apis.deposits import ClientDepositApi, SecureSellApi
-from trading.apis.inventory import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
 from trading.apis.trades import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
 from trading.apis.withdrawals import (
     ClientQuickWithdrawApi,
     ClientWithdrawApi,
     SecureBuyApi,
     SecureQuickBuyApi,
+)
+from trading.deposits.apis import ClientDepositApi, SecureSellApi
+from trading.market.apis import (
+    ClientMarketApi,
+    ClientMarketItemApi,
+    ClientSuggestionsApi,
+    PricesApi,
+    SecureMarketApi,
+    SecureMarketItemApi,
 )
 
 urlpatterns = [

@@ -6,15 +6,15 @@ from django.db import transaction
 
 from core.errors import DomainError
 from merchants.models import Merchant
-from trading.models import Status, Trade, TradeItem
-from trading.selectors.trades import trade_get
-from trading.services.deposits import (
+from trading.deposits.services.offers import deposit_offer_send
+from trading.deposits.services.outcomes import (
     deposit_accepted,
     deposit_completed,
     deposit_ended,
-    deposit_offer_send,
     deposit_reversed,
 )
+from trading.models import Status, Trade, TradeItem
+from trading.selectors.trades import trade_get
 from trading.services.trades import trade_lock
 from trading.services.withdrawals import (
     withdrawal_items_accepted,

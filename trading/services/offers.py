@@ -9,16 +9,12 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from core import clock
+from trading.deposits.services.offers import deposit_offer_sent
+from trading.deposits.services.outcomes import deposit_accepted, deposit_ended, deposit_reversed
 from trading.models import Status, Trade, TradeEvent, TradeItem
 from trading.platform import get_platform
 from trading.platform.base import OfferEvent, OfferUpdate, PlatformError, TradeOffer
 from trading.representations import bot_info_json
-from trading.services.deposits import (
-    deposit_accepted,
-    deposit_ended,
-    deposit_offer_sent,
-    deposit_reversed,
-)
 from trading.services.trades import trade_lock
 from trading.services.withdrawals import (
     withdrawal_items_accepted,

@@ -14,6 +14,8 @@ from core.handoffs import handoff_on_commit
 from merchants.models import Client, Merchant
 from merchants.tradeurls import trade_url_platform_id
 from merchants.webhooks.outbox import Approval
+from trading.accounts.selectors.inventory import inventory_cache_forget
+from trading.accounts.selectors.tradeurls import trade_url_check
 from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing
@@ -21,9 +23,7 @@ from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
 from trading.platform.base import TradeUrlState
 from trading.pricing import CENT, fee_inclusive
 from trading.representations import BotInfoOut, catalog_details
-from trading.selectors.inventory import inventory_cache_forget
 from trading.selectors.switches import game_settings_get
-from trading.selectors.tradeurls import trade_url_check
 from trading.services.handover import bot_delivery_expect
 from trading.services.trades import (
     Move,

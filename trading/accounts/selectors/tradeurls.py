@@ -10,6 +10,7 @@ from django.core.cache import cache
 from core import clock
 from merchants.models import Merchant
 from merchants.tradeurls import trade_url_platform_id
+from trading.accounts.shapes import TradeUrlCheckOut, trade_url_check_json
 from trading.platform import get_platform
 from trading.platform.base import (
     TRANSIENT_STATES,
@@ -19,7 +20,6 @@ from trading.platform.base import (
     PlatformUser,
     TradeUrlState,
 )
-from trading.representations import TradeUrlCheckOut, trade_url_check_json
 
 
 def _key(merchant: Merchant, url: str, platform_id: str) -> str:
