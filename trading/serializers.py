@@ -1,4 +1,4 @@
-"""Query and body parsing for the catalog, market, inventory and trade URL endpoints."""
+"""Query and body parsing of the withdrawal, quick withdrawal and trade history endpoints."""
 
 from django.core.validators import RegexValidator
 from rest_framework import serializers

@@ -21,7 +21,7 @@ from trading.platform import get_platform
 from trading.platform.base import STATE_MESSAGES, PlatformError, TradeUrlState
 
 
-def deposit_guard_key(merchant: Merchant, platform_id: str) -> str:
+def deposit_guard_key(*, merchant: Merchant, platform_id: str) -> str:
     return f"deposit-guard:{merchant.pk}:{platform_id}"
 
 
@@ -63,7 +63,7 @@ def deposit_owner_check(
         )
 
 
-def deposit_busy_item_ids(platform_id: str, held: dict[str, int]) -> list[str]:
+def deposit_busy_item_ids(*, platform_id: str, held: dict[str, int]) -> list[str]:
     """Items every unit of which is already in a live deposit (the one rule of a busy asset)."""
     return sorted(set(held) - set(deposit_free_units(platform_id=platform_id, held=held)))
 

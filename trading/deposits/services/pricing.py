@@ -23,7 +23,7 @@ MAX_UNITS_PER_ASSET = 1
 
 
 def deposit_items_price(
-    merchant: Merchant, platform_id: str, game: int, items: list[DepositItem]
+    *, merchant: Merchant, platform_id: str, game: int, items: list[DepositItem]
 ) -> list[tuple[DepositItem, DepositQuote]]:
     """Each item against the owner's inventory and the merchant's current offer."""
     assets = inventory_assets(merchant=merchant, platform_id=platform_id, game=game)
@@ -34,7 +34,9 @@ def deposit_items_price(
         raise items_refused(
             "ITEMS_UNAVAILABLE", missing, f"Not in the inventory: {', '.join(missing)}."
         )
-    busy = deposit_busy_item_ids(platform_id, {i: quotes[i].asset.amount for i in ids})
+    busy = deposit_busy_item_ids(
+        platform_id=platform_id, held={i: quotes[i].asset.amount for i in ids}
+    )
     if busy:
         raise assets_busy(busy)
     refused = [i for i in ids if quotes[i].refusal and quotes[i].refusal != Refusal.OVERSTOCKED]
@@ -79,7 +81,7 @@ def _overstocked(items: list[DepositItem], quotes: dict[str, DepositQuote]) -> l
 
 
 def deposit_credit_plan(
-    merchant: Merchant, source: str, client: Client | None, is_instant: bool, value: Decimal
+    *, merchant: Merchant, source: str, client: Client | None, is_instant: bool, value: Decimal
 ) -> dict[str, object]:
     """preCredit, pendingCredit and the collateral split, fixed at creation, in cents as they
     are stored (so the created trade reads as it will be read back)."""

@@ -64,7 +64,9 @@ def deposit_create(
         game=game,
         trade_url=depositor.trade_url,
     )
-    priced = deposit_items_price(merchant, depositor.platform_id, game, items)
+    priced = deposit_items_price(
+        merchant=merchant, platform_id=depositor.platform_id, game=game, items=items
+    )
     held = {item.item_id: quote.asset.amount for item, quote in priced}
     rows = [
         TradeItem(
@@ -93,7 +95,7 @@ def deposit_create(
         if constraint_violated(exc, Trade, EXTERNAL_ID_TAKEN):
             raise DomainError("EXTERNAL_ID_EXISTS") from exc
         if constraint_violated(exc, TradeItem, ASSET_UNIT_TAKEN):
-            busy = deposit_busy_item_ids(depositor.platform_id, held)
+            busy = deposit_busy_item_ids(platform_id=depositor.platform_id, held=held)
             raise assets_busy(busy or sorted(held)) from exc
         raise
     handoff_on_commit("trading.deposit_offer", str(trade.id))
@@ -138,7 +140,7 @@ def _deposit_store(
         if source == Trade.Source.CLIENT:
             # One person's deposits are stored one at a time: the guard and the collateral are
             # re-read under the lock. Fixed order: account, identity, then the owner's assets.
-            advisory_lock(deposit_guard_key(merchant, depositor.platform_id))
+            advisory_lock(deposit_guard_key(merchant=merchant, platform_id=depositor.platform_id))
             client = depositor.client
             if client is not None and client.kyc_hash:
                 advisory_lock(f"deposit-identity:{merchant.pk}:{client.kyc_hash}")
@@ -167,7 +169,13 @@ def _deposit_store(
             is_instant=is_instant,
             created_at=now,
             updated_at=now,
-            **deposit_credit_plan(merchant, source, depositor.client, is_instant, total),
+            **deposit_credit_plan(
+                merchant=merchant,
+                source=source,
+                client=depositor.client,
+                is_instant=is_instant,
+                value=total,
+            ),
         )
         for position, row in enumerate(rows):
             row.trade = trade
