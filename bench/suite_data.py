@@ -241,7 +241,7 @@ def price_books_warm(cast: Cast) -> None:
     ask after a deploy would: the scenario measures serving the book, not building it (a build
     of 50,000 items takes seconds; ``bench/README.md`` gives its time and memory)."""
     from merchants.models import Merchant
-    from trading.market.selectors.prices import price_book_get
+    from trading.market.rendered.prices import price_book_get
 
     for merchant in Merchant.objects.filter(pk__in=[r.id for r in cast.readers]):
         price_book_get(merchant=merchant, game=730)

@@ -20,9 +20,9 @@ from trading.games import CS_GAME, GAMES, PHASES
 from trading.selectors.trades import CURSOR_PATTERN
 from trading.trades.inputs import (
     MAX_ITEM_PRICE,
-    external_id,
-    game_body,
-    game_choice,
+    external_id_field,
+    game_body_field,
+    game_query_field,
 )
 
 
@@ -37,8 +37,8 @@ class WithdrawItemIn(StrictSerializer):
 # docstring is its component's description in the OpenAPI document.)
 class WithdrawIn(StrictSerializer):
     items = WithdrawItemIn(many=True)
-    game = game_body()
-    externalId = external_id()
+    game = game_body_field()
+    externalId = external_id_field()
     autoCancel = StrictIntegerField(
         min_value=30,
         max_value=720,
@@ -74,7 +74,7 @@ class TradesQueryIn(serializers.Serializer):
     )
     limit = QueryIntegerField(min_value=1, max_value=100, default=20)
     type = serializers.ChoiceField(choices=["deposit", "withdraw"], required=False)
-    game = game_choice()
+    game = game_query_field()
 
 
 class QuickWithdrawIn(StrictSerializer):
@@ -87,7 +87,7 @@ class QuickWithdrawIn(StrictSerializer):
     )
     phase = StrictChoiceField(choices=list(PHASES), required=False)
     game = GameField(games=GAMES, required=False, default=730)
-    externalId = external_id()
+    externalId = external_id_field()
     externalIds = UniqueListField(
         child=StrictCharField(min_length=1, max_length=128),
         max_length=200,

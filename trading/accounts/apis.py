@@ -17,7 +17,12 @@ from trading.accounts.selectors.inventory import (
     inventory_get,
 )
 from trading.accounts.selectors.tradeurls import trade_url_check
-from trading.accounts.shapes import InventoryOut, TradeUrlCheckOut, inventory_item_json
+from trading.accounts.shapes import (
+    InventoryOut,
+    TradeUrlCheckOut,
+    inventory_item_json,
+    trade_url_check_json,
+)
 from trading.trades.examples import OWNER_TRADE_URL
 
 INVENTORY = """
@@ -165,10 +170,9 @@ class CheckTradeUrlApi(MerchantApiView):
     @extend_schema(operation_id="checkTradeUrl", tags=["trade urls"], responses=TradeUrlCheckOut)
     def post(self, request: Request) -> Response:
         body = self.parse_body(request)
-        return Response(
-            trade_url_check(
-                merchant=self.merchant(request),
-                url=body["tradeurl"],
-                force_refresh=body["forceRefresh"],
-            )
+        user = trade_url_check(
+            merchant=self.merchant(request),
+            url=body["tradeurl"],
+            force_refresh=body["forceRefresh"],
         )
+        return Response(trade_url_check_json(user))

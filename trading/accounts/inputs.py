@@ -15,7 +15,7 @@ from config.api.serializers import (
 from merchants.tradeurls import TradeUrlValidator
 from trading.accounts.selectors.inventory import InventoryQuery, TradeUrlInventory
 from trading.marketplace.base import MarketSort
-from trading.trades.inputs import TrueFalseField, game_choice, page_number, usd
+from trading.trades.inputs import TrueFalseField, game_query_field, page_field, usd_field
 
 
 class InventoryLimitField(QueryIntegerField):
@@ -35,7 +35,7 @@ class InventoryLimitField(QueryIntegerField):
 
 
 class InventoryQueryIn(serializers.Serializer):
-    game = game_choice()
+    game = game_query_field()
     # DRF hands a default back as it is (never through to_internal_value): a bool, not "false".
     refresh = TrueFalseField(default=False, help_text="bypass the cache")
     acceptedOnly = TrueFalseField(default=False)
@@ -48,9 +48,9 @@ class InventoryQueryIn(serializers.Serializer):
         allow_blank=True,
         help_text="relevance, priceAsc, priceDesc, nameAsc or nameDesc; others are ignored",
     )
-    minPrice = usd()
-    maxPrice = usd()
-    page = page_number()
+    minPrice = usd_field()
+    maxPrice = usd_field()
+    page = page_field()
     limit = InventoryLimitField(default=50, help_text="-1 disables pagination")
 
     def validate_sort(self, value: str) -> MarketSort | None:

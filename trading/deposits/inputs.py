@@ -14,7 +14,7 @@ from config.api.serializers import (
     StrictSerializer,
 )
 from trading.deposits.services.order import DepositItem, DepositOrder, SelfSell
-from trading.trades.inputs import MAX_ITEM_PRICE, external_id, game_body
+from trading.trades.inputs import MAX_ITEM_PRICE, external_id_field, game_body_field
 
 
 class DepositItemIn(StrictSerializer):
@@ -31,8 +31,8 @@ class DepositItemIn(StrictSerializer):
 
 class ClientDepositIn(StrictSerializer):
     items = DepositItemIn(many=True)
-    game = game_body()
-    externalId = external_id()
+    game = game_body_field()
+    externalId = external_id_field()
     isInstant = StrictBooleanField(required=False, default=False)
 
     def run_validation(self, data: Any = empty) -> DepositOrder:

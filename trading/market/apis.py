@@ -10,14 +10,14 @@ from config.api.rendering import envelope_around
 from merchants.views import ClientApiView, MerchantApiView
 from trading.market import examples
 from trading.market.inputs import MarketItemQueryIn, MarketQueryIn, PricesQuery, SuggestionsQueryIn
-from trading.market.selectors.listings import (
+from trading.market.rendered.pages import (
     ItemSearch,
     MarketSearch,
     market_item_listings,
     market_search,
-    market_suggestions,
 )
-from trading.market.selectors.prices import price_book_get
+from trading.market.rendered.prices import price_book_get
+from trading.market.selectors.listings import market_suggestions
 from trading.market.shapes import (
     ListingOut,
     MarketPageOut,

@@ -1,5 +1,5 @@
 """Query parsing of the price book, market search, market item and suggestion endpoints: the
-market queries hand the view the selector's input (``trading.market.selectors.listings``)."""
+market queries hand the view the read's input (``trading.market.rendered.pages``)."""
 
 from decimal import Decimal
 from typing import Any
@@ -15,9 +15,9 @@ from config.api.serializers import (
     StrictCharField,
 )
 from trading.games import PHASES
-from trading.market.selectors.listings import ItemSearch, MarketSearch
+from trading.market.rendered.pages import ItemSearch, MarketSearch
 from trading.marketplace.base import MarketSort
-from trading.trades.inputs import game_choice, page_number, usd
+from trading.trades.inputs import game_query_field, page_field, usd_field
 
 
 class PricesQuery(serializers.Serializer):
@@ -32,7 +32,7 @@ class PricesQuery(serializers.Serializer):
 # A low bound above the high one (minPrice > maxPrice, floatMin > floatMax) is an empty range:
 # an empty page, not a refusal (the document cannot compare two parameters).
 class MarketQueryIn(serializers.Serializer):
-    game = game_choice()
+    game = game_query_field()
     search = StrictCharField(
         max_length=100,
         required=False,
@@ -43,9 +43,9 @@ class MarketQueryIn(serializers.Serializer):
     sort = serializers.ChoiceField(
         choices=[s.value for s in MarketSort], default=MarketSort.RELEVANCE.value
     )
-    minPrice = usd("fee-inclusive USD")
-    maxPrice = usd("fee-inclusive USD")
-    page = page_number()
+    minPrice = usd_field("fee-inclusive USD")
+    maxPrice = usd_field("fee-inclusive USD")
+    page = page_field()
     perPage = QueryIntegerField(min_value=1, max_value=1000, default=50)
 
     def run_validation(self, data: Any = empty) -> MarketSearch:
@@ -85,7 +85,7 @@ class MarketItemQueryIn(RuledSerializer):
         max_value=Decimal(1),
         required=False,
     )
-    page = page_number()
+    page = page_field()
     perPage = QueryIntegerField(min_value=1, max_value=100, default=50)
 
     rules = (AnyOfRequired(("itemId", "marketHashName")),)
@@ -106,4 +106,4 @@ class MarketItemQueryIn(RuledSerializer):
 
 class SuggestionsQueryIn(serializers.Serializer):
     q = StrictCharField(min_length=1, max_length=100)
-    game = game_choice()
+    game = game_query_field()

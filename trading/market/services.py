@@ -8,7 +8,7 @@ from typing import cast
 
 from core import clock
 from core.feed import feed_publish_on_commit
-from trading.market.selectors.listings import listings_render
+from trading.market.rendered.pages import listings_render
 from trading.market.shapes import (
     MarketPatchOut,
     MarketRemoveOut,

@@ -20,7 +20,7 @@ from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
-from trading.platform.base import TradeUrlState
+from trading.platform.base import STATE_MESSAGES, TradeUrlState
 from trading.pricing import CENT, fee_inclusive
 from trading.representations import BotInfoOut, catalog_details
 from trading.selectors.switches import game_settings_get
@@ -75,13 +75,13 @@ def recipient_check(*, merchant: Merchant, trade_url: str) -> str:
     if platform_id is None:
         raise DomainError("INVALID_TRADEURL")
     check = trade_url_check(merchant=merchant, url=trade_url, force_refresh=False)
-    state = check["state"]
+    state = check.state
     if state == TradeUrlState.USER_NOT_FOUND:
         raise DomainError("USER_NOT_FOUND")
     if state in (TradeUrlState.PLATFORM_UNAVAILABLE, TradeUrlState.UNKNOWN_ERROR):
         raise DomainError("PLATFORM_UNAVAILABLE")
     if state in REJECTED_STATES:
-        raise DomainError("INVALID_TRADEURL", check["message"])
+        raise DomainError("INVALID_TRADEURL", STATE_MESSAGES[state])
     return platform_id
 
 

@@ -1,4 +1,5 @@
-"""The input fields every trading flow parses alike: games, USD amounts, pages, externalId."""
+"""The fields every trading flow's input shares: the game (in a query string or a body), a
+trade's externalId, an item's price bound, USD bounds, pages and true/false in a query string."""
 
 from decimal import Decimal
 from typing import Any
@@ -10,24 +11,30 @@ from config.api.serializers import GameField, QueryDecimalField, QueryIntegerFie
 from trading.games import GAMES
 
 GAME_CHOICES = [str(game) for game in GAMES]
-MAX_USD = Decimal(100_000_000)
 MAX_ITEM_PRICE = Decimal(100_000)
 # A trade's externalId is also a ref of GET /secure/trades/{tradeId}, which reads a comma as a
 # list of refs (decisions section 7): one with a comma could never be found.
 EXTERNAL_ID = RegexValidator(r"\A[^,\x00]*\Z", "Must not contain a comma or NUL characters.")
 
 
-def external_id() -> StrictCharField:
+def external_id_field() -> StrictCharField:
     return StrictCharField(
         max_length=128, required=False, allow_blank=True, validators=[EXTERNAL_ID]
     )
 
 
-def game_choice(required: bool = False) -> serializers.ChoiceField:
+def game_query_field(required: bool = False) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=GAME_CHOICES, default="730", required=required)
 
 
-def usd(help_text: str | None = None) -> QueryDecimalField:
+def game_body_field(games: tuple[int, ...] = GAMES) -> GameField:
+    return GameField(games=games, required=False, default=730)
+
+
+MAX_USD = Decimal(100_000_000)
+
+
+def usd_field(help_text: str | None = None) -> QueryDecimalField:
     return QueryDecimalField(
         max_digits=None,
         decimal_places=None,
@@ -38,7 +45,7 @@ def usd(help_text: str | None = None) -> QueryDecimalField:
     )
 
 
-def page_number() -> QueryIntegerField:
+def page_field() -> QueryIntegerField:
     return QueryIntegerField(min_value=1, max_value=1_000_000, default=1)
 
 
@@ -54,7 +61,3 @@ class TrueFalseField(serializers.ChoiceField):
     def to_representation(self, value: Any) -> str:
         """``true`` or ``false``, as the query string has it (the OpenAPI shows the default)."""
         return "true" if value else "false"
-
-
-def game_body(games: tuple[int, ...] = GAMES) -> GameField:
-    return GameField(games=games, required=False, default=730)
