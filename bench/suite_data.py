@@ -227,7 +227,7 @@ def crypto_addresses_allocate(cast: Cast) -> None:
 def inventories_warm(cast: Cast) -> None:
     """Fetch each user's inventory once, as a user opening the deposit page would."""
     from merchants.models import Merchant
-    from trading.selectors.inventory import inventory_assets
+    from trading.accounts.selectors.inventory import inventory_assets
 
     merchants = {str(m.pk): m for m in Merchant.objects.filter(pk__in=[r.id for r in cast.readers])}
     for client in cast.clients:
@@ -241,7 +241,7 @@ def price_books_warm(cast: Cast) -> None:
     ask after a deploy would: the scenario measures serving the book, not building it (a build
     of 50,000 items takes seconds; ``bench/README.md`` gives its time and memory)."""
     from merchants.models import Merchant
-    from trading.selectors.prices import price_book_get
+    from trading.market.rendered.prices import price_book_get
 
     for merchant in Merchant.objects.filter(pk__in=[r.id for r in cast.readers]):
         price_book_get(merchant=merchant, game=730)
@@ -371,7 +371,7 @@ def deposit_lines(cast: Cast) -> list[Request]:
     price its merchant offers now; the first round goes through every client before the
     second starts. Warms the inventories."""
     from merchants.models import Merchant
-    from trading.selectors.inventory import deposit_quotes, inventory_assets
+    from trading.accounts.selectors.inventory import deposit_quotes, inventory_assets
 
     merchants = {
         str(m.pk): m for m in Merchant.objects.filter(pk__in=[d.id for d in cast.depositors])

@@ -12,8 +12,15 @@ from contextvars import ContextVar
 from copy import deepcopy
 from typing import Any, Generic, TypeVar
 
-from django.db import DEFAULT_DB_ALIAS, OperationalError, connection, connections, transaction
-from django.db.models import Field, Model
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    IntegrityError,
+    OperationalError,
+    connection,
+    connections,
+    transaction,
+)
+from django.db.models import BaseConstraint, Field, Model
 from django.db.models.expressions import Col
 
 from core.metrics import DB_POOL
@@ -259,6 +266,31 @@ def atomic_retried(work: Callable[[], T], *, attempts: int = CONFLICT_ATTEMPTS) 
                 raise
             logger.warning("transaction conflict (attempt %d of %d): %s", attempt, attempts, exc)
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def model_constraint(model: type[Model], name: str) -> BaseConstraint:
+    """One of ``model``'s Meta constraints, by name: a name the model does not declare (a typo,
+    a constraint renamed) fails where the module naming it is imported, not as a refusal that
+    silently stops being recognised."""
+    for constraint in model._meta.constraints:
+        if constraint.name == name:
+            return constraint
+    raise LookupError(f"{model.__name__} declares no constraint {name!r}")
+
+
+def constraint_violated(
+    exc: IntegrityError, model: type[Model], constraint: BaseConstraint
+) -> bool:
+    """Whether the database refused a write by ``constraint`` of ``model``. PostgreSQL names the
+    constraint (psycopg's diagnostics); SQLite (the quick start) names a unique constraint's
+    columns instead, which are derived here from the same constraint."""
+    diag = getattr(exc.__cause__, "diag", None)
+    if diag is not None:
+        return bool(diag.constraint_name == constraint.name)
+    columns = {field.name: field.column for field in model._meta.concrete_fields}
+    fields = getattr(constraint, "fields", ())
+    named = ", ".join(f"{model._meta.db_table}.{columns[field]}" for field in fields)
+    return bool(named) and f"UNIQUE constraint failed: {named}" in str(exc)
 
 
 def row_upsert(model: type[M], *, keys: dict[str, Any], values: dict[str, Any]) -> M:

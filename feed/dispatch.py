@@ -20,8 +20,8 @@ import orjson
 from core.json import dumps
 from core.metrics import FEED_DELIVERY_LATENCY
 from feed.sockets import FeedSocket, Registry
+from trading.market.shapes import market_item_priced, market_sync_json
 from trading.marketplace.base import Delivery
-from trading.representations import market_item_priced, market_sync_json
 
 logger = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ from feed.limits import SocketLimit
 from feed.packets import MAX_MESSAGE_BYTES, BoundedJson, FeedPacket
 from feed.sockets import FeedSocket, Registry
 from trading.games import GAMES
-from trading.representations import market_sync_json
+from trading.market.shapes import market_sync_json
 
 logger = logging.getLogger(__name__)
 

@@ -12,6 +12,7 @@ from core import clock
 from core.market_version import market_version_bump
 from sandbox.models import SandboxListing, SandboxPurchase
 from trading.games import CS_GAME
+from trading.market.services import market_listings_changed
 from trading.marketplace.base import (
     ItemListingsQuery,
     Listing,
@@ -21,7 +22,6 @@ from trading.marketplace.base import (
 )
 from trading.marketplace.listing_table import ListingTable
 from trading.platform.base import BotInfo
-from trading.services.market import market_listings_changed
 
 # First-game listings are UUIDs; second-game ones are compound: <catalog id>-<sequence>.
 RUST_LISTING_ID = re.compile(r"^\d+-\d{6}-\d{8}$")

@@ -41,8 +41,6 @@ from merchants.services import ClientData, client_authenticate
 from merchants.views import CallerApiView, ClientApiView, MerchantApiView
 from sandbox.services.seeding import sandbox_seed
 from tests.factories import make_actor, platform_id, trade_url
-from trading.apis.catalog import MarketSearchApi
-from trading.withdrawals.apis.withdraw import SecureBuyApi
 from wallet.apis import WalletBalanceApi
 
 SWAGGER_ASSETS = (
@@ -146,8 +144,7 @@ def test_operations_are_not_described_by_their_base_views(openapi):
     # merchant route said "``api-key`` header; ``required_scope`` names the scope the key must
     # carry." (MerchantApiView's note to developers), and a pair's base view would speak too.
     notes = {
-        inspect.cleandoc(base.__doc__)
-        for base in (CallerApiView, MerchantApiView, ClientApiView, MarketSearchApi, SecureBuyApi)
+        inspect.cleandoc(base.__doc__) for base in (CallerApiView, MerchantApiView, ClientApiView)
     }
     descriptions = {
         operation.get("description", "")

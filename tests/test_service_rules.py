@@ -9,8 +9,9 @@ import pytest
 
 from core.errors import DomainError
 from tests.factories import make_actor, trade_url
+from trading.deposits.services.order import DepositItem, DepositOrder
+from trading.deposits.services.store import self_sell_create
 from trading.models import Trade
-from trading.services.deposits import DepositItemIn, self_sell_create
 from trading.withdrawals.services.create import (
     Recipient,
     WithdrawalOrder,
@@ -83,8 +84,7 @@ def test_self_sell_checks_its_trade_url():
         lambda: self_sell_create(
             merchant=merchant,
             trade_url="https://example.com/not-a-trade-url",
-            items=[DepositItemIn(item_id="A1", price=Decimal("1.00"))],
-            game=730,
+            order=DepositOrder(items=[DepositItem(item_id="A1", price=Decimal("1.00"))], game=730),
         )
     )
     assert key == "INVALID_TRADEURL"

@@ -17,8 +17,7 @@ from merchants.webhooks.models import WebhookEvent
 from trading.games import GAMES, PHASES
 from trading.marketplace.base import Delivery as DeliveryChoices
 from trading.models import Trade
-from trading.representations import Phase
-from trading.trades.shapes import Delivery, Game, TradeSource, TradeType
+from trading.trades.shapes import Delivery, Game, Phase, TradeSource, TradeType
 
 
 @pytest.mark.parametrize(

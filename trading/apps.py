@@ -11,16 +11,16 @@ class TradingConfig(AppConfig):
             checks,  # noqa: F401 (warns about unconfigured outside systems)
             tasks,  # noqa: F401 (registers the hand-offs to workers)
         )
-        from trading.marketplace.suppliers.marketplace import LISTINGS_CHANGED
-        from trading.metrics import trades_metrics
-        from trading.selectors.deposits import (
+        from trading.deposits.selectors import (
             deposit_assets_shared,
             deposit_collateral_held,
             deposit_credits_doubled,
             deposit_escrow_held,
             deposit_provider_advances,
         )
-        from trading.services.market import market_listings_changed
+        from trading.market.services import market_listings_changed
+        from trading.marketplace.suppliers.marketplace import LISTINGS_CHANGED
+        from trading.metrics import trades_metrics
         from trading.withdrawals.selectors import withdrawal_locks
         from trading.withdrawals.services.lifecycle import (
             withdrawal_approval_resolve,

@@ -4,8 +4,8 @@ from celery import shared_task
 
 from config.celery import enqueue
 from core.handoffs import handoff_follow, handoff_register
+from trading.deposits.services.offers import deposit_offer_send
 from trading.marketplace.suppliers.clients import supplier_names
-from trading.services.deposits import deposit_offer_send
 from trading.services.offers import offer_pollers, offers_poll
 from trading.services.suppliers import (
     supplier_balances_check,

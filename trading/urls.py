@@ -1,6 +1,9 @@
 from django.urls import path
 
-from trading.apis.catalog import (
+from trading.accounts.apis import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
+from trading.deposits.apis import ClientDepositApi, SecureSellApi
+from trading.history.apis import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
+from trading.market.apis import (
     ClientMarketApi,
     ClientMarketItemApi,
     ClientSuggestionsApi,
@@ -8,9 +11,6 @@ from trading.apis.catalog import (
     SecureMarketApi,
     SecureMarketItemApi,
 )
-from trading.apis.deposits import ClientDepositApi, SecureSellApi
-from trading.apis.inventory import CheckTradeUrlApi, ClientInventoryApi, SecureInventoryApi
-from trading.history.apis import ClientTradeApi, ClientTradesApi, SecureTradeApi, SecureTradesApi
 from trading.withdrawals.apis.cancels import (
     ClientWithdrawCancelApi,
     ClientWithdrawItemCancelApi,

@@ -18,9 +18,9 @@ from sandbox.marketplace import listing_from_snapshot, listing_of, listing_snaps
 from sandbox.models import SandboxAutopilotState, SandboxListing
 from sandbox.services.trades import DEPOSIT_EVENTS, WITHDRAW_EVENTS, Handler, item_eligible
 from trading.games import CS_GAME
+from trading.market.services import market_listings_changed
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Trade, TradeItem
-from trading.services.market import market_listings_changed
 from trading.trades.services import trade_lock
 
 # In the order the world moves: each step takes the items an earlier step left. The bots' own

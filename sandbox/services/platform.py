@@ -12,8 +12,8 @@ from core.db import row_upsert
 from merchants.models import Merchant
 from sandbox.models import SandboxBot, SandboxBotState, SandboxPlatformUser
 from sandbox.platform import sandbox_fleet
-from trading.selectors.inventory import inventory_cache_forget
-from trading.selectors.tradeurls import trade_url_cache_forget
+from trading.accounts.selectors.inventory import inventory_cache_forget
+from trading.accounts.selectors.tradeurls import trade_url_cache_forget
 
 if TYPE_CHECKING:
     from sandbox.platform import FleetBot

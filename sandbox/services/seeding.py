@@ -16,8 +16,8 @@ from core.market_version import market_version_bump
 from sandbox.models import SandboxBot, SandboxListing
 from sandbox.names import EXTERIORS, CatalogEntry, catalog_entry, charm, stickers
 from trading.games import CS_GAME, GAMES, RUST_GAME
+from trading.market.services import market_resync
 from trading.models import CatalogItem, CatalogPhase
-from trading.services.market import market_resync
 
 CENT = Decimal("0.01")
 CS_SHARE = 0.7  # of items and of listings

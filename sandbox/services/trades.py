@@ -6,14 +6,14 @@ from django.db import transaction
 
 from core.errors import DomainError
 from merchants.models import Merchant
-from trading.models import Status, Trade, TradeItem
-from trading.services.deposits import (
+from trading.deposits.services.offers import deposit_offer_send
+from trading.deposits.services.outcomes import (
     deposit_accepted,
     deposit_completed,
     deposit_ended,
-    deposit_offer_send,
     deposit_reversed,
 )
+from trading.models import Status, Trade, TradeItem
 from trading.trades.selectors import trade_get
 from trading.trades.services import trade_lock
 from trading.withdrawals.services.lifecycle import (

@@ -10,8 +10,8 @@ from sandbox.models import (
     SandboxIdentityProviderState,
     SandboxPlatformUser,
 )
-from trading.selectors.inventory import inventory_cache_forget
-from trading.selectors.tradeurls import trade_url_cache_forget
+from trading.accounts.selectors.inventory import inventory_cache_forget
+from trading.accounts.selectors.tradeurls import trade_url_cache_forget
 
 # What the merchant's /sandbox/ helpers configured, one row per setting; without them the world
 # is its default (generated users, an online fleet, running chains, the provider and autopilot on).

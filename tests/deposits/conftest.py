@@ -17,8 +17,8 @@ from tests.factories import Actor, make_actor, platform_id, trade_url
 from tests.trading.factories import RUST, CatalogItemFactory, SandboxBotFactory
 from tests.withdrawals.conftest import Desk, client_headers, ok_data
 from tests.withdrawals.receiver import Receiver, receiver
+from trading.accounts.selectors.inventory import inventory_cache_forget
 from trading.models import CatalogItem
-from trading.selectors.inventory import inventory_cache_forget
 
 OWNER = 1
 OTHER = 2

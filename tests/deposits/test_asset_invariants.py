@@ -13,8 +13,8 @@ from django.db import connection
 
 from tests.deposits.conftest import ak_item, deposit, sell
 from tests.withdrawals.conftest import ok_data, sandbox_event
+from trading.deposits.services.store import ASSET_UNIT_TAKEN
 from trading.models import TradeItem
-from trading.selectors.deposits import ASSET_UNIT_LIVE
 from wallet.selectors import wallet_invariants_check
 
 pytestmark = pytest.mark.django_db
@@ -69,7 +69,7 @@ def test_an_asset_in_two_live_deposits_is_reported(desk, alice, owner):
     first = ok_data(deposit(desk, owner, ak_item(0)))["id"]
     second = ok_data(sell(desk, alice, ak_item(1)))["id"]
     with connection.cursor() as cursor:  # rolled back with the test
-        cursor.execute(f'DROP INDEX "{ASSET_UNIT_LIVE}"')
+        cursor.execute(f'DROP INDEX "{ASSET_UNIT_TAKEN.name}"')
     retarget(second, ak_item(0))
 
     problems = broken("assets in two live deposits")
@@ -113,7 +113,7 @@ def test_the_migration_leaves_an_asset_sold_twice_for_check_wallet(desk, alice, 
     first, second = credited(desk, alice, ak_item(0), ak_item(1), end=False)
     TradeItem.objects.filter(trade_id__in=[first, second]).update(asset_owner="")
     with connection.cursor() as cursor:
-        cursor.execute(f'DROP INDEX "{ASSET_UNIT_LIVE}"')
+        cursor.execute(f'DROP INDEX "{ASSET_UNIT_TAKEN.name}"')
     retarget(second, ak_item(0))
     migration = importlib.import_module("trading.migrations.0008_deposit_asset_live_unique")
 

@@ -128,7 +128,7 @@ def test_the_database_refuses_a_unit_the_lock_let_through(desk, alice, owner, mo
     """Should a path ever skip the lock, the partial unique index answers 19 all the same."""
     ok_data(sell(desk, alice, ak_item(0)))
     monkeypatch.setattr(
-        "trading.services.deposits.deposit_free_units",
+        "trading.deposits.services.store.deposit_free_units",
         lambda *, platform_id, held: dict.fromkeys(held, 0),
     )
 

@@ -11,8 +11,8 @@ from sandbox.services.autopilot import sandbox_autopilot_step
 from tests.deposits.conftest import ak_item, configure_owner, deposit, fleet
 from tests.factories import assert_error
 from tests.withdrawals.conftest import ok_data, sandbox_event, wallet_clean
+from trading.deposits.services.offers import deposit_offer_send
 from trading.models import Trade, TradeEvent
-from trading.services.deposits import deposit_offer_send
 from trading.services.sweeps import (
     deposit_offers_abandon,
     deposit_offers_due,

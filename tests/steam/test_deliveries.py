@@ -22,8 +22,8 @@ from tests.steam.recorded import Asset
 from tests.suppliers.conftest import DMARKET_BOT, suppliers  # noqa: F401 (fixture)
 from tests.suppliers.servers import Listing
 from tests.withdrawals.conftest import money, ok_data, service_money, wallet_clean
+from trading.accounts.selectors.tradeurls import trade_url_check
 from trading.models import BotDelivery, SupplierOrder, TradeEvent, TradeItem
-from trading.selectors.tradeurls import trade_url_check
 from trading.services.suppliers import supplier_listings_poll, supplier_orders_follow
 from trading.tasks import sweep_deliveries, sweep_holds
 from trading.withdrawals.services.deliveries import CLAIM, NOT_TRADABLE_YET

@@ -13,8 +13,8 @@ from sandbox.models import SandboxListing
 from tests.factories import assert_error, make_actor
 from tests.trading.factories import SandboxListingFactory
 from tests.trading.helpers import ok
-from trading.selectors import prices
-from trading.selectors.prices import MAX_AGE
+from trading.market.rendered import prices
+from trading.market.rendered.prices import MAX_AGE
 
 pytestmark = pytest.mark.django_db
 

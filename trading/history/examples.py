@@ -1,7 +1,7 @@
 """Example answers of trade history in the OpenAPI document: pages and single trades of the
 withdrawals' and deposits' stories."""
 
-from trading.examples import CLIENT_DEPOSIT, SELF_SELL
+from trading.deposits.examples import CLIENT_DEPOSIT, SELF_SELL
 from trading.withdrawals.examples import (
     CLIENT_WITHDRAWAL,
     CLIENT_WITHDRAWAL_LATER,

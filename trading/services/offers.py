@@ -8,15 +8,11 @@ import logging
 from django.db import transaction
 
 from core import clock
+from trading.deposits.services.offers import deposit_offer_sent
+from trading.deposits.services.outcomes import deposit_accepted, deposit_ended, deposit_reversed
 from trading.models import Status, Trade, TradeEvent, TradeItem
 from trading.platform import get_platform
 from trading.platform.base import OfferEvent, OfferUpdate, PlatformError, TradeOffer
-from trading.services.deposits import (
-    deposit_accepted,
-    deposit_ended,
-    deposit_offer_sent,
-    deposit_reversed,
-)
 from trading.trades.offer_keys import offer_owner
 from trading.trades.services import trade_lock
 from trading.trades.shapes import bot_info_json

@@ -13,6 +13,7 @@ from django.db import close_old_connections, transaction
 
 from core import clock
 from core.market_version import market_version_bump
+from trading.market.services import market_resync
 from trading.marketplace.base import PurchaseOutcomeUnknownError
 from trading.marketplace.suppliers.accounts import supplier_call, supplier_row, supplier_usable
 from trading.marketplace.suppliers.base import (
@@ -42,7 +43,6 @@ from trading.models import (
     Trade,
     TradeItem,
 )
-from trading.services.market import market_resync
 from trading.trades.services import trade_lock
 from trading.withdrawals.services.handover import bot_delivery_arrived, bot_delivery_ended
 from trading.withdrawals.services.lifecycle import (

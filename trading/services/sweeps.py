@@ -9,8 +9,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from core import clock
+from trading.deposits.services.outcomes import deposit_completed, deposit_ended
 from trading.models import Status, Trade, TradeItem
-from trading.services.deposits import deposit_completed, deposit_ended
 from trading.trades.services import trade_holds_end, trade_lock
 
 BATCH = 200

@@ -1,12 +1,13 @@
 """The fields every trading flow's input shares: the game (in a query string or a body), a
-trade's externalId, an item's price bound."""
+trade's externalId, an item's price bound, USD bounds, pages and true/false in a query string."""
 
 from decimal import Decimal
+from typing import Any
 
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from config.api.serializers import GameField, StrictCharField
+from config.api.serializers import GameField, QueryDecimalField, QueryIntegerField, StrictCharField
 from trading.games import GAMES
 
 GAME_CHOICES = [str(game) for game in GAMES]
@@ -28,3 +29,35 @@ def game_query_field(required: bool = False) -> serializers.ChoiceField:
 
 def game_body_field(games: tuple[int, ...] = GAMES) -> GameField:
     return GameField(games=games, required=False, default=730)
+
+
+MAX_USD = Decimal(100_000_000)
+
+
+def usd_field(help_text: str | None = None) -> QueryDecimalField:
+    return QueryDecimalField(
+        max_digits=None,
+        decimal_places=None,
+        min_value=Decimal(0),
+        max_value=MAX_USD,
+        required=False,
+        help_text=help_text,
+    )
+
+
+def page_field() -> QueryIntegerField:
+    return QueryIntegerField(min_value=1, max_value=1_000_000, default=1)
+
+
+class TrueFalseField(serializers.ChoiceField):
+    """Exactly ``true`` or ``false`` in a query string."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=["true", "false"], **kwargs)
+
+    def to_internal_value(self, data: Any) -> bool:  # type: ignore[override]
+        return bool(super().to_internal_value(data) == "true")
+
+    def to_representation(self, value: Any) -> str:
+        """``true`` or ``false``, as the query string has it (the OpenAPI shows the default)."""
+        return "true" if value else "false"

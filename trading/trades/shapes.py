@@ -4,7 +4,7 @@ fields are left out (``NotRequired``), not null."""
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from core.shapes import Uuid
 from trading.models import CatalogItem, Trade, TradeItem
@@ -14,6 +14,9 @@ Game = Literal["730", "252490"]
 Delivery = Literal["standard", "instant"]
 TradeType = Literal["deposit", "withdraw"]
 TradeSource = Literal["client", "self"]
+Phase = Literal[
+    "Phase 1", "Phase 2", "Phase 3", "Phase 4", "Ruby", "Sapphire", "Black Pearl", "Emerald"
+]
 
 
 class BotInfoOut(TypedDict):
@@ -174,3 +177,94 @@ def trade_json(trade: Trade, items: list[TradeItem] | None = None) -> TradeOut:
     if trade.auto_cancel_at:
         body["autoCancelAt"] = trade.auto_cancel_at
     return body
+
+
+# What a listing and an inventory item show of the item (the market's and the accounts' shapes).
+
+
+class StickerOut(TypedDict):
+    name: str
+    marketHashName: str
+    slot: int
+    wear: float
+    iconUrl: str
+
+
+class CharmOut(TypedDict):
+    name: str
+    marketHashName: str
+    iconUrl: str
+
+
+class DopplerOut(TypedDict):
+    name: Phase
+    paintIndex: int
+
+
+class ItemFields(TypedDict):
+    """What a listing and an inventory item both show."""
+
+    id: str
+    name: str
+    marketHashName: str
+    type: NotRequired[str]
+    iconUrl: NotRequired[str]
+    appid: int
+    tradable: bool
+    amount: int
+    marketPrice: Decimal
+    rarity: NotRequired[str]
+    color: NotRequired[str]
+    exterior: NotRequired[str]
+    wear: NotRequired[str]
+    paintSeed: NotRequired[int]
+    propId: NotRequired[str]
+    previewToken: NotRequired[str]
+    doppler: NotRequired[DopplerOut]
+    charm: NotRequired[CharmOut]
+    stickers: NotRequired[list[StickerOut]]
+
+
+def _sticker(raw: dict[str, Any]) -> StickerOut:
+    """A sticker as the platform or the marketplace gives it."""
+    return {
+        "name": raw["name"],
+        "marketHashName": raw["marketHashName"],
+        "slot": raw["slot"],
+        "wear": raw["wear"],
+        "iconUrl": raw["iconUrl"],
+    }
+
+
+def _charm(raw: dict[str, Any]) -> CharmOut:
+    return {"name": raw["name"], "marketHashName": raw["marketHashName"], "iconUrl": raw["iconUrl"]}
+
+
+def first_game_details(
+    body: ItemFields,
+    *,
+    exterior: str,
+    wear: Decimal | None,
+    paint_seed: int | None,
+    phase: str,
+    paint_index: int | None,
+    stickers: list[dict[str, Any]],
+    charm: dict[str, Any] | None,
+    prop_id: str,
+    preview_token: str,
+) -> None:
+    body["stickers"] = [_sticker(sticker) for sticker in stickers]
+    if exterior:
+        body["exterior"] = exterior
+    if wear is not None:
+        body["wear"] = f"{wear:.10f}".rstrip("0").rstrip(".") if wear else "0"
+    if paint_seed is not None:
+        body["paintSeed"] = paint_seed
+    if phase and paint_index is not None:
+        body["doppler"] = {"name": cast(Phase, phase), "paintIndex": paint_index}
+    if charm:
+        body["charm"] = _charm(charm)
+    if prop_id:
+        body["propId"] = prop_id
+    if preview_token:
+        body["previewToken"] = preview_token

@@ -11,13 +11,13 @@ from core import clock
 from core.errors import DomainError
 from merchants.models import Client, Merchant
 from merchants.tradeurls import trade_url_platform_id
+from trading.accounts.selectors.tradeurls import trade_url_check
 from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Trade, TradeItem
-from trading.platform.base import TradeUrlState
+from trading.platform.base import STATE_MESSAGES, TradeUrlState
 from trading.pricing import CENT, fee_inclusive
-from trading.selectors.tradeurls import trade_url_check
 from trading.trades.services import (
     external_id_unused_check,
     items_known,
@@ -85,13 +85,13 @@ def recipient_check(*, merchant: Merchant, trade_url: str) -> str:
     if platform_id is None:
         raise DomainError("INVALID_TRADEURL")
     check = trade_url_check(merchant=merchant, url=trade_url, force_refresh=False)
-    state = check["state"]
+    state = check.state
     if state == TradeUrlState.USER_NOT_FOUND:
         raise DomainError("USER_NOT_FOUND")
     if state in (TradeUrlState.PLATFORM_UNAVAILABLE, TradeUrlState.UNKNOWN_ERROR):
         raise DomainError("PLATFORM_UNAVAILABLE")
     if state in REJECTED_STATES:
-        raise DomainError("INVALID_TRADEURL", check["message"])
+        raise DomainError("INVALID_TRADEURL", STATE_MESSAGES[state])
     return platform_id
 
 

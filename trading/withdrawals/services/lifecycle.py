@@ -11,8 +11,8 @@ from core import clock
 from core.errors import DomainError
 from core.handoffs import handoff_on_commit
 from merchants.webhooks.outbox import Approval
+from trading.accounts.selectors.inventory import inventory_cache_forget
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
-from trading.selectors.inventory import inventory_cache_forget
 from trading.selectors.switches import game_settings_get
 from trading.trades.services import Move, trade_apply, trade_lock
 from trading.trades.shapes import BotInfoOut, catalog_details

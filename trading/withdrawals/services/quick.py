@@ -9,6 +9,7 @@ from django.db import transaction
 from core.errors import DomainError
 from merchants.models import Merchant
 from trading.games import CS_GAME
+from trading.market.selectors.listings import catalog_item_resolve
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import (
     Listing,
@@ -18,7 +19,6 @@ from trading.marketplace.base import (
 )
 from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
-from trading.selectors.market import catalog_item_resolve
 from trading.trades.services import Move, external_id_unused_check, trade_apply, trade_lock
 from trading.trades.shapes import catalog_details
 from trading.withdrawals.services.create import (

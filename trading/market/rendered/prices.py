@@ -28,11 +28,12 @@ from core.json import dumps
 from core.market_version import market_version
 from merchants.models import Merchant
 from trading.games import CS_GAME, PHASES
+from trading.market.shapes import PriceEntryOut, WithdrawPricesOut
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Delivery, PriceFloors
 from trading.models import CatalogItem, CatalogPhase
 from trading.pricing import deposit_price, fee_inclusive
-from trading.representations import Phase, PriceEntryOut, WithdrawPricesOut
+from trading.trades.shapes import Phase
 
 MAX_AGE = timedelta(seconds=30)
 BOOK_TTL = 24 * 3600

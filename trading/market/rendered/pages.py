@@ -1,27 +1,59 @@
-"""Market browsing: listings with the merchant's fee applied, one item's listings, suggestions;
-cached under the market version (``core.market_version``)."""
+"""Market pages: listings with the merchant's fee applied, and one item's listings, cached under
+the market version (``core.market_version``).
+
+These reads return API bodies, rendered and cached as JSON, which is why they are not selectors:
+the benchmarks (bench/README.md, "market search" and "market item") measured the cache read of
+a rendered page as the cost of these hot reads, so a page is rendered once per market version,
+fee and query rather than built from rows on every request."""
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 import orjson
 from django.core.cache import cache
-from django.db.models import Case, IntegerField, Value, When
 
 from core.db import replica_reads
 from core.json import dumps
 from core.market_version import market_version
 from merchants.models import Merchant
+from trading.market.selectors.listings import catalog_item_resolve
+from trading.market.shapes import ListingOut, MarketPageOut, listing_json
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import ItemListingsQuery, Listing, MarketQuery, MarketSort
 from trading.models import CatalogItem, CatalogPhase
 from trading.pricing import sourcing_ceiling, sourcing_floor
-from trading.representations import ListingOut, MarketPageOut, SuggestionOut, listing_json
 
-SUGGESTIONS_LIMIT = 20
 PAGE_TTL_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class MarketSearch:
+    """A page of the market; price bounds on the fee-inclusive price the merchant sees."""
+
+    game: int
+    search: str
+    sort: MarketSort
+    min_price: Decimal | None
+    max_price: Decimal | None
+    page: int
+    per_page: int
+
+
+@dataclass(frozen=True)
+class ItemSearch:
+    """A page of one catalog item's listings, named by ``item_id`` or ``market_hash_name``."""
+
+    item_id: str | None
+    market_hash_name: str | None
+    delivery: str  # "any", "standard" or "instant"
+    phase: str
+    float_min: Decimal | None
+    float_max: Decimal | None
+    page: int
+    per_page: int
 
 
 def listings_render(listings: list[Listing], *, fee_rate: Decimal) -> list[ListingOut]:
@@ -50,32 +82,27 @@ def listings_render(listings: list[Listing], *, fee_rate: Decimal) -> list[Listi
     ]
 
 
-def market_search(
-    *,
-    merchant: Merchant,
-    game: int,
-    search: str,
-    sort: MarketSort,
-    min_price: Decimal | None,
-    max_price: Decimal | None,
-    page: int,
-    per_page: int,
-) -> orjson.Fragment:
+def market_search(*, merchant: Merchant, search: MarketSearch) -> orjson.Fragment:
     """Price bounds are on the fee-inclusive price the merchant sees; they are turned into the
     exact sourcing-price bounds, so the marketplace filters on its own indexed column. Rendered
-    pages are cached for a few seconds per market version, fee and query."""
+    pages are cached for a few seconds per market version, fee and query (the measured hot
+    path: see the module's note)."""
     fee = merchant.withdraw_fee_rate
     market = get_marketplace()
 
     def page_json() -> MarketPageOut:
         query = MarketQuery(
-            game=game,
-            search=search,
-            sort=sort,
-            min_price=sourcing_floor(min_price, fee) if min_price is not None else None,
-            max_price=sourcing_ceiling(max_price, fee) if max_price is not None else None,
-            offset=(page - 1) * per_page,
-            limit=per_page,
+            game=search.game,
+            search=search.search,
+            sort=search.sort,
+            min_price=sourcing_floor(search.min_price, fee)
+            if search.min_price is not None
+            else None,
+            max_price=(
+                sourcing_ceiling(search.max_price, fee) if search.max_price is not None else None
+            ),
+            offset=(search.page - 1) * search.per_page,
+            limit=search.per_page,
         )
         listings, count = market.search(query)
         return {
@@ -83,58 +110,42 @@ def market_search(
             "count": count,
         }
 
-    shape = f"{fee}|{game}|{search.upper()}|{sort}|{min_price}|{max_price}|{page}|{per_page}"
+    shape = (
+        f"{fee}|{search.game}|{search.search.upper()}|{search.sort}|{search.min_price}"
+        f"|{search.max_price}|{search.page}|{search.per_page}"
+    )
     return _cached_page("market-page", shape, page_json)
 
 
-def catalog_item_resolve(
-    *, item_id: str | None, market_hash_name: str | None
-) -> CatalogItem | None:
-    """``itemId`` wins; ``marketHashName`` is an exact name."""
-    if item_id:
-        return CatalogItem.objects.filter(pk=item_id).first()
-    if market_hash_name:
-        return CatalogItem.objects.filter(market_hash_name=market_hash_name).first()
-    return None
-
-
-def market_item_listings(
-    *,
-    merchant: Merchant,
-    item_id: str | None,
-    market_hash_name: str | None,
-    delivery: str,
-    phase: str,
-    float_min: Decimal | None,
-    float_max: Decimal | None,
-    page: int,
-    per_page: int,
-) -> orjson.Fragment:
+def market_item_listings(*, merchant: Merchant, search: ItemSearch) -> orjson.Fragment:
     """Listings of one item, cheapest first. As in the contract, ``delivery`` filters the page
     after it is fetched, so a page may hold fewer than ``perPage`` listings. Cached like market
-    pages: per market version, fee and query."""
+    pages, rendered: per market version, fee and query."""
 
     def listings_json() -> list[ListingOut]:
-        item = catalog_item_resolve(item_id=item_id, market_hash_name=market_hash_name)
+        item = catalog_item_resolve(
+            item_id=search.item_id, market_hash_name=search.market_hash_name
+        )
         if item is None:
             return []
         listings = get_marketplace().item_listings(
             ItemListingsQuery(
                 catalog_id=item.id,
-                phase=phase,
-                float_min=float_min,
-                float_max=float_max,
-                offset=(page - 1) * per_page,
-                limit=per_page,
+                phase=search.phase,
+                float_min=search.float_min,
+                float_max=search.float_max,
+                offset=(search.page - 1) * search.per_page,
+                limit=search.per_page,
             )
         )
-        if delivery != "any":
-            listings = [listing for listing in listings if listing.delivery == delivery]
+        if search.delivery != "any":
+            listings = [listing for listing in listings if listing.delivery == search.delivery]
         return listings_render(listings, fee_rate=merchant.withdraw_fee_rate)
 
     shape = (
-        f"{merchant.withdraw_fee_rate}|{item_id}|{market_hash_name}|{delivery}|{phase}"
-        f"|{float_min}|{float_max}|{page}|{per_page}"
+        f"{merchant.withdraw_fee_rate}|{search.item_id}|{search.market_hash_name}"
+        f"|{search.delivery}|{search.phase}|{search.float_min}|{search.float_max}"
+        f"|{search.page}|{search.per_page}"
     )
     return _cached_page("market-item", shape, listings_json)
 
@@ -151,28 +162,3 @@ def _cached_page(kind: str, shape: str, render: Callable[[], Any]) -> orjson.Fra
         rendered = dumps(render())
     cache.set(key, rendered, timeout=PAGE_TTL_SECONDS)
     return orjson.Fragment(rendered)
-
-
-def market_suggestions(*, game: int, q: str) -> list[SuggestionOut]:
-    rank = Case(
-        When(market_hash_name__iexact=q, then=Value(0)),
-        When(market_hash_name__istartswith=q, then=Value(1)),
-        default=Value(2),
-        output_field=IntegerField(),
-    )
-    items = (
-        CatalogItem.objects.filter(game=game, market_hash_name__icontains=q)
-        .annotate(rank=rank)
-        .order_by("rank", "-popularity", "market_hash_name")[:SUGGESTIONS_LIMIT]
-    )
-    return [
-        {
-            "id": item.id,
-            "marketHashName": item.market_hash_name,
-            "iconUrl": item.icon_url,
-            "rarity": item.rarity,
-            "rarityColor": item.rarity_color,
-            "itemType": item.item_type,
-        }
-        for item in items
-    ]

@@ -1,7 +1,5 @@
 """Deposits: ``POST /secure/sell`` and ``POST /client/trading/deposit``."""
 
-from typing import Any, ClassVar
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -9,31 +7,13 @@ from rest_framework.response import Response
 from config.api.docs import OperationDoc, paragraphs
 from merchants.ratelimits import CLIENT_TRADE, SECURE_TRADE, Limited
 from merchants.selectors import client_get
-from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading import examples
+from merchants.views import ClientApiView, MerchantApiView
+from trading.deposits import examples
+from trading.deposits.inputs import ClientDepositIn, SecureSellIn
+from trading.deposits.services.order import Depositor, DepositOrder, SelfSell
+from trading.deposits.services.store import deposit_create, self_sell_create
 from trading.models import Trade
-from trading.serializers import ClientDepositIn, SecureSellIn
-from trading.services.deposits import (
-    DepositItemIn,
-    Depositor,
-    deposit_create,
-    self_sell_create,
-)
 from trading.trades.shapes import TradeOut, trade_json
-
-
-def deposit_order(body: dict[str, Any]) -> dict[str, Any]:
-    """What to deposit, from either route's body."""
-    return {
-        "items": [
-            DepositItemIn(item_id=entry["itemId"], price=entry["price"], amount=entry["amount"])
-            for entry in body["items"]
-        ],
-        "game": body["game"],
-        "external_id": body.get("externalId", ""),
-        "is_instant": body["isInstant"],
-    }
-
 
 DEPOSIT_LIFECYCLE = """
     **What happens next.** The trade starts `initiated`; the service's bot makes the trade offer
@@ -52,49 +32,41 @@ DEPOSIT_LIFECYCLE = """
 """
 
 
-class DepositApi(CallerApiView):
-    """An owner's items sold to the service: ``POST /secure/sell`` (the owner of ``tradeUrl``,
-    credited to the merchant) and ``POST /client/trading/deposit`` (the token's own items)."""
-
-    errors: ClassVar[tuple[str, ...]] = (
-        "EXTERNAL_ID_EXISTS",
-        "MISSING_ITEMS",
-        "INVENTORY_FETCH_FAILED",
-        "USER_NOT_TRADEABLE",
-        "TOO_MANY_ITEMS",
-        "ITEMS_UNAVAILABLE",
-        "ITEMS_NOT_ACCEPTED",
-        "ITEM_OVERSTOCKED",
-        "PRICE_CHANGED",
-        "INVALID_TRADEURL",
-        "INSUFFICIENT_ITEM_AMOUNT",
-        "EXCEEDS_MAX_AMOUNT",
-        "DEPOSIT_IN_PROGRESS",
-        "ESCROW_NOT_ALLOWED",
-        "INVENTORY_PRIVATE",
-        "PLATFORM_UNAVAILABLE",
-        "PLATFORM_RATE_LIMITED",
-        "USER_NOT_FOUND",
-        "NO_BOTS_AVAILABLE",
-        "FLEET_DEGRADED",
-        "DEPOSITS_PAUSED",
-        "INSTANT_DEPOSITS_DISABLED",
-        "TRANSACTION_CONFLICT",
-    )
-
-    def deposit(self, request: Request, body: dict[str, Any]) -> Trade:
-        raise NotImplementedError
-
-    @extend_schema(tags=["deposits"], responses=TradeOut)
-    def post(self, request: Request) -> Response:
-        trade = self.deposit(request, self.parse_body(request))
-        return Response(trade_json(trade))
+# What either deposit route may answer besides the generic errors.
+DEPOSIT_ERRORS = (
+    "EXTERNAL_ID_EXISTS",
+    "MISSING_ITEMS",
+    "INVENTORY_FETCH_FAILED",
+    "USER_NOT_TRADEABLE",
+    "TOO_MANY_ITEMS",
+    "ITEMS_UNAVAILABLE",
+    "ITEMS_NOT_ACCEPTED",
+    "ITEM_OVERSTOCKED",
+    "PRICE_CHANGED",
+    "INVALID_TRADEURL",
+    "INSUFFICIENT_ITEM_AMOUNT",
+    "EXCEEDS_MAX_AMOUNT",
+    "DEPOSIT_IN_PROGRESS",
+    "ESCROW_NOT_ALLOWED",
+    "INVENTORY_PRIVATE",
+    "PLATFORM_UNAVAILABLE",
+    "PLATFORM_RATE_LIMITED",
+    "USER_NOT_FOUND",
+    "NO_BOTS_AVAILABLE",
+    "FLEET_DEGRADED",
+    "DEPOSITS_PAUSED",
+    "INSTANT_DEPOSITS_DISABLED",
+    "TRANSACTION_CONFLICT",
+)
 
 
-class SecureSellApi(MerchantApiView, DepositApi):
+class SecureSellApi(MerchantApiView):
+    """The owner of ``tradeUrl``'s items sold to the service, credited to the merchant."""
+
     rate_limit = Limited("secure.sell", SECURE_TRADE)
     operation_id = "secureSell"
     body_serializer = SecureSellIn
+    errors = DEPOSIT_ERRORS
     doc = OperationDoc(
         summary="Sell an account's items to the service (self deposit)",
         description=paragraphs(
@@ -115,13 +87,18 @@ class SecureSellApi(MerchantApiView, DepositApi):
         error_details=examples.DEPOSIT_ERROR_DETAILS,
     )
 
-    def deposit(self, request: Request, body: dict[str, Any]) -> Trade:
-        return self_sell_create(
-            merchant=self.merchant(request), trade_url=body["tradeUrl"], **deposit_order(body)
+    @extend_schema(tags=["deposits"], responses=TradeOut)
+    def post(self, request: Request) -> Response:
+        sell: SelfSell = self.parse_body(request)
+        trade = self_sell_create(
+            merchant=self.merchant(request), trade_url=sell.trade_url, order=sell.order
         )
+        return Response(trade_json(trade))
 
 
-class ClientDepositApi(ClientApiView, DepositApi):
+class ClientDepositApi(ClientApiView):
+    """The token's own items sold to the service."""
+
     rate_limit = Limited("client.trading.deposit", CLIENT_TRADE)
     operation_id = "clientDeposit"
     body_serializer = ClientDepositIn
@@ -153,11 +130,13 @@ class ClientDepositApi(ClientApiView, DepositApi):
         error_details=examples.DEPOSIT_ERROR_DETAILS,
     )
     # The per-client guard: too many deposits of this client in flight.
-    errors = (*DepositApi.errors, "TOO_MANY_ACTIVE_TRADES")
+    errors = (*DEPOSIT_ERRORS, "TOO_MANY_ACTIVE_TRADES")
 
-    def deposit(self, request: Request, body: dict[str, Any]) -> Trade:
+    @extend_schema(tags=["deposits"], responses=TradeOut)
+    def post(self, request: Request) -> Response:
+        order: DepositOrder = self.parse_body(request)
         caller = self.caller(request)
-        return deposit_create(
+        trade = deposit_create(
             merchant=caller.merchant,
             source=Trade.Source.CLIENT,
             depositor=Depositor(
@@ -166,5 +145,6 @@ class ClientDepositApi(ClientApiView, DepositApi):
                 client=client_get(merchant=caller.merchant, platform_id=caller.platform_id),
                 external_client_user_id=caller.client_id or "",
             ),
-            **deposit_order(body),
+            order=order,
         )
+        return Response(trade_json(trade))

@@ -1,5 +1,5 @@
-"""Reads for deposits: the per-client guard, the client's instant-deposit collateral, the assets
-live deposits take, and what live deposits hold in the wallet (for the invariant check)."""
+"""Reads for deposits: the per-client guard, the assets live deposits take, and what live
+deposits hold in the wallet (for the invariant check)."""
 
 from collections import defaultdict
 from dataclasses import dataclass
@@ -8,23 +8,18 @@ from decimal import Decimal
 
 from django.db.models import Count, Q, QuerySet, Sum
 
-from merchants.models import Client, Merchant
+from merchants.models import Merchant
 from trading.models import IN_FLIGHT, Status, Trade, TradeEvent, TradeItem
-from trading.risk import RiskPolicy, client_collateral_limit
 
 # An active deposit (counted by the guard) is one not yet accepted (contract section 3).
 GUARDED_STATUSES = (Status.INITIATED, Status.PENDING, Status.ACTIVE)
 MAX_ACTIVE_DEPOSITS = 5
 MAX_RECENT_DEPOSITS = 10
 RECENT_WINDOW = timedelta(minutes=5)
-# Instant deposits hold collateral from creation until they end (not only in their hold), so two
-# deposits created together cannot both use the same collateral.
-EXPOSED_STATUSES = (Status.INITIATED, Status.PENDING, Status.ACTIVE, Status.HOLD)
 
 
 # A deposit takes its assets from creation until it ends, its hold included: a held asset is
 # not the owner's to give again. Each unit of a stack is taken on its own.
-ASSET_UNIT_LIVE = "deposit_asset_unit_live"  # the database's refusal of a unit taken twice
 FOREVER = datetime.max.replace(tzinfo=UTC)  # the end of a hold that has not ended
 
 
@@ -59,32 +54,6 @@ def deposit_guard_count(*, merchant: Merchant, platform_id: str, now: datetime) 
         recent=counts["recent"],
         window_frees_at=first + RECENT_WINDOW if first is not None else None,
     )
-
-
-def client_identity_group(*, client: Client) -> QuerySet[Client]:
-    """The platform accounts of one person within a merchant: those sharing a kycHash."""
-    if not client.kyc_hash:
-        return Client.objects.filter(pk=client.pk)
-    return Client.objects.filter(merchant_id=client.merchant_id, kyc_hash=client.kyc_hash)
-
-
-def client_collateral_exposure(*, client: Client) -> Decimal:
-    """What the provider already backs for this person's instant deposits."""
-    exposure: Decimal = Trade.objects.filter(
-        client__in=client_identity_group(client=client),
-        is_instant=True,
-        status__in=EXPOSED_STATUSES,
-    ).aggregate(total=Sum("collateral_provider", default=Decimal("0.00")))["total"]
-    return exposure
-
-
-def client_collateral_available(*, client: Client, merchant: Merchant, now: datetime) -> Decimal:
-    """The client's limit minus the exposure of its identity's instant deposits (never below 0).
-    The identity's exposures add up against one limit."""
-    limit = client_collateral_limit(
-        client=client, policy=RiskPolicy.for_merchant(merchant.risk_policy), now=now
-    )
-    return max(Decimal("0.00"), limit - client_collateral_exposure(client=client))
 
 
 def _held(rows: QuerySet[Trade], field: str) -> dict[str | None, Decimal]:

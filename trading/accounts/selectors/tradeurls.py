@@ -19,7 +19,6 @@ from trading.platform.base import (
     PlatformUser,
     TradeUrlState,
 )
-from trading.representations import TradeUrlCheckOut, trade_url_check_json
 
 
 def _key(merchant: Merchant, url: str, platform_id: str) -> str:
@@ -38,13 +37,13 @@ def trade_url_cache_forget(*, merchant: Merchant, platform_id: str) -> None:
     cache.incr(key)
 
 
-def trade_url_check(*, merchant: Merchant, url: str, force_refresh: bool) -> TradeUrlCheckOut:
+def trade_url_check(*, merchant: Merchant, url: str, force_refresh: bool) -> PlatformUser:
     """The URL must already match the trade URL pattern."""
     now = clock.now()
     platform_id = trade_url_platform_id(url)
     assert platform_id is not None
     key = _key(merchant, url, platform_id)
-    cached: tuple[datetime, TradeUrlCheckOut] | None = None if force_refresh else cache.get(key)
+    cached: tuple[datetime, PlatformUser] | None = None if force_refresh else cache.get(key)
     max_age = timedelta(seconds=settings.TRADE_URL_CHECK_CACHE_SECONDS)
     if cached is not None and now - cached[0] < max_age:
         return cached[1]
@@ -54,7 +53,6 @@ def trade_url_check(*, merchant: Merchant, url: str, force_refresh: bool) -> Tra
         user = PlatformUser(platform_id=platform_id, state=TradeUrlState.PLATFORM_UNAVAILABLE)
     except PlatformError:
         user = PlatformUser(platform_id=platform_id, state=TradeUrlState.UNKNOWN_ERROR)
-    result = trade_url_check_json(user)
     if user.state not in TRANSIENT_STATES:
-        cache.set(key, (now, result), timeout=settings.TRADE_URL_CHECK_CACHE_SECONDS)
-    return result
+        cache.set(key, (now, user), timeout=settings.TRADE_URL_CHECK_CACHE_SECONDS)
+    return user

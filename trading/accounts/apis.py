@@ -1,22 +1,30 @@
 """Inventories with deposit offers, and trade URL checks."""
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
-from merchants.models import Client
 from merchants.ratelimits import CHECK_TRADEURL, CLIENT_INVENTORY, SECURE_INVENTORY, Limited
 from merchants.selectors import client_get
 from merchants.tradeurls import trade_url_platform_id
-from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading import examples
-from trading.representations import InventoryOut, TradeUrlCheckOut
-from trading.selectors.inventory import InventoryQuery, inventory_get
-from trading.selectors.tradeurls import trade_url_check
-from trading.serializers import CheckTradeUrlIn, InventoryQueryIn, SecureInventoryQueryIn
+from merchants.views import ClientApiView, MerchantApiView
+from trading.accounts import examples
+from trading.accounts.inputs import CheckTradeUrlIn, InventoryQueryIn, SecureInventoryQueryIn
+from trading.accounts.selectors.inventory import (
+    Inventory,
+    InventoryQuery,
+    TradeUrlInventory,
+    inventory_get,
+)
+from trading.accounts.selectors.tradeurls import trade_url_check
+from trading.accounts.shapes import (
+    InventoryOut,
+    TradeUrlCheckOut,
+    inventory_item_json,
+    trade_url_check_json,
+)
+from trading.trades.examples import OWNER_TRADE_URL
 
 INVENTORY = """
     {whose}, each with the service's deposit offer: `offer.price` is what the service pays for
@@ -40,54 +48,45 @@ INVENTORY = """
 """
 
 
-class InventoryApi(CallerApiView):
-    """An owner's inventory with the merchant's deposit offers: ``GET /secure/inventory`` (the
-    owner of ``tradeUrl``) and ``GET /client/inventory`` (the token's own)."""
-
-    query_serializer = InventoryQueryIn
-    errors = (
-        "INVENTORY_FETCH_FAILED",
-        "USER_NOT_TRADEABLE",
-        "INVENTORY_PRIVATE",
-        "PLATFORM_UNAVAILABLE",
-        "PLATFORM_RATE_LIMITED",
-        "USER_NOT_FOUND",
-        "NO_BOTS_AVAILABLE",
-        "FLEET_DEGRADED",
-        "DEPOSITS_PAUSED",
-    )
-
-    def owner(self, request: Request, query: dict[str, Any]) -> tuple[str, Client | None]:
-        """The owner's platform id, and its client row when it is one (for its collateral)."""
-        raise NotImplementedError
-
-    @extend_schema(tags=["inventory"], responses=InventoryOut)
-    def get(self, request: Request) -> Response:
-        query = self.parse_query(request)
-        platform_id, client = self.owner(request, query)
-        data = inventory_get(
-            merchant=self.merchant(request),
-            platform_id=platform_id,
-            query=InventoryQuery(
-                game=int(query["game"]),
-                refresh=query["refresh"],
-                accepted_only=query["acceptedOnly"],
-                search=query["search"],
-                sort=query["sort"],
-                min_price=query.get("minPrice"),
-                max_price=query.get("maxPrice"),
-                page=query["page"],
-                limit=query["limit"],
-            ),
-            client=client,
-        )
-        return Response(data)
+def inventory_json(inventory: Inventory) -> InventoryOut:
+    return {
+        "inventory": [
+            inventory_item_json(
+                quote.asset,
+                quote.item,
+                offer_price=quote.price,
+                accepted=not quote.refusal,
+                reference=quote.reference,
+            )
+            for quote in inventory.quotes
+        ],
+        "count": inventory.count,
+        "updatedAt": inventory.updated_at,
+        "collateral": inventory.collateral,
+    }
 
 
-class SecureInventoryApi(MerchantApiView, InventoryApi):
+# What either inventory route may answer besides the generic errors.
+INVENTORY_ERRORS = (
+    "INVENTORY_FETCH_FAILED",
+    "USER_NOT_TRADEABLE",
+    "INVENTORY_PRIVATE",
+    "PLATFORM_UNAVAILABLE",
+    "PLATFORM_RATE_LIMITED",
+    "USER_NOT_FOUND",
+    "NO_BOTS_AVAILABLE",
+    "FLEET_DEGRADED",
+    "DEPOSITS_PAUSED",
+)
+
+
+class SecureInventoryApi(MerchantApiView):
+    """The items of the account behind ``tradeUrl``, with the merchant's deposit offers."""
+
     rate_limit = Limited("secure.inventory", SECURE_INVENTORY)
     operation_id = "getSecureInventory"
     query_serializer = SecureInventoryQueryIn
+    errors = INVENTORY_ERRORS
     doc = OperationDoc(
         summary="Get an account's inventory with deposit offers",
         description=INVENTORY.format(
@@ -95,19 +94,28 @@ class SecureInventoryApi(MerchantApiView, InventoryApi):
             deposit="POST /secure/sell",
             collateral="`collateral` is always 0 here: a self sell takes no risk evaluation.",
         ),
-        parameters={"tradeUrl": examples.OWNER_TRADE_URL, "game": "730"},
+        parameters={"tradeUrl": OWNER_TRADE_URL, "game": "730"},
         response=examples.SECURE_INVENTORY,
     )
 
-    def owner(self, request: Request, query: dict[str, Any]) -> tuple[str, Client | None]:
-        platform_id = trade_url_platform_id(query["tradeUrl"])
+    @extend_schema(tags=["inventory"], responses=InventoryOut)
+    def get(self, request: Request) -> Response:
+        read: TradeUrlInventory = self.parse_query(request)
+        platform_id = trade_url_platform_id(read.trade_url)
         assert platform_id is not None
-        return platform_id, None
+        data = inventory_get(
+            merchant=self.merchant(request), platform_id=platform_id, query=read.query, client=None
+        )
+        return Response(inventory_json(data))
 
 
-class ClientInventoryApi(ClientApiView, InventoryApi):
+class ClientInventoryApi(ClientApiView):
+    """The client's own items, with the merchant's deposit offers and the client's collateral."""
+
     rate_limit = Limited("client.inventory", CLIENT_INVENTORY)
     operation_id = "getClientInventory"
+    query_serializer = InventoryQueryIn
+    errors = INVENTORY_ERRORS
     doc = OperationDoc(
         summary="Get the client's inventory with deposit offers",
         description=INVENTORY.format(
@@ -124,11 +132,18 @@ class ClientInventoryApi(ClientApiView, InventoryApi):
         response=examples.CLIENT_INVENTORY,
     )
 
-    def owner(self, request: Request, query: dict[str, Any]) -> tuple[str, Client | None]:
+    @extend_schema(tags=["inventory"], responses=InventoryOut)
+    def get(self, request: Request) -> Response:
+        query: InventoryQuery = self.parse_query(request)
         caller = self.caller(request)
-        return caller.platform_id, client_get(
-            merchant=caller.merchant, platform_id=caller.platform_id
+        client = client_get(merchant=caller.merchant, platform_id=caller.platform_id)
+        data = inventory_get(
+            merchant=self.merchant(request),
+            platform_id=caller.platform_id,
+            query=query,
+            client=client,
         )
+        return Response(inventory_json(data))
 
 
 class CheckTradeUrlApi(MerchantApiView):
@@ -149,17 +164,16 @@ class CheckTradeUrlApi(MerchantApiView):
             platform again. States 8 and 10 (the platform failed) are never kept: ask again
             later. A URL that is not a trade URL at all is refused with `VALIDATION_FAILED`.
         """,
-        request={"tradeurl": examples.OWNER_TRADE_URL, "forceRefresh": False},
+        request={"tradeurl": OWNER_TRADE_URL, "forceRefresh": False},
         response=examples.TRADE_URL_CHECK,
     )
 
     @extend_schema(operation_id="checkTradeUrl", tags=["trade urls"], responses=TradeUrlCheckOut)
     def post(self, request: Request) -> Response:
         body = self.parse_body(request)
-        return Response(
-            trade_url_check(
-                merchant=self.merchant(request),
-                url=body["tradeurl"],
-                force_refresh=body["forceRefresh"],
-            )
+        user = trade_url_check(
+            merchant=self.merchant(request),
+            url=body["tradeurl"],
+            force_refresh=body["forceRefresh"],
         )
+        return Response(trade_url_check_json(user))

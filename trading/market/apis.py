@@ -1,7 +1,5 @@
 """Price book, market browsing and suggestions."""
 
-from typing import Any
-
 from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -18,17 +16,24 @@ from merchants.ratelimits import (
     SECURE_MARKET_ITEM,
     Limited,
 )
-from merchants.views import CallerApiView, ClientApiView, MerchantApiView
-from trading import examples
-from trading.marketplace.base import MarketSort
-from trading.representations import ListingOut, MarketPageOut, PriceEntryOut, SuggestionOut
-from trading.selectors.market import (
+from merchants.views import ClientApiView, MerchantApiView
+from trading.market import examples
+from trading.market.inputs import MarketItemQueryIn, MarketQueryIn, PricesQuery, SuggestionsQueryIn
+from trading.market.rendered.pages import (
+    ItemSearch,
+    MarketSearch,
     market_item_listings,
     market_search,
-    market_suggestions,
 )
-from trading.selectors.prices import price_book_get
-from trading.serializers import MarketItemQueryIn, MarketQueryIn, PricesQuery, SuggestionsQueryIn
+from trading.market.rendered.prices import price_book_get
+from trading.market.selectors.listings import market_suggestions
+from trading.market.shapes import (
+    ListingOut,
+    MarketPageOut,
+    PriceEntryOut,
+    SuggestionOut,
+    suggestion_json,
+)
 
 
 class PricesApi(MerchantApiView):
@@ -79,31 +84,10 @@ MARKET_SEARCH = """
 """
 
 
-class MarketSearchApi(CallerApiView):
-    """A page of listings with the merchant's fee: ``GET /secure/market`` and
-    ``GET /client/market``."""
-
-    query_serializer = MarketQueryIn
-
-    @extend_schema(tags=["market"], responses=MarketPageOut)
-    def get(self, request: Request) -> Response:
-        query = self.parse_query(request)
-        page = market_search(
-            merchant=self.merchant(request),
-            game=int(query["game"]),
-            search=query["search"],
-            sort=MarketSort(query["sort"]),
-            min_price=query.get("minPrice"),
-            max_price=query.get("maxPrice"),
-            page=query["page"],
-            per_page=query["perPage"],
-        )
-        return Response(page)
-
-
-class SecureMarketApi(MerchantApiView, MarketSearchApi):
+class SecureMarketApi(MerchantApiView):
     rate_limit = Limited("secure.market", SECURE_MARKET)
     operation_id = "getSecureMarket"
+    query_serializer = MarketQueryIn
     doc = OperationDoc(
         summary="Search the market's listings",
         description=MARKET_SEARCH.format(route="/secure", buy="POST /secure/buy"),
@@ -111,16 +95,27 @@ class SecureMarketApi(MerchantApiView, MarketSearchApi):
         response=examples.MARKET_PAGE,
     )
 
+    @extend_schema(tags=["market"], responses=MarketPageOut)
+    def get(self, request: Request) -> Response:
+        search: MarketSearch = self.parse_query(request)
+        return Response(market_search(merchant=self.merchant(request), search=search))
 
-class ClientMarketApi(ClientApiView, MarketSearchApi):
+
+class ClientMarketApi(ClientApiView):
     rate_limit = Limited("client.market", CLIENT_MARKET)
     operation_id = "getClientMarket"
+    query_serializer = MarketQueryIn
     doc = OperationDoc(
         summary="Search the market's listings for a client",
         description=MARKET_SEARCH.format(route="/client", buy="POST /client/trading/withdraw"),
         parameters=examples.MARKET_QUERY,
         response=examples.MARKET_PAGE,
     )
+
+    @extend_schema(tags=["market"], responses=MarketPageOut)
+    def get(self, request: Request) -> Response:
+        search: MarketSearch = self.parse_query(request)
+        return Response(market_search(merchant=self.merchant(request), search=search))
 
 
 MARKET_ITEM = """
@@ -138,32 +133,10 @@ MARKET_ITEM = """
 """
 
 
-class MarketItemApi(CallerApiView):
-    """One catalog item's listings, cheapest first: ``GET /secure/market/item`` and
-    ``GET /client/market/item``."""
-
-    query_serializer = MarketItemQueryIn
-
-    @extend_schema(tags=["market"], responses=list[ListingOut])
-    def get(self, request: Request) -> Response:
-        query: dict[str, Any] = self.parse_query(request)
-        listings = market_item_listings(
-            merchant=self.merchant(request),
-            item_id=query.get("itemId"),
-            market_hash_name=query.get("marketHashName"),
-            delivery=query["delivery"],
-            phase=query.get("phase", ""),
-            float_min=query.get("floatMin"),
-            float_max=query.get("floatMax"),
-            page=query["page"],
-            per_page=query["perPage"],
-        )
-        return Response(listings)
-
-
-class SecureMarketItemApi(MerchantApiView, MarketItemApi):
+class SecureMarketItemApi(MerchantApiView):
     rate_limit = Limited("secure.market.item", SECURE_MARKET_ITEM)
     operation_id = "getSecureMarketItem"
+    query_serializer = MarketItemQueryIn
     doc = OperationDoc(
         summary="List one catalog item's listings",
         description=MARKET_ITEM.format(buy="POST /secure/buy"),
@@ -171,16 +144,27 @@ class SecureMarketItemApi(MerchantApiView, MarketItemApi):
         response=[examples.KARAMBIT_LISTING],
     )
 
+    @extend_schema(tags=["market"], responses=list[ListingOut])
+    def get(self, request: Request) -> Response:
+        search: ItemSearch = self.parse_query(request)
+        return Response(market_item_listings(merchant=self.merchant(request), search=search))
 
-class ClientMarketItemApi(ClientApiView, MarketItemApi):
+
+class ClientMarketItemApi(ClientApiView):
     rate_limit = Limited("client.market.item", CLIENT_MARKET_ITEM)
     operation_id = "getClientMarketItem"
+    query_serializer = MarketItemQueryIn
     doc = OperationDoc(
         summary="List one catalog item's listings for a client",
         description=MARKET_ITEM.format(buy="POST /client/trading/withdraw"),
         parameters={"itemId": "730-000040", "phase": "Black Pearl"},
         response=[examples.KARAMBIT_LISTING],
     )
+
+    @extend_schema(tags=["market"], responses=list[ListingOut])
+    def get(self, request: Request) -> Response:
+        search: ItemSearch = self.parse_query(request)
+        return Response(market_item_listings(merchant=self.merchant(request), search=search))
 
 
 class ClientSuggestionsApi(ClientApiView):
@@ -206,4 +190,5 @@ class ClientSuggestionsApi(ClientApiView):
     )
     def get(self, request: Request) -> Response:
         query = self.parse_query(request)
-        return Response(market_suggestions(game=int(query["game"]), q=query["q"]))
+        items = market_suggestions(game=int(query["game"]), q=query["q"])
+        return Response([suggestion_json(item) for item in items])

@@ -16,6 +16,7 @@ from core.errors import DomainError
 from core.market_version import market_version
 from core.metrics import PLATFORM_FLEET
 from merchants.models import Client, Merchant
+from trading.accounts.selectors.collateral import client_collateral_available
 from trading.games import CS_GAME, GAMES
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import MarketSort
@@ -23,8 +24,6 @@ from trading.models import CatalogItem, CatalogPhase
 from trading.platform import get_platform
 from trading.platform.base import FleetStatus, InventoryAsset, PlatformError, TradeUrlState
 from trading.pricing import ZERO, deposit_price
-from trading.representations import InventoryItemOut, InventoryOut, inventory_item_json
-from trading.selectors.deposits import client_collateral_available
 from trading.selectors.switches import game_settings_get
 
 USER_STATE_ERRORS = {
@@ -48,6 +47,14 @@ class InventoryQuery:
     max_price: Decimal | None
     page: int
     limit: int  # -1: everything
+
+
+@dataclass(frozen=True)
+class TradeUrlInventory:
+    """The inventory of the account behind a trade URL (a merchant's read of any account)."""
+
+    trade_url: str
+    query: InventoryQuery
 
 
 @dataclass(frozen=True)
@@ -182,75 +189,73 @@ def inventory_assets(*, merchant: Merchant, platform_id: str, game: int) -> list
     return _snapshot(merchant, platform_id, game, refresh=False).assets
 
 
-def _priced(assets: list[InventoryAsset], merchant: Merchant, game: int) -> list[InventoryItemOut]:
-    return [
-        inventory_item_json(
-            quote.asset,
-            quote.item,
-            offer_price=quote.price,
-            accepted=not quote.refusal,
-            reference=quote.reference,
-        )
-        for quote in deposit_quotes(assets=assets, merchant=merchant, game=game)
-    ]
-
-
-def _priced_cached(
+def _quotes_cached(
     snapshot: _Snapshot, platform_id: str, merchant: Merchant, game: int
-) -> list[InventoryItemOut]:
+) -> list[DepositQuote]:
     """Offers depend on the merchant's snapshot, its margin and the market (reference prices,
-    own stock): the same three give the same rows, so they are computed once."""
+    own stock): the same three give the same quotes, so they are computed once."""
     key = (
-        f"inventory-priced:{merchant.pk}:{platform_id}:{game}:{snapshot.fetched_at.timestamp()}:"
+        f"inventory-quotes:{merchant.pk}:{platform_id}:{game}:{snapshot.fetched_at.timestamp()}:"
         f"{merchant.deposit_margin_rate}:{market_version()}"
     )
-    rows: list[InventoryItemOut] | None = cache.get(key)
-    if rows is None:
-        rows = _priced(snapshot.assets, merchant, game)
-        cache.set(key, rows, timeout=settings.INVENTORY_CACHE_SECONDS)
-    return [row.copy() for row in rows]
+    quotes: list[DepositQuote] | None = cache.get(key)
+    if quotes is None:
+        quotes = deposit_quotes(assets=snapshot.assets, merchant=merchant, game=game)
+        cache.set(key, quotes, timeout=settings.INVENTORY_CACHE_SECONDS)
+    return quotes
 
 
-_SORTS: dict[MarketSort, tuple[Callable[[InventoryItemOut], Any], bool]] = {
-    MarketSort.RELEVANCE: (lambda r: (r["offer"]["accepted"], r["offer"]["price"]), True),
-    MarketSort.PRICE_ASC: (lambda r: r["offer"]["price"], False),
-    MarketSort.PRICE_DESC: (lambda r: r["offer"]["price"], True),
-    MarketSort.NAME_ASC: (lambda r: r["marketHashName"].lower(), False),
-    MarketSort.NAME_DESC: (lambda r: r["marketHashName"].lower(), True),
+def _name(quote: DepositQuote) -> str:
+    return quote.asset.market_hash_name.lower()
+
+
+_SORTS: dict[MarketSort, tuple[Callable[[DepositQuote], Any], bool]] = {
+    MarketSort.RELEVANCE: (lambda q: (not q.refusal, q.price), True),
+    MarketSort.PRICE_ASC: (lambda q: q.price, False),
+    MarketSort.PRICE_DESC: (lambda q: q.price, True),
+    MarketSort.NAME_ASC: (_name, False),
+    MarketSort.NAME_DESC: (_name, True),
 }
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """One page of an owner's inventory with the merchant's offers."""
+
+    quotes: list[DepositQuote]
+    count: int  # the quotes matching the query, on every page
+    updated_at: datetime  # when the platform was asked
+    collateral: Decimal  # a client's instant-deposit collateral; 0 for any other owner
 
 
 def inventory_get(
     *, merchant: Merchant, platform_id: str, query: InventoryQuery, client: Client | None
-) -> InventoryOut:
+) -> Inventory:
     deposits_open_check(game=query.game)
     fleet_check(merchant=merchant)
     snapshot = _snapshot(merchant, platform_id, query.game, query.refresh)
-    rows = _priced_cached(snapshot, platform_id, merchant, query.game)
+    quotes = _quotes_cached(snapshot, platform_id, merchant, query.game)
     if query.accepted_only:
-        rows = [r for r in rows if r["offer"]["accepted"]]
+        quotes = [q for q in quotes if not q.refusal]
     if query.search:
         needle = query.search.lower()
-        rows = [r for r in rows if needle in r["marketHashName"].lower()]
+        quotes = [q for q in quotes if needle in _name(q)]
     if query.min_price is not None:
-        rows = [r for r in rows if r["offer"]["price"] >= query.min_price]
+        quotes = [q for q in quotes if q.price >= query.min_price]
     if query.max_price is not None:
-        rows = [r for r in rows if r["offer"]["price"] <= query.max_price]
+        quotes = [q for q in quotes if q.price <= query.max_price]
     if query.sort is not None:
         key, reverse = _SORTS[query.sort]
-        rows.sort(key=key, reverse=reverse)
-    count = len(rows)
+        quotes = sorted(quotes, key=key, reverse=reverse)
+    count = len(quotes)
     if query.limit != -1:
         start = (query.page - 1) * query.limit
-        rows = rows[start : start + query.limit]
+        quotes = quotes[start : start + query.limit]
     collateral = (
         client_collateral_available(client=client, merchant=merchant, now=clock.now())
         if client is not None
         else ZERO
     )
-    return {
-        "inventory": rows,
-        "count": count,
-        "updatedAt": snapshot.fetched_at,
-        "collateral": collateral,
-    }
+    return Inventory(
+        quotes=quotes, count=count, updated_at=snapshot.fetched_at, collateral=collateral
+    )

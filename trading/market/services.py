@@ -8,15 +8,15 @@ from typing import cast
 
 from core import clock
 from core.feed import feed_publish_on_commit
-from trading.marketplace.base import Delivery, Listing
-from trading.representations import (
+from trading.market.rendered.pages import listings_render
+from trading.market.shapes import (
     MarketPatchOut,
     MarketRemoveOut,
     MarketUpsertOut,
     market_patch_json,
     market_sync_json,
 )
-from trading.selectors.market import listings_render
+from trading.marketplace.base import Delivery, Listing
 from trading.trades.shapes import Delivery as Source
 from trading.trades.shapes import Game
 
