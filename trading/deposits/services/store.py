@@ -9,7 +9,7 @@ from django.db import IntegrityError
 from core import clock
 from core.db import advisory_lock, atomic_retried, constraint_violated, model_constraint
 from core.errors import DomainError
-from core.handoffs import handoff_on_commit
+from core.handoffs import Handoff, handoff_on_commit
 from merchants.models import Merchant
 from merchants.tradeurls import trade_url_platform_id
 from trading.accounts.selectors.inventory import deposits_open_check, fleet_check
@@ -26,6 +26,9 @@ from trading.deposits.services.pricing import deposit_credit_plan, deposit_items
 from trading.models import Trade, TradeItem
 from trading.trades.services import items_listed_once_check, trade_emit
 from trading.trades.shapes import catalog_details
+
+# The bot's offer for a stored deposit, sent after the commit that stored it.
+DEPOSIT_OFFER = Handoff("trading.deposit_offer")
 
 MAX_DEPOSIT_ITEMS = 250
 # The database's refusals that are answers: an externalId used before, a unit already in a live
@@ -98,7 +101,7 @@ def deposit_create(
             busy = deposit_busy_item_ids(platform_id=depositor.platform_id, held=held)
             raise assets_busy(busy or sorted(held)) from exc
         raise
-    handoff_on_commit("trading.deposit_offer", str(trade.id))
+    handoff_on_commit(DEPOSIT_OFFER, str(trade.id))
     return trade
 
 
