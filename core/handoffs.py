@@ -1,7 +1,8 @@
-"""Work a commit makes due, handed to a worker once the transaction commits. Services name the
-work; each app's tasks module registers how a worker gets it (imported by the app's
-``AppConfig.ready``, so every process has it), and services never import their tasks. A lost
-hand-off costs only time: the sweeps find the work in the database.
+"""Work a commit makes due, handed to a worker once the transaction commits. The module that makes
+the work due declares it (a ``Handoff`` constant beside its services); the app's tasks module
+registers how a worker gets it (imported by the app's ``AppConfig.ready``, so every process has
+it), and services never import their tasks. A lost hand-off costs only time: the sweeps find the
+work in the database.
 
 A worker's task may instead keep the work it made due and do it itself when it is done
 (``handoffs_followed``): one task and one broker round trip fewer, for work that comes right
@@ -11,25 +12,40 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
 
-# Work name (the Celery task's name) -> hands one id to a worker.
-HANDOFFS: dict[str, Callable[[str], None]] = {}
+
+@dataclass(frozen=True)
+class Handoff:
+    """One kind of work a commit makes due, named by the Celery task that does it.
+
+    Declared as a constant and passed by reference, not spelled as a string at each use: a
+    mistyped name then fails at import instead of losing every hand-off to its sweep, and each
+    use is found from the declaration. (Naming the service function that does the work would be
+    clearer still, but three of the seven run functions import the module that hands off to them:
+    the purchase its approval, the deliveries the hand-over, the webhook delivery the outbox.)"""
+
+    task: str
+
+
+# Declared -> hands one id to a worker.
+HANDOFFS: dict[Handoff, Callable[[str], None]] = {}
 
 _followed: ContextVar[list[Callable[[], None]] | None] = ContextVar("followed", default=None)
 
 
-def handoff_register(name: str, hand_off: Callable[[str], None]) -> None:
-    HANDOFFS[name] = hand_off
+def handoff_register(handoff: Handoff, hand_off: Callable[[str], None]) -> None:
+    HANDOFFS[handoff] = hand_off
 
 
-def handoff_on_commit(name: str, subject_id: str) -> None:
-    """Hand ``subject_id`` to the worker of ``name`` after the surrounding transaction commits
-    (at once outside one)."""
-    transaction.on_commit(lambda: HANDOFFS[name](subject_id))
+def handoff_on_commit(handoff: Handoff, subject_id: str) -> None:
+    """Hand ``subject_id`` to the worker of ``handoff`` after the surrounding transaction
+    commits (at once outside one)."""
+    transaction.on_commit(lambda: HANDOFFS[handoff](subject_id))
 
 
 def handoff_follow(work: Callable[[], None]) -> bool:

@@ -12,9 +12,14 @@ from crypto.chains.solana import solana_served
 from crypto.evm.scanner import evm_deposits_scan_all
 from crypto.evm.sweeps import evm_sweeps_advance, evm_sweeps_plan, evm_sweeps_request
 from crypto.evm.transactions import evm_transactions_sweep
-from crypto.services.addresses import solana_account_close, solana_accounts_sweep
+from crypto.services.addresses import (
+    TOKEN_ACCOUNT_CLOSE,
+    solana_account_close,
+    solana_accounts_sweep,
+)
 from crypto.services.deposits import crypto_deposit_observe, crypto_deposits_sweep
 from crypto.services.withdrawals import (
+    CASHOUT_BROADCAST,
     crypto_withdrawal_broadcast,
     crypto_withdrawals_broadcast_due,
     crypto_withdrawals_sweep_sent,
@@ -44,8 +49,8 @@ def enqueue_account_close(address: str) -> None:
     enqueue(close_token_account, address)
 
 
-handoff_register("crypto.broadcast_withdrawal", enqueue_broadcast)
-handoff_register("crypto.close_token_account", enqueue_account_close)
+handoff_register(CASHOUT_BROADCAST, enqueue_broadcast)
+handoff_register(TOKEN_ACCOUNT_CLOSE, enqueue_account_close)
 
 
 @shared_task(name="crypto.sweep_withdrawals", time_limit=120)

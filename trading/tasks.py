@@ -5,6 +5,7 @@ from celery import shared_task
 from config.celery import enqueue
 from core.handoffs import handoff_follow, handoff_register
 from trading.deposits.services.offers import deposit_offer_send
+from trading.deposits.services.store import DEPOSIT_OFFER
 from trading.marketplace.suppliers.clients import supplier_names
 from trading.services.offers import offer_pollers, offers_poll
 from trading.services.suppliers import (
@@ -19,6 +20,7 @@ from trading.services.sweeps import (
     deposit_offers_expire,
 )
 from trading.withdrawals.services.cancels import (
+    CANCELS_COMPLETE,
     withdrawal_auto_cancels_due,
     withdrawal_cancels_complete,
     withdrawal_cancels_pending,
@@ -28,6 +30,8 @@ from trading.withdrawals.services.deliveries import (
     withdrawal_deliveries_send,
 )
 from trading.withdrawals.services.fulfilment import withdrawal_fulfil
+from trading.withdrawals.services.handover import BOT_DELIVERY
+from trading.withdrawals.services.lifecycle import PURCHASE
 from trading.withdrawals.services.sweeps import (
     withdrawal_holds_due_complete,
     withdrawal_purchases_due,
@@ -144,7 +148,7 @@ def poll_bot_offers(poller: str) -> int:
     return offers_poll(poller=poller)
 
 
-handoff_register("trading.withdrawal_purchase", enqueue_purchase)
-handoff_register("trading.deposit_offer", enqueue_deposit_offer)
-handoff_register("trading.complete_cancels", enqueue_cancel_completion)
-handoff_register("trading.deliver_withdrawal", enqueue_delivery)
+handoff_register(PURCHASE, enqueue_purchase)
+handoff_register(DEPOSIT_OFFER, enqueue_deposit_offer)
+handoff_register(CANCELS_COMPLETE, enqueue_cancel_completion)
+handoff_register(BOT_DELIVERY, enqueue_delivery)

@@ -8,7 +8,7 @@ from django.db import transaction
 
 from core import clock
 from core.errors import DomainError
-from core.handoffs import handoff_on_commit
+from core.handoffs import Handoff, handoff_on_commit
 from crypto.chains import get_chains
 from crypto.chains.base import AccountState, ChainError
 from crypto.keys import associated_token_account, evm_address, solana_owner
@@ -24,6 +24,9 @@ from crypto.networks import (
 from crypto.representations import DepositAddress
 from crypto.services.common import chain_status, crypto_access_check, now_ms
 from merchants.models import Merchant
+
+# An emptied Solana token account closed (its rent back), after the sweep that emptied it.
+TOKEN_ACCOUNT_CLOSE = Handoff("crypto.close_token_account")
 
 Status = SolanaTokenAccount.Status
 
@@ -181,7 +184,7 @@ def solana_account_close_if_emptied(*, deposit: CryptoDeposit) -> bool:
         address=deposit.token_account, status=Status.ACTIVE
     ).update(status=Status.CLOSED, close_pending=True, closed_at=now, updated_at=now)
     if closed:
-        handoff_on_commit("crypto.close_token_account", deposit.token_account)
+        handoff_on_commit(TOKEN_ACCOUNT_CLOSE, deposit.token_account)
     return bool(closed)
 
 

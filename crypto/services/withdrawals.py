@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from core import clock
 from core.db import atomic_retried
 from core.errors import DomainError
-from core.handoffs import handoff_on_commit
+from core.handoffs import Handoff, handoff_on_commit
 from crypto.chains import get_chains
 from crypto.chains.base import BroadcastError, TransferState
 from crypto.destinations import cashout_address_check
@@ -45,6 +45,9 @@ from wallet.services import (
     wallet_release,
     wallet_settle_cashout,
 )
+
+# A cashout's transaction signed and sent, after the commit that approved it.
+CASHOUT_BROADCAST = Handoff("crypto.broadcast_withdrawal")
 
 Status = CryptoWithdrawal.Status
 FUNDING_STATUS = {
@@ -137,7 +140,7 @@ def _exit(withdrawal: CryptoWithdrawal, status: str, reason: str, detail: str = 
 
 
 def _schedule_broadcast(withdrawal: CryptoWithdrawal) -> None:
-    handoff_on_commit("crypto.broadcast_withdrawal", str(withdrawal.id))
+    handoff_on_commit(CASHOUT_BROADCAST, str(withdrawal.id))
 
 
 def _approve(withdrawal: CryptoWithdrawal) -> None:

@@ -11,11 +11,14 @@ import orjson
 
 from core import clock
 from core.errors import DomainError
-from core.handoffs import handoff_on_commit
+from core.handoffs import Handoff, handoff_on_commit
 from core.json import dumps, iso_ms
 from merchants.models import Merchant
 from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.selectors import webhook_event_get
+
+# An event written to the outbox, delivered after the commit that wrote it.
+WEBHOOK_DELIVERY = Handoff("webhooks.deliver")
 
 
 class Approval:
@@ -66,7 +69,7 @@ def webhook_event_emit(
         created_at=now,
         next_attempt_at=now,
     )
-    handoff_on_commit("webhooks.deliver", str(event_id))
+    handoff_on_commit(WEBHOOK_DELIVERY, str(event_id))
     return event
 
 
@@ -98,6 +101,6 @@ def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
     )
     if not reopened:
         raise DomainError("INVALID_TRANSITION", "The event is still being delivered.")
-    handoff_on_commit("webhooks.deliver", str(event.pk))
+    handoff_on_commit(WEBHOOK_DELIVERY, str(event.pk))
     event.refresh_from_db()
     return event

@@ -7,6 +7,7 @@ from celery import shared_task
 from config.celery import enqueue
 from core.handoffs import handoff_register, handoffs_followed
 from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
+from merchants.webhooks.outbox import WEBHOOK_DELIVERY
 
 
 # The limits hold an attempt (connect 3 s + read 10 s, and a slow answer) and the work an
@@ -30,4 +31,4 @@ def _enqueue_delivery(event_id: str) -> None:
     enqueue(deliver_webhook, event_id)
 
 
-handoff_register("webhooks.deliver", _enqueue_delivery)
+handoff_register(WEBHOOK_DELIVERY, _enqueue_delivery)

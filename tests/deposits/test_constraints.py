@@ -10,8 +10,9 @@ from django.db import IntegrityError, transaction
 from core import clock
 from core.db import constraint_violated, model_constraint
 from merchants.models import Merchant
-from trading.deposits.services.store import ASSET_UNIT_TAKEN, EXTERNAL_ID_TAKEN
+from trading.deposits.services.store import ASSET_UNIT_TAKEN
 from trading.models import Trade, TradeItem
+from trading.trades.services import EXTERNAL_ID_TAKEN
 
 
 def test_a_constraint_the_model_does_not_declare_fails_where_it_is_named():

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from config.api.schema import BODY_ERRORS, GENERIC_ERRORS, EnvelopeAutoSchema
 from core.errors import CATALOG
-from core.handoffs import HANDOFFS
+from core.handoffs import HANDOFFS, Handoff
 from core.json import dumps
 from merchants.authentication import ApiKeyAuthentication, ClientTokenAuthentication
 
@@ -106,7 +106,7 @@ class Api:
         with ExitStack() as stack:
             if lost:
                 assert lost in LOSABLE_TASKS
-                stack.enter_context(mock.patch.dict(HANDOFFS, {lost: _lost}))
+                stack.enter_context(mock.patch.dict(HANDOFFS, {Handoff(lost): _lost}))
             with TestCase.captureOnCommitCallbacks(execute=True):
                 if body is None:
                     response = self.client.post(path, headers=headers)

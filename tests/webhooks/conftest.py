@@ -20,6 +20,7 @@ from core import clock
 from core.handoffs import HANDOFFS
 from merchants.webhooks import delivery
 from merchants.webhooks.models import WebhookEvent
+from merchants.webhooks.outbox import WEBHOOK_DELIVERY
 from sandbox.models import SandboxListing
 from tests.factories import Actor, make_actor, trade_url
 from tests.withdrawals.conftest import catalog_item, funded, hooks, make_listing
@@ -46,7 +47,7 @@ def shop_actor(name: str, callback_url: str, balance: str = "1000.00") -> Actor:
 def outbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Event ids handed to a worker after commit, in order; nothing is delivered by itself."""
     scheduled: list[str] = []
-    monkeypatch.setitem(HANDOFFS, "webhooks.deliver", scheduled.append)
+    monkeypatch.setitem(HANDOFFS, WEBHOOK_DELIVERY, scheduled.append)
     celery_app.conf.task_always_eager = True
     yield scheduled
     celery_app.conf.task_always_eager = False

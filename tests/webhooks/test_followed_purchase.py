@@ -11,6 +11,7 @@ from sandbox.models import SandboxPurchase
 from tests.webhooks.conftest import approval_event, bought
 from trading import tasks
 from trading.models import Trade
+from trading.withdrawals.services.lifecycle import PURCHASE
 from trading.withdrawals.services.sweeps import PURCHASE_GRACE, withdrawal_purchases_due
 
 # Real commits: the hand-off runs at the delivery's commit, inside the task.
@@ -91,7 +92,7 @@ def test_the_approval_task_run_again_resumes_a_purchase_its_first_run_lost(
     trade_id = bought(api, shop, listing)
     event_id = str(approval_event(trade_id).id)
     with monkeypatch.context() as lost:
-        lost.setitem(HANDOFFS, "trading.withdrawal_purchase", lambda trade_id: None)
+        lost.setitem(HANDOFFS, PURCHASE, lambda trade_id: None)
         deliver_webhook.apply(args=[event_id])
     assert not SandboxPurchase.objects.exists()
 

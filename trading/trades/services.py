@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 
 from core import clock
 from core.context import context_trade_set
-from core.db import atomic_retried
+from core.db import atomic_retried, constraint_violated, model_constraint
 from core.errors import DomainError
 from core.feed import feed_publish_on_commit
 from core.metrics import TRADE_MOVES, count_on_commit
@@ -34,7 +34,8 @@ DEPOSIT_MOVES: dict[str, frozenset[str]] = {
 }
 
 
-EXTERNAL_ID_CONSTRAINT = "trade_external_id_per_merchant"
+# A merchant's externalId names one trade: the database's refusal of a second one is an answer.
+EXTERNAL_ID_TAKEN = model_constraint(Trade, "trade_external_id_per_merchant")
 
 
 def items_listed_once_check(item_ids: Iterable[str]) -> None:
@@ -56,13 +57,6 @@ def external_id_unused_check(*, merchant: Merchant, external_id: str) -> None:
     is fetched (and by the database when the trade is stored, ``trade_store``)."""
     if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
         raise DomainError("EXTERNAL_ID_EXISTS")
-
-
-def violated_constraint(exc: IntegrityError) -> str:
-    """The name of the constraint PostgreSQL refused a write by ("" when the database does not
-    say: SQLite names the columns instead)."""
-    diag = getattr(exc.__cause__, "diag", None)
-    return getattr(diag, "constraint_name", None) or ""
 
 
 def trade_total(rows: Iterable[TradeItem]) -> Decimal:
@@ -119,7 +113,7 @@ def trade_store(write: Callable[[], Trade]) -> Trade:
     try:
         return atomic_retried(write)
     except IntegrityError as exc:
-        if violated_constraint(exc) == EXTERNAL_ID_CONSTRAINT:
+        if constraint_violated(exc, Trade, EXTERNAL_ID_TAKEN):
             raise DomainError("EXTERNAL_ID_EXISTS") from exc
         raise
 

@@ -2,14 +2,12 @@
 and the prices checked, then the trade written under the locks that keep one owner's assets in
 one live deposit; the bot's offer is handed over after commit."""
 
-from decimal import Decimal
-
 from django.db import IntegrityError
 
 from core import clock
-from core.db import advisory_lock, atomic_retried, constraint_violated, model_constraint
+from core.db import advisory_lock, constraint_violated, model_constraint
 from core.errors import DomainError
-from core.handoffs import handoff_on_commit
+from core.handoffs import Handoff, handoff_on_commit
 from merchants.models import Merchant
 from merchants.tradeurls import trade_url_platform_id
 from trading.accounts.selectors.inventory import deposits_open_check, fleet_check
@@ -24,13 +22,22 @@ from trading.deposits.services.guard import (
 from trading.deposits.services.order import Depositor, DepositOrder
 from trading.deposits.services.pricing import deposit_credit_plan, deposit_items_price
 from trading.models import Trade, TradeItem
-from trading.trades.services import items_listed_once_check, trade_emit
+from trading.trades.services import (
+    external_id_unused_check,
+    items_listed_once_check,
+    trade_draft,
+    trade_emit,
+    trade_store,
+    trade_total,
+)
 from trading.trades.shapes import catalog_details
 
+# The bot's offer for a stored deposit, sent after the commit that stored it.
+DEPOSIT_OFFER = Handoff("trading.deposit_offer")
+
 MAX_DEPOSIT_ITEMS = 250
-# The database's refusals that are answers: an externalId used before, a unit already in a live
-# deposit (should anything get past the assets' lock).
-EXTERNAL_ID_TAKEN = model_constraint(Trade, "trade_external_id_per_merchant")
+# The database's refusal that is an answer (besides an externalId used before, ``trade_store``'s):
+# a unit already in a live deposit, should anything get past the assets' lock.
 ASSET_UNIT_TAKEN = model_constraint(TradeItem, "deposit_asset_unit_live")
 
 
@@ -54,8 +61,7 @@ def deposit_create(
         deposit_guard_check(merchant=merchant, platform_id=depositor.platform_id)
     if is_instant and not merchant.instant_deposits_enabled:
         raise DomainError("INSTANT_DEPOSITS_DISABLED")
-    if external_id and Trade.objects.filter(merchant=merchant, external_id=external_id).exists():
-        raise DomainError("EXTERNAL_ID_EXISTS")
+    external_id_unused_check(merchant=merchant, external_id=external_id)
     deposits_open_check(game=game)
     fleet_check(merchant=merchant)
     deposit_owner_check(
@@ -92,13 +98,11 @@ def deposit_create(
             held=held,
         )
     except IntegrityError as exc:
-        if constraint_violated(exc, Trade, EXTERNAL_ID_TAKEN):
-            raise DomainError("EXTERNAL_ID_EXISTS") from exc
         if constraint_violated(exc, TradeItem, ASSET_UNIT_TAKEN):
             busy = deposit_busy_item_ids(platform_id=depositor.platform_id, held=held)
             raise assets_busy(busy or sorted(held)) from exc
         raise
-    handoff_on_commit("trading.deposit_offer", str(trade.id))
+    handoff_on_commit(DEPOSIT_OFFER, str(trade.id))
     return trade
 
 
@@ -131,9 +135,7 @@ def _deposit_store(
     rows: list[TradeItem],
     held: dict[str, int],
 ) -> Trade:
-    total = sum((row.price * row.amount for row in rows), Decimal("0.00"))
-    if total <= 0:
-        raise DomainError("INVALID_AMOUNT")
+    total = trade_total(rows)
     now = clock.now()
 
     def write() -> Trade:
@@ -155,20 +157,20 @@ def _deposit_store(
         for row in rows:
             row.asset_owner = depositor.platform_id
             row.asset_unit = free[row.public_id]
-        trade = Trade.objects.create(
+        trade = trade_draft(
             merchant=merchant,
-            client=depositor.client,
             type=Trade.Type.DEPOSIT,
             source=source,
             game=game,
             external_id=external_id,
-            client_platform_id=depositor.platform_id,
-            client_trade_url=depositor.trade_url,
+            client=depositor.client,
+            platform_id=depositor.platform_id,
+            trade_url=depositor.trade_url,
             external_client_user_id=depositor.external_client_user_id,
-            total_price=total,
+            rows=rows,
+            total=total,
+            now=now,
             is_instant=is_instant,
-            created_at=now,
-            updated_at=now,
             **deposit_credit_plan(
                 merchant=merchant,
                 source=source,
@@ -177,12 +179,9 @@ def _deposit_store(
                 value=total,
             ),
         )
-        for position, row in enumerate(rows):
-            row.trade = trade
-            row.position = position
-            row.updated_at = now
-        TradeItem.objects.bulk_create(rows)
+        # Inserted by ``trade_emit``'s save with its first sequence number, as a withdrawal is.
         trade_emit(trade=trade, items=rows, before=None)
+        TradeItem.objects.bulk_create(rows)
         return trade
 
-    return atomic_retried(write)
+    return trade_store(write)

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 
 from core import clock
 from core.errors import DomainError
-from core.handoffs import handoff_on_commit
+from core.handoffs import Handoff, handoff_on_commit
 from trading.games import CS_GAME
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import Marketplace
@@ -17,6 +17,9 @@ from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeI
 from trading.trades.selectors import trade_get
 from trading.trades.services import trade_lock
 from trading.withdrawals.services.lifecycle import withdrawal_items_ended
+
+# The cancels asked for, completed at the supplier or the platform after the commit.
+CANCELS_COMPLETE = Handoff("trading.complete_cancels")
 
 MIN_AGE = timedelta(minutes=30)
 CANCELLABLE = (Status.PENDING, Status.ACTIVE)
@@ -93,7 +96,7 @@ def _request(trade: Trade, items: list[TradeItem], actor: str, *, min_age: bool)
             item.save(update_fields=["cancel_requested_at", "updated_at"])
         rows.append(CancelRow(item, accepted, "" if accepted else "TRADE_NOT_CANCELLABLE"))
     if any(row.accepted for row in rows):
-        handoff_on_commit("trading.complete_cancels", str(trade.id))
+        handoff_on_commit(CANCELS_COMPLETE, str(trade.id))
     return rows
 
 

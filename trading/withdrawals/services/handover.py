@@ -6,14 +6,14 @@ written in the caller's transaction; ``deliveries`` sends the offers."""
 from datetime import timedelta
 
 from core import clock
-from core.handoffs import handoff_on_commit
+from core.handoffs import Handoff, handoff_on_commit
 from trading.marketplace.base import HeldItem, Listing
 from trading.models import BotDelivery, CatalogItem, TradeItem
 
 # An item on its way to a bot is looked for this long after each look, whatever the supplier
 # says meanwhile (its word that the item arrived makes the delivery due at once).
 ARRIVAL_LOOK_EVERY = timedelta(minutes=10)
-DELIVER_TASK = "trading.deliver_withdrawal"
+BOT_DELIVERY = Handoff("trading.deliver_withdrawal")
 
 
 def bot_delivery_expect(*, item: TradeItem, held: HeldItem, listing: Listing) -> None:
@@ -41,7 +41,7 @@ def bot_delivery_expect(*, item: TradeItem, held: HeldItem, listing: Listing) ->
         },
     )
     if created and held.asset_id:
-        handoff_on_commit(DELIVER_TASK, str(item.trade_id))
+        handoff_on_commit(BOT_DELIVERY, str(item.trade_id))
 
 
 def bot_delivery_arrived(*, item_pk: int) -> None:
@@ -52,7 +52,7 @@ def bot_delivery_arrived(*, item_pk: int) -> None:
     ).update(next_attempt_at=now, updated_at=now)
     if found:
         trade_id = TradeItem.objects.filter(pk=item_pk).values_list("trade_id", flat=True).get()
-        handoff_on_commit(DELIVER_TASK, str(trade_id))
+        handoff_on_commit(BOT_DELIVERY, str(trade_id))
 
 
 def bot_delivery_ended(*, item_pk: int, reason: str) -> None:

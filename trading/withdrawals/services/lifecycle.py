@@ -9,7 +9,7 @@ from django.db import transaction
 
 from core import clock
 from core.errors import DomainError
-from core.handoffs import handoff_on_commit
+from core.handoffs import Handoff, handoff_on_commit
 from merchants.webhooks.outbox import Approval
 from trading.accounts.selectors.inventory import inventory_cache_forget
 from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
@@ -17,6 +17,9 @@ from trading.selectors.switches import game_settings_get
 from trading.trades.services import Move, trade_apply, trade_lock
 from trading.trades.shapes import BotInfoOut, catalog_details
 from wallet.services import wallet_release, wallet_settle_purchase
+
+# The purchase of an approved withdrawal's listings.
+PURCHASE = Handoff("trading.withdrawal_purchase")
 
 
 def refund_item(trade: Trade, item: TradeItem, kind: str = "REFUND") -> None:
@@ -34,7 +37,7 @@ def refund_item(trade: Trade, item: TradeItem, kind: str = "REFUND") -> None:
 def withdrawal_approval_resume(trade_id: str) -> None:
     """The purchase an approval started, handed on again: it buys only what is not yet
     bought (keyed by item), and nothing for a trade the answer failed."""
-    handoff_on_commit("trading.withdrawal_purchase", trade_id)
+    handoff_on_commit(PURCHASE, trade_id)
 
 
 def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> None:
@@ -56,7 +59,7 @@ def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> Non
                 for item in items
             ],
         )
-        handoff_on_commit("trading.withdrawal_purchase", str(trade.id))
+        handoff_on_commit(PURCHASE, str(trade.id))
         return
     error = "MERCHANT_REJECTED" if outcome == Approval.REJECTED else "APPROVAL_TIMEOUT"
     for item in items:

@@ -1,0 +1,43 @@
+"""Every hand-off a module declares is registered by its app's tasks, under the name of a Celery
+task that exists, and no registration names work nobody declared."""
+
+import sys
+
+from config.celery import app
+from core.handoffs import HANDOFFS, Handoff
+
+PROJECT = (
+    "core",
+    "config",
+    "merchants",
+    "wallet",
+    "ledger",
+    "trading",
+    "crypto",
+    "feed",
+    "sandbox",
+)
+
+
+def declared_handoffs() -> dict[Handoff, str]:
+    """Each Handoff constant of the loaded project modules, with where it is declared."""
+    found: dict[Handoff, str] = {}
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in PROJECT:
+            continue
+        for attribute, value in vars(module).items():
+            if isinstance(value, Handoff) and attribute.isupper():
+                found.setdefault(value, f"{name}.{attribute}")
+    return found
+
+
+def test_every_declared_handoff_is_registered_and_nothing_else():
+    declared = declared_handoffs()
+    assert len(declared) >= 7
+    assert set(HANDOFFS) == set(declared)
+
+
+def test_every_handoff_names_a_celery_task():
+    app.loader.import_default_modules()
+    missing = [handoff.task for handoff in HANDOFFS if handoff.task not in app.tasks]
+    assert missing == []
