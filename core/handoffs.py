@@ -6,7 +6,8 @@ work in the database.
 
 A worker's task may instead keep the work it made due and do it itself when it is done
 (``handoffs_followed``): one task and one broker round trip fewer, for work that comes right
-after the task's own (a withdrawal's purchase after its approval)."""
+after the task's own (a withdrawal's purchase after its approval, and the ``trade.pending``
+webhook the approval emitted)."""
 
 import logging
 from collections.abc import Callable, Iterator
@@ -35,7 +36,10 @@ class Handoff:
 # Declared -> hands one id to a worker.
 HANDOFFS: dict[Handoff, Callable[[str], None]] = {}
 
-_followed: ContextVar[list[Callable[[], None]] | None] = ContextVar("followed", default=None)
+# (runs after the rest, work) kept by the enclosing ``handoffs_followed`` block.
+_followed: ContextVar[list[tuple[bool, Callable[[], None]]] | None] = ContextVar(
+    "followed", default=None
+)
 
 
 def handoff_register(handoff: Handoff, hand_off: Callable[[str], None]) -> None:
@@ -48,13 +52,14 @@ def handoff_on_commit(handoff: Handoff, subject_id: str) -> None:
     transaction.on_commit(lambda: HANDOFFS[handoff](subject_id))
 
 
-def handoff_follow(work: Callable[[], None]) -> bool:
+def handoff_follow(work: Callable[[], None], *, after_the_rest: bool = False) -> bool:
     """Keep ``work`` for the end of the enclosing ``handoffs_followed`` block; False outside
-    one (then the caller hands it to a worker)."""
+    one (then the caller hands it to a worker). Work ``after_the_rest`` runs once the other
+    kept work is done (a webhook delivery, which waits on the merchant, after a purchase)."""
     followed = _followed.get()
     if followed is None:
         return False
-    followed.append(work)
+    followed.append((after_the_rest, work))
     return True
 
 
@@ -63,13 +68,13 @@ def handoffs_followed() -> Iterator[None]:
     """Work kept by ``handoff_follow`` inside the block runs when the block ends without an
     error, in this thread, outside any transaction. Work that fails is logged and left to its
     sweep, as a lost hand-off would be; so is work kept by a block that raised."""
-    followed: list[Callable[[], None]] = []
+    followed: list[tuple[bool, Callable[[], None]]] = []
     token = _followed.set(followed)
     try:
         yield
     finally:
         _followed.reset(token)
-    for work in followed:
+    for _, work in sorted(followed, key=lambda kept: kept[0]):
         try:
             work()
         except Exception:

@@ -81,8 +81,8 @@ def test_an_escrow_completion_is_a_handful_of_queries(merchant):
             cause_id="trade-1",
         )
 
-    # One account read, the transfer, one guarded update per account, the postings.
-    assert len(queries) == 5, [q["sql"] for q in queries.captured_queries]
+    # One account read, one guarded update per account, the transfer with its postings.
+    assert len(queries) == 4, [q["sql"] for q in queries.captured_queries]
     assert wallet_balances(merchant=merchant)["available"] == VALUE
 
 

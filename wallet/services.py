@@ -5,7 +5,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Round
 
@@ -56,15 +56,11 @@ def transfer_post(
         accounts[move.target.pk] = move.target
         if move.source.merchant_id is not None and not move.may_overdraw:
             guarded.add(move.source.pk)
+    transfer = Transfer(
+        kind=kind, cause_type=cause_type, cause_id=cause_id, memo=memo, created_at=clock.now()
+    )
     # Inside the caller's transaction no savepoint is needed: a refused debit aborts the cause.
     with transaction.atomic(savepoint=False):
-        transfer = Transfer.objects.create(
-            kind=kind,
-            cause_type=cause_type,
-            cause_id=cause_id,
-            memo=memo,
-            created_at=clock.now(),
-        )
         for account_id in sorted(net):
             delta = net[account_id]
             if delta == 0:
@@ -75,14 +71,50 @@ def transfer_post(
             # Round: SQLite (the quick start) adds decimals as floats and would drift off the cent.
             if rows.update(balance=Round(F("balance") + delta, 2)) != 1:
                 raise InsufficientFundsError(str(accounts[account_id]))
-        Posting.objects.bulk_create(
-            Posting(transfer=transfer, account_id=account_id, amount=delta)
-            for account_id, delta in net.items()
-            if delta != 0
+        _transfer_insert(
+            transfer,
+            [Posting(transfer=transfer, account_id=a, amount=d) for a, d in net.items() if d != 0],
         )
         # What the transfer moved: the sum of what its accounts received.
         count_on_commit(MONEY_MOVED, float(sum(d for d in net.values() if d > 0)), kind)
     return transfer
+
+
+# The transfer and its postings in one statement (the postings' foreign key is checked at the
+# statement's end, when the transfer is there).
+_TRANSFER_INSERT = (
+    "WITH transfer AS (INSERT INTO wallet_transfer (id, kind, cause_type, cause_id, memo,"
+    " created_at) VALUES (%s, %s, %s, %s, %s, %s))"
+    " INSERT INTO wallet_posting (transfer_id, account_id, amount)"
+    " SELECT %s, account_id, amount"
+    " FROM UNNEST(%s::bigint[], %s::numeric[]) AS p(account_id, amount)"
+)
+
+
+def _transfer_insert(transfer: Transfer, postings: list[Posting]) -> None:
+    """One round trip on PostgreSQL, after the balances moved: a refused debit inserted
+    nothing. Elsewhere (SQLite, the quick start) the ORM's two."""
+    if connection.vendor != "postgresql":
+        transfer.save(force_insert=True)
+        Posting.objects.bulk_create(postings)
+        return
+    t = transfer
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _TRANSFER_INSERT,
+            [
+                t.id,
+                t.kind,
+                t.cause_type,
+                t.cause_id,
+                t.memo,
+                t.created_at,
+                t.id,
+                [p.account_id for p in postings],
+                [p.amount for p in postings],
+            ],
+        )
+    transfer._state.adding = False
 
 
 def wallet_admin_credit(*, merchant: Merchant, amount: Decimal, reason: str) -> Transfer:

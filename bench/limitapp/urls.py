@@ -1,7 +1,7 @@
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
-from limitapp.views import NoIoApi, ReadApi, WriteApi
+from limitapp.views import BuyApi, NoIoApi, PageApi, ReadApi, WriteApi
 
 
 def health(request: HttpRequest) -> HttpResponse:
@@ -13,4 +13,6 @@ urlpatterns = [
     path("limit/no-io", NoIoApi.as_view()),
     path("limit/read", ReadApi.as_view()),
     path("limit/write", WriteApi.as_view()),
+    path("limit/page", PageApi.as_view()),
+    path("limit/buy", BuyApi.as_view()),
 ]

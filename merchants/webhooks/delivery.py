@@ -12,9 +12,11 @@ from datetime import datetime, timedelta
 
 import orjson
 from django.db import InterfaceError, OperationalError, transaction
-from django.db.models import Q
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 
 from core import clock
+from core.handoffs import handoff_on_commit
 from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_commit
 from merchants.callers import callers_changed
 from merchants.models import Merchant
@@ -119,6 +121,21 @@ def _approval_resume(*, event_id: str) -> None:
     if answered is not None:
         subject_type, subject_id = answered
         APPROVAL_RESUMES[subject_type](subject_id)
+        # So are the events the answer emitted, which the first run delivers last (after the
+        # work it made due) and a run that died left pending.
+        now = clock.now()
+        for due_id in (
+            WebhookEvent.objects.filter(
+                subject_type=subject_type,
+                subject_id=subject_id,
+                is_approval=False,
+                status=WebhookEvent.Status.PENDING,
+                next_attempt_at__lte=now,
+            )
+            .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+            .values_list("id", flat=True)
+        ):
+            handoff_on_commit("webhooks.deliver", str(due_id))
 
 
 def _record_attempt(*, event_id: str, lease_until: datetime, url: str, result: PostResult) -> None:
@@ -159,6 +176,18 @@ _SETTLED_FIELDS = (
 )
 
 
+_DELIVERY_ROWS = Coalesce(
+    Subquery(
+        WebhookDelivery.objects.filter(event=OuterRef("pk"))
+        .order_by()
+        .values("event")
+        .annotate(rows=Count("pk"))
+        .values("rows")
+    ),
+    0,
+)
+
+
 def _record(
     *, event_id: str, lease_until: datetime, url: str, result: PostResult, give_up: bool = False
 ) -> None:
@@ -167,9 +196,12 @@ def _record(
     now = clock.now()
     with transaction.atomic():
         # The event row alone (trade_lock says why): an approval goes on to lock its trade.
+        # With the number of its delivery rows (they number on across a resend, which starts
+        # ``attempts`` again): one statement, not a second for the count.
         event = (
             WebhookEvent.objects.select_for_update(no_key=True)
             .only(*_SETTLED_FIELDS, "merchant_id", "subject_type", "subject_id", "is_approval")
+            .annotate(rows=_DELIVERY_ROWS)
             .get(pk=event_id)
         )
         if event.status != WebhookEvent.Status.PENDING or event.lease_until != lease_until:
@@ -177,7 +209,7 @@ def _record(
         event.attempts += 1
         WebhookDelivery.objects.create(
             event=event,
-            attempt=event.deliveries.count() + 1,
+            attempt=event.rows + 1,
             url=url,
             status_code=result.status_code,
             latency_ms=result.latency_ms,

@@ -1,18 +1,21 @@
 """The outbox's Celery tasks: one delivery per event id, and the sweep that re-drives due
 events a lost task left. Imported by ``MerchantsConfig.ready``, which registers the hand-off of
-new events to a worker."""
+new events to a worker: an event emitted by a delivery task itself (the ``trade.pending`` of an
+approved withdrawal) is delivered by that task once its own work is done, without a task of its
+own (``handoffs_followed``)."""
 
 from celery import shared_task
 
 from config.celery import enqueue
-from core.handoffs import handoff_register, handoffs_followed
+from core.handoffs import handoff_follow, handoff_register, handoffs_followed
 from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
 from merchants.webhooks.outbox import WEBHOOK_DELIVERY
 
 
 # The limits hold an attempt (connect 3 s + read 10 s, and a slow answer) and the work an
 # approval makes due that the task then does itself (a purchase: trading.withdrawal_purchase's
-# 120 s).
+# 120 s; then the event the answer emitted, one more attempt). Past the soft limit what is left
+# is the sweeps'.
 @shared_task(name="webhooks.deliver", acks_late=True, time_limit=180, soft_time_limit=165)
 def deliver_webhook(event_id: str) -> None:
     with handoffs_followed():
@@ -28,7 +31,8 @@ def sweep_webhooks() -> int:
 
 
 def _enqueue_delivery(event_id: str) -> None:
-    enqueue(deliver_webhook, event_id)
+    if not handoff_follow(lambda: webhook_event_deliver(event_id=event_id), after_the_rest=True):
+        enqueue(deliver_webhook, event_id)
 
 
 handoff_register(WEBHOOK_DELIVERY, _enqueue_delivery)

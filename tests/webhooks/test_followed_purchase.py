@@ -1,14 +1,17 @@
 """The approval's delivery task buys itself, after its commit, instead of handing the purchase
-to another task through the broker; a purchase that fails there is left to the purchase sweep."""
+to another task through the broker, then delivers the ``trade.pending`` its answer emitted; a
+purchase that fails there is left to the purchase sweep."""
 
 import logging
 
 import pytest
 
 from core.handoffs import HANDOFFS, handoff_follow, handoffs_followed
+from merchants.webhooks import tasks as webhook_tasks
+from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.tasks import deliver_webhook
 from sandbox.models import SandboxPurchase
-from tests.webhooks.conftest import approval_event, bought
+from tests.webhooks.conftest import approval_event, bought, trade_events
 from trading import tasks
 from trading.models import Trade
 from trading.withdrawals.services.lifecycle import PURCHASE
@@ -35,6 +38,47 @@ def test_the_approval_task_buys_without_a_purchase_task(api, shop, listing, hook
     (purchase,) = SandboxPurchase.objects.all()
     assert purchase.listing_id == listing.id
     assert Trade.objects.get(pk=trade_id).status == "pending"
+
+
+def test_the_approval_task_delivers_the_event_its_answer_emitted_after_the_purchase(
+    api, shop, listing, hooks, enqueued, monkeypatch
+):
+    sent: list[str] = []
+    monkeypatch.setattr(webhook_tasks, "enqueue", lambda task, *args: sent.append(args[0]))
+    monkeypatch.setitem(HANDOFFS, "webhooks.deliver", webhook_tasks._enqueue_delivery)
+    done: list[str] = []
+    deliver, fulfil = webhook_tasks.webhook_event_deliver, tasks.withdrawal_fulfil
+
+    def delivered(*, event_id: str) -> None:
+        done.append(WebhookEvent.objects.get(pk=event_id).type)
+        deliver(event_id=event_id)
+
+    def bought_first(*, trade_id: str) -> None:
+        done.append("purchase")
+        fulfil(trade_id=trade_id)
+
+    monkeypatch.setattr(webhook_tasks, "webhook_event_deliver", delivered)
+    monkeypatch.setattr(tasks, "withdrawal_fulfil", bought_first)
+    trade_id = bought(api, shop, listing)
+    sent.clear()  # the approval callback's own hand-off, from the request
+
+    deliver_webhook.apply(args=[str(approval_event(trade_id).id)])
+
+    assert done == ["trade.initiated", "purchase", "trade.pending"]
+    assert sent == []
+    assert enqueued == []
+    assert [event.status for event in trade_events(trade_id)] == ["delivered", "delivered"]
+    assert len(hooks.of_type("trade.pending")) == 1
+
+
+def test_an_event_emitted_outside_a_delivery_task_gets_a_task(api, shop, listing, monkeypatch):
+    sent: list[str] = []
+    monkeypatch.setattr(webhook_tasks, "enqueue", lambda task, *args: sent.append(args[0]))
+    monkeypatch.setitem(HANDOFFS, "webhooks.deliver", webhook_tasks._enqueue_delivery)
+
+    trade_id = bought(api, shop, listing)
+
+    assert sent == [str(approval_event(trade_id).id)]
 
 
 def test_a_purchase_outside_a_delivery_task_is_handed_to_the_broker(
