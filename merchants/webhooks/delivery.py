@@ -21,7 +21,12 @@ from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_c
 from merchants.callers import callers_changed
 from merchants.models import Merchant
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
-from merchants.webhooks.outbox import APPROVAL_HANDLERS, APPROVAL_RESUMES, Approval
+from merchants.webhooks.outbox import (
+    APPROVAL_HANDLERS,
+    APPROVAL_RESUMES,
+    WEBHOOK_DELIVERY,
+    Approval,
+)
 from merchants.webhooks.signing import PostResult, signed_post, storable_text
 
 logger = logging.getLogger(__name__)
@@ -135,7 +140,7 @@ def _approval_resume(*, event_id: str) -> None:
             .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
             .values_list("id", flat=True)
         ):
-            handoff_on_commit("webhooks.deliver", str(due_id))
+            handoff_on_commit(WEBHOOK_DELIVERY, str(due_id))
 
 
 def _record_attempt(*, event_id: str, lease_until: datetime, url: str, result: PostResult) -> None:

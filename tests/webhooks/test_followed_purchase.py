@@ -9,6 +9,7 @@ import pytest
 from core.handoffs import HANDOFFS, handoff_follow, handoffs_followed
 from merchants.webhooks import tasks as webhook_tasks
 from merchants.webhooks.models import WebhookEvent
+from merchants.webhooks.outbox import WEBHOOK_DELIVERY
 from merchants.webhooks.tasks import deliver_webhook
 from sandbox.models import SandboxPurchase
 from tests.webhooks.conftest import approval_event, bought, trade_events
@@ -45,7 +46,7 @@ def test_the_approval_task_delivers_the_event_its_answer_emitted_after_the_purch
 ):
     sent: list[str] = []
     monkeypatch.setattr(webhook_tasks, "enqueue", lambda task, *args: sent.append(args[0]))
-    monkeypatch.setitem(HANDOFFS, "webhooks.deliver", webhook_tasks._enqueue_delivery)
+    monkeypatch.setitem(HANDOFFS, WEBHOOK_DELIVERY, webhook_tasks._enqueue_delivery)
     done: list[str] = []
     deliver, fulfil = webhook_tasks.webhook_event_deliver, tasks.withdrawal_fulfil
 
@@ -74,7 +75,7 @@ def test_the_approval_task_delivers_the_event_its_answer_emitted_after_the_purch
 def test_an_event_emitted_outside_a_delivery_task_gets_a_task(api, shop, listing, monkeypatch):
     sent: list[str] = []
     monkeypatch.setattr(webhook_tasks, "enqueue", lambda task, *args: sent.append(args[0]))
-    monkeypatch.setitem(HANDOFFS, "webhooks.deliver", webhook_tasks._enqueue_delivery)
+    monkeypatch.setitem(HANDOFFS, WEBHOOK_DELIVERY, webhook_tasks._enqueue_delivery)
 
     trade_id = bought(api, shop, listing)
 
