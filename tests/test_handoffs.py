@@ -5,6 +5,7 @@ import sys
 
 from config.celery import app
 from core.handoffs import HANDOFFS, Handoff
+from tests.errorflow import PACKAGES
 
 PROJECT = (
     "core",
@@ -23,7 +24,7 @@ def declared_handoffs() -> dict[Handoff, str]:
     """Each Handoff constant of the loaded project modules, with where it is declared."""
     found: dict[Handoff, str] = {}
     for name, module in list(sys.modules.items()):
-        if module is None or name.split(".")[0] not in PROJECT:
+        if module is None or name.split(".")[0] not in PACKAGES:
             continue
         for attribute, value in vars(module).items():
             if isinstance(value, Handoff) and attribute.isupper():
