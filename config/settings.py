@@ -225,6 +225,13 @@ METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 HEALTH_TIMEOUT_SECONDS = env_float("HEALTH_TIMEOUT_SECONDS", 2.0)
 
 
+# Cached values are pickles of this code's classes (a price book's reference, an inventory's
+# quotes, a trade-URL check): a release that moves or reshapes a cached class bumps this, so
+# its processes never read what the previous release wrote (a pickle naming a module that is
+# gone fails every read of its key until it expires). 2: trading reorganised by flow.
+CACHE_FORMAT = 2
+
+
 def _caches() -> dict[str, Any]:
     if REDIS_URL:
         return {
@@ -232,6 +239,7 @@ def _caches() -> dict[str, Any]:
                 "BACKEND": "config.cache.SharedClientRedisCache",
                 "LOCATION": REDIS_URL,
                 "KEY_PREFIX": "ts",
+                "VERSION": CACHE_FORMAT,
                 "OPTIONS": REDIS_CLIENT_OPTIONS,
             }
         }
@@ -239,6 +247,7 @@ def _caches() -> dict[str, Any]:
         "default": {
             "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
             "LOCATION": str(VAR_DIR / "cache"),
+            "VERSION": CACHE_FORMAT,
         }
     }
 
