@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from core import clock
-from core.db import atomic_retried
+from core.db import atomic_retried, constraint_violated, model_constraint
 from core.errors import DomainError
 from core.handoffs import Handoff, handoff_on_commit
 from crypto.chains import get_chains
@@ -48,6 +48,8 @@ from wallet.services import (
 
 # A cashout's transaction signed and sent, after the commit that approved it.
 CASHOUT_BROADCAST = Handoff("crypto.broadcast_withdrawal")
+# A user's requestId names one cashout: a concurrent repeat answers the first one.
+REQUEST_TAKEN = model_constraint(CryptoWithdrawal, "crypto_withdrawal_request_per_user")
 
 Status = CryptoWithdrawal.Status
 FUNDING_STATUS = {
@@ -227,7 +229,7 @@ def crypto_withdrawal_create(
     except InsufficientFundsError as exc:
         raise DomainError("INSUFFICIENT_BALANCE") from exc
     except IntegrityError as exc:
-        if "crypto_withdrawal_request_per_user" not in str(exc):
+        if not constraint_violated(exc, CryptoWithdrawal, REQUEST_TAKEN):
             raise
         twin = _first(merchant, platform_id, cashout.request_id)
         if twin is None:
