@@ -183,7 +183,10 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20, help="buys before the counted ones")
     parser.add_argument("--output", type=Path, help="also write the table here (markdown)")
     parser.add_argument(
-        "--cprofile", type=Path, help="cProfile the counted units, the top 60 functions here"
+        "--cprofile",
+        type=Path,
+        help="cProfile the counted units, the top 60 functions here (the whole profile, for"
+        " pstats, beside it with .prof added)",
     )
     parser.add_argument(
         "--trace", action="store_true", help="also print the statements of each kind's first unit"
@@ -247,6 +250,7 @@ def main() -> None:
         drain(counted=True)
         if profiler is not None:
             profiler.disable()
+            profiler.dump_stats(f"{args.cprofile}.prof")
             with args.cprofile.open("w") as out:
                 pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(60)
     table = profile_table(profile, args.buys)

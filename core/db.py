@@ -152,9 +152,12 @@ class ModelRows(Generic[M]):
     secrets): compiling those through the ORM took three times as long as running them."""
 
     def __init__(self, model: type[M], only: Sequence[str] = ()) -> None:
-        """Every column of ``model``, or ``only`` these fields' (rows that build no instance)."""
+        """Every column of ``model``, or ``only`` these fields' (with the primary key, an
+        instance whose other fields are deferred). Either way in the model's order, which
+        ``Model.from_db`` takes the values of a partial row in."""
         self.model = model
-        self.fields = [self._field(name) for name in only] if only else model._meta.concrete_fields
+        named = {self._field(name) for name in only}
+        self.fields = [f for f in model._meta.concrete_fields if not only or f in named]
         self.width = len(self.fields)
         self._attnames = [field.attname for field in self.fields]
         self._converters: dict[str, list[tuple[int, Col, list[Callable[..., Any]]]]] = {}
@@ -243,6 +246,50 @@ class ModelRows(Generic[M]):
             ]
             self._converters[connection.vendor] = [c for c in converting if c[2]]
         return self._converters[connection.vendor]
+
+
+class ChangesSaved:
+    """A model whose instances remember the values they were loaded with, so that
+    ``changes_save`` writes only the columns that changed: a trade has 35, and building and
+    compiling its full-row UPDATE for the two or three a move changes was a large part of a
+    move's CPU (bench/README.md, "The buy, end to end"). Django's own pattern ("Customizing
+    model loading", ``Model.from_db``); a plain mixin put before ``Model``, since this module is
+    imported before the app registry is ready."""
+
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
+        instance = super().from_db(db, field_names, values)  # type: ignore[misc]
+        instance._loaded = _snapshot(dict(zip(field_names, values, strict=True)))
+        return instance
+
+
+def _snapshot(values: dict[str, Any]) -> dict[str, Any]:
+    # A JSON value is copied: changed in place, it must still compare unequal to what was loaded.
+    return {k: deepcopy(v) if isinstance(v, (dict, list)) else v for k, v in values.items()}
+
+
+def changes_save(instance: Model) -> None:
+    """Save ``instance``: a new one whole (an INSERT), a loaded one only in the columns whose
+    values differ from those it was loaded (or last saved) with. A deferred column never read
+    is left alone; one assigned is written."""
+    loaded: dict[str, Any] | None = getattr(instance, "_loaded", None)
+    fields = [f for f in instance._meta.concrete_fields if not f.primary_key]
+    if loaded is None or instance._state.adding:
+        instance.save()
+    else:
+        held = instance.__dict__
+        changed = [
+            f.attname
+            for f in fields
+            if f.attname in held
+            and (f.attname not in loaded or held[f.attname] != loaded[f.attname])
+        ]
+        if changed:
+            instance.save(update_fields=changed)
+    held = instance.__dict__
+    instance._loaded = _snapshot(  # type: ignore[attr-defined]
+        {f.attname: held[f.attname] for f in fields if f.attname in held}
+    )
 
 
 def transaction_conflict(exc: BaseException) -> bool:

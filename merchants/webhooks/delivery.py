@@ -11,11 +11,11 @@ import random
 from datetime import datetime, timedelta
 
 import orjson
-from django.db import InterfaceError, OperationalError, transaction
-from django.db.models import Count, OuterRef, Q, Subquery
-from django.db.models.functions import Coalesce
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import Q
 
 from core import clock
+from core.db import ModelRows
 from core.handoffs import handoff_on_commit
 from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_commit
 from merchants.callers import callers_changed
@@ -76,21 +76,53 @@ def _jittered(delay: timedelta) -> timedelta:
     return delay * random.uniform(0.9, 1.1)  # noqa: S311 (spreading retries, not security)
 
 
+# The statements every delivery makes (two per buy), written out by hand as the per-request
+# reads are (``core.db.ModelRows``): the ORM's compiling of them cost more CPU than running them.
+# Built from model metadata only; every value goes as a parameter.
+_EVENTS = ModelRows(WebhookEvent)
+_MERCHANTS = ModelRows(Merchant)
+_EVENT_TABLE = _EVENTS.table()
+_CLAIM = (
+    f"UPDATE {_EVENT_TABLE} SET lease_until = %s"  # noqa: S608
+    " WHERE id = %s AND status = %s AND next_attempt_at <= %s"
+    " AND (lease_until IS NULL OR lease_until < %s)"
+    f" RETURNING {_EVENTS.columns(_EVENT_TABLE)}"
+)
+_MERCHANT = f"SELECT {_MERCHANTS.columns('m')} FROM {_MERCHANTS.table('m')} WHERE m.id = %s"  # noqa: S608
+
+
+def _claimed(*, event_id: str, now: datetime, lease_until: datetime) -> WebhookEvent | None:
+    """The event with its merchant, leased to this worker until ``lease_until``; None when it
+    is not due or a live lease holds it."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _CLAIM,
+            [
+                _EVENTS.param("lease_until", lease_until),
+                _EVENTS.param("id", event_id),
+                WebhookEvent.Status.PENDING,
+                _EVENTS.param("next_attempt_at", now),
+                _EVENTS.param("lease_until", now),
+            ],
+        )
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        event: WebhookEvent = _EVENTS.build(row)
+        cursor.execute(_MERCHANT, [_MERCHANTS.param("id", event.merchant_id)])
+        merchant = cursor.fetchone()  # the event's foreign key holds it
+        event.merchant = _MERCHANTS.build(merchant)
+    return event
+
+
 def webhook_event_deliver(*, event_id: str) -> None:
     """Deliver one due event once. Safe to run twice: the lease and the status guard the row."""
     now = clock.now()
     lease_until = now + LEASE
-    claimed = (
-        WebhookEvent.objects.filter(
-            pk=event_id, status=WebhookEvent.Status.PENDING, next_attempt_at__lte=now
-        )
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-        .update(lease_until=lease_until)
-    )
-    if not claimed:
+    event = _claimed(event_id=event_id, now=now, lease_until=lease_until)
+    if event is None:
         _approval_resume(event_id=event_id)
         return
-    event = WebhookEvent.objects.select_related("merchant").get(pk=event_id)
     merchant = event.merchant
     if not merchant.has_active_callback:
         result = PostResult(None, b"", 0, "no active callback URL")
@@ -179,18 +211,48 @@ _SETTLED_FIELDS = (
     "delivered_at",
     "last_error",
 )
-
-
-_DELIVERY_ROWS = Coalesce(
-    Subquery(
-        WebhookDelivery.objects.filter(event=OuterRef("pk"))
-        .order_by()
-        .values("event")
-        .annotate(rows=Count("pk"))
-        .values("rows")
-    ),
-    0,
+_SETTLING = ModelRows(
+    WebhookEvent,
+    only=("id", *_SETTLED_FIELDS, "merchant", "subject_type", "subject_id", "is_approval"),
 )
+_DELIVERY_COLUMNS = (
+    "event",
+    "attempt",
+    "url",
+    "status_code",
+    "latency_ms",
+    "error",
+    "response_excerpt",
+    "created_at",
+)
+_DELIVERIES = ModelRows(WebhookDelivery, only=_DELIVERY_COLUMNS)
+# The event row alone (trade_lock says why: an approval goes on to lock its trade), with the
+# number of its delivery rows (they number on across a resend, which starts ``attempts`` again).
+_SETTLING_LOCKED = (
+    f"SELECT {_SETTLING.columns('e')},"  # noqa: S608
+    f" (SELECT COUNT(*) FROM {_DELIVERIES.table('d')} WHERE d.event_id = e.id)"
+    f" FROM {_SETTLING.table('e')} WHERE e.id = %s"
+)
+_DELIVERY_INSERT = (
+    f"INSERT INTO {_DELIVERIES.table()} ({', '.join(_DELIVERIES.quoted(list(_DELIVERY_COLUMNS)))})"  # noqa: S608
+    f" VALUES ({', '.join(['%s'] * len(_DELIVERY_COLUMNS))})"
+)
+_SETTLED_UPDATE = (
+    f"UPDATE {_EVENT_TABLE} SET"  # noqa: S608
+    f" {', '.join(f'{column} = %s' for column in _SETTLING.quoted(list(_SETTLED_FIELDS)))}"
+    " WHERE id = %s"
+)
+
+
+def _settling(event_id: str) -> tuple[WebhookEvent, int] | None:
+    """The event's settled fields, locked, and the number of its delivery rows."""
+    locked = " FOR NO KEY UPDATE" if connection.features.has_select_for_no_key_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(_SETTLING_LOCKED + locked, [_SETTLING.param("id", event_id)])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return _SETTLING.build(row[:-1]), row[-1]
 
 
 def _record(
@@ -200,28 +262,31 @@ def _record(
     applying any outcome."""
     now = clock.now()
     with transaction.atomic():
-        # The event row alone (trade_lock says why): an approval goes on to lock its trade.
-        # With the number of its delivery rows (they number on across a resend, which starts
-        # ``attempts`` again): one statement, not a second for the count.
-        event = (
-            WebhookEvent.objects.select_for_update(no_key=True)
-            .only(*_SETTLED_FIELDS, "merchant_id", "subject_type", "subject_id", "is_approval")
-            .annotate(rows=_DELIVERY_ROWS)
-            .get(pk=event_id)
-        )
+        settling = _settling(event_id)
+        if settling is None:
+            return
+        event, rows = settling
         if event.status != WebhookEvent.Status.PENDING or event.lease_until != lease_until:
             return  # another worker took over after our lease ran out
         event.attempts += 1
-        WebhookDelivery.objects.create(
-            event=event,
-            attempt=event.rows + 1,
-            url=url,
-            status_code=result.status_code,
-            latency_ms=result.latency_ms,
-            error=result.error,
-            response_excerpt=storable_text(result.body, EXCERPT_CHARS),
-            created_at=now,
+        delivery = (
+            event.pk,
+            rows + 1,
+            url,
+            result.status_code,
+            result.latency_ms,
+            result.error,
+            storable_text(result.body, EXCERPT_CHARS),
+            now,
         )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _DELIVERY_INSERT,
+                [
+                    _DELIVERIES.param(name, value)
+                    for name, value in zip(_DELIVERY_COLUMNS, delivery, strict=True)
+                ],
+            )
         event.lease_until = None
         event.last_error = result.error or (
             f"HTTP {result.status_code}" if result.status_code else ""
@@ -232,7 +297,12 @@ def _record(
             _settle_approval(event, result, now)
         else:
             _settle_regular(event, result, now)
-        event.save(update_fields=_SETTLED_FIELDS)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _SETTLED_UPDATE,
+                [_SETTLING.param(name, getattr(event, name)) for name in _SETTLED_FIELDS]
+                + [_SETTLING.param("id", event.pk)],
+            )
         count_on_commit(
             WEBHOOK_ATTEMPTS,
             1,

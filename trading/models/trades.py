@@ -7,6 +7,8 @@ from decimal import Decimal
 from django.db import models
 from django.db.models import Q
 
+from core.db import ChangesSaved
+
 
 class Status(models.TextChoices):
     INITIATED = "initiated"
@@ -31,7 +33,7 @@ TERMINAL_PRECEDENCE = (
 )
 
 
-class Trade(models.Model):
+class Trade(ChangesSaved, models.Model):
     class Type(models.TextChoices):
         DEPOSIT = "deposit"
         WITHDRAW = "withdraw"
@@ -127,7 +129,7 @@ class Trade(models.Model):
         return f"{self.type} {self.id} ({self.status})"
 
 
-class TradeItem(models.Model):
+class TradeItem(ChangesSaved, models.Model):
     trade = models.ForeignKey(Trade, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveSmallIntegerField()
     # The id the merchant knows the item by: listing id, inventory item id, or (a quick row not yet
