@@ -188,13 +188,14 @@ def explain(merchant_name: str) -> None:
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
+    from core import clock
     from ledger.selectors import LedgerQuery, ledger_page
     from merchants.models import Merchant
 
     merchant = Merchant.objects.get(name=merchant_name)
     reset_queries()
     with CaptureQueriesContext(connection) as captured:
-        ledger_page(merchant=merchant, query=LedgerQuery())
+        ledger_page(merchant=merchant, query=LedgerQuery(), now=clock.now())
     for statement in _statements(captured.captured_queries):
         with connection.cursor() as cursor:
             cursor.execute("EXPLAIN (ANALYZE, COSTS OFF) " + statement["sql"])

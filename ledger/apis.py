@@ -8,7 +8,7 @@ from config.api.docs import OperationDoc
 from core.errors import DomainError
 from ledger import examples
 from ledger.representations import LedgerPageOut, LedgerTransactionOut
-from ledger.selectors import LedgerQuery, ledger_page, ledger_transaction_get
+from ledger.selectors import LedgerQuery, ledger_page_rendered, ledger_transaction_get
 from ledger.serializers import LedgerQueryIn
 from merchants.models import Scope
 from merchants.ratelimits import LEDGER, Limited
@@ -48,7 +48,7 @@ class LedgerTransactionsApi(MerchantApiView):
     @extend_schema(operation_id="listLedgerTransactions", tags=["ledger"], responses=LedgerPageOut)
     def get(self, request: Request) -> Response:
         query = self.parse_query(request)
-        page = ledger_page(
+        page = ledger_page_rendered(
             merchant=self.merchant(request),
             query=LedgerQuery(
                 type=query.get("type"),

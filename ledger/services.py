@@ -9,6 +9,7 @@ from decimal import Decimal
 from django.db import transaction
 
 from core import clock
+from core.ledger_version import ledger_version_bump
 from ledger.models import Funding
 from merchants.models import Merchant
 from wallet.models import Transfer
@@ -49,7 +50,7 @@ def funding_record(
     """The funding row of a source (one per source, type and merchant). Recording it again
     returns the first row unchanged, so a retried task cannot write two."""
     now = clock.now()
-    funding, _ = Funding.objects.get_or_create(
+    funding, created = Funding.objects.get_or_create(
         source_type=source_type,
         source_id=source_id,
         type=type,
@@ -68,6 +69,8 @@ def funding_record(
             "completed_at": now if status == Funding.Status.COMPLETED else None,
         },
     )
+    if created:
+        ledger_version_bump(merchant_id=merchant.pk)
     return funding
 
 
@@ -82,11 +85,13 @@ def funding_status_set(
         changes["txn_hash"] = txn_hash
     if status == Funding.Status.COMPLETED:
         changes["completed_at"] = now
-    return (
-        Funding.objects.filter(source_type=source_type, source_id=source_id, type=type)
-        .exclude(status__in=FINAL_STATUSES)
-        .update(**changes)
-    )
+    rows = Funding.objects.filter(source_type=source_type, source_id=source_id, type=type)
+    changed = rows.exclude(status__in=FINAL_STATUSES).update(**changes)
+    if changed:
+        # Whose ledger changed: the source names the funding, not its merchant.
+        for merchant_id in rows.values_list("merchant_id", flat=True):
+            ledger_version_bump(merchant_id=merchant_id)
+    return changed
 
 
 @dataclass(frozen=True)

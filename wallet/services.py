@@ -11,6 +11,7 @@ from django.db.models.functions import Round
 
 from core import clock
 from core.db import ModelRows
+from core.ledger_version import ledger_version_bump
 from core.metrics import MONEY_MOVED, count_on_commit
 from merchants.models import Merchant
 from wallet.models import Account, Posting, Transfer
@@ -142,8 +143,9 @@ def _transfer_insert(transfer: Transfer, postings: list[Posting]) -> None:
 
 
 def wallet_admin_credit(*, merchant: Merchant, amount: Decimal, reason: str) -> Transfer:
-    """Money from outside (a staff credit) into the merchant's spendable balance."""
-    return transfer_post(
+    """Money from outside (a staff credit) into the merchant's spendable balance: a row of its
+    ledger."""
+    transfer = transfer_post(
         kind="ADMIN_CREDIT",
         cause_type="admin",
         cause_id=str(merchant.pk),
@@ -156,6 +158,8 @@ def wallet_admin_credit(*, merchant: Merchant, amount: Decimal, reason: str) -> 
             )
         ],
     )
+    ledger_version_bump(merchant_id=merchant.pk)  # after the write: at once outside a transaction
+    return transfer
 
 
 def _merchant_account(merchant: Merchant, kind: str) -> Account:
@@ -376,9 +380,10 @@ def wallet_settle_cashout(
 def wallet_admin_debit(*, merchant: Merchant, amount: Decimal, reason: str) -> Transfer:
     """Money out of the merchant's spendable balance to the outside world (a staff debit).
     InsufficientFundsError, changing nothing, if it would take ``available`` below zero; the
-    refusal is its own (a savepoint), so the caller's transaction goes on."""
+    refusal is its own (a savepoint), so the caller's transaction goes on. A row of the
+    merchant's ledger."""
     with transaction.atomic():
-        return transfer_post(
+        transfer = transfer_post(
             kind="ADMIN_DEBIT",
             cause_type="admin",
             cause_id=str(merchant.pk),
@@ -391,6 +396,8 @@ def wallet_admin_debit(*, merchant: Merchant, amount: Decimal, reason: str) -> T
                 )
             ],
         )
+        ledger_version_bump(merchant_id=merchant.pk)
+        return transfer
 
 
 def wallet_merchant_transfer(
