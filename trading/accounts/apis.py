@@ -6,7 +6,6 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
 from merchants.ratelimits import CHECK_TRADEURL, CLIENT_INVENTORY, SECURE_INVENTORY, Limited
-from merchants.selectors import client_get
 from merchants.tradeurls import trade_url_platform_id
 from merchants.views import ClientApiView, MerchantApiView
 from trading.accounts import examples
@@ -77,7 +76,7 @@ class SecureInventoryApi(MerchantApiView):
         platform_id = trade_url_platform_id(read.trade_url)
         assert platform_id is not None
         page = inventory_page(
-            merchant=self.merchant(request), platform_id=platform_id, query=read.query, client=None
+            merchant=self.merchant(request), platform_id=platform_id, query=read.query, client=False
         )
         return Response(page)
 
@@ -108,13 +107,11 @@ class ClientInventoryApi(ClientApiView):
     @extend_schema(tags=["inventory"], responses=InventoryOut)
     def get(self, request: Request) -> Response:
         query: InventoryQuery = self.parse_query(request)
-        caller = self.caller(request)
-        client = client_get(merchant=caller.merchant, platform_id=caller.platform_id)
         page = inventory_page(
             merchant=self.merchant(request),
-            platform_id=caller.platform_id,
+            platform_id=self.caller(request).platform_id,
             query=query,
-            client=client,
+            client=True,
         )
         return Response(page)
 

@@ -16,11 +16,12 @@ import orjson
 from core import clock
 from core.json import dumps
 from core.market_version import market_version
-from merchants.models import Client, Merchant
+from merchants.models import Merchant
 from trading.accounts.selectors.collateral import client_collateral_left
 from trading.accounts.selectors.inventory import (
     DepositQuote,
     InventoryQuery,
+    client_deposit_facts_get,
     deposit_facts_check,
     deposit_facts_get,
     deposit_quotes,
@@ -67,12 +68,17 @@ _SORTS: dict[MarketSort, tuple[Callable[[Row], Any], bool]] = {
 
 
 def inventory_page(
-    *, merchant: Merchant, platform_id: str, query: InventoryQuery, client: Client | None
+    *, merchant: Merchant, platform_id: str, query: InventoryQuery, client: bool
 ) -> orjson.Fragment:
-    """One page of the owner's inventory with the merchant's offers; ``collateral`` is the
-    client's instant-deposit collateral, 0 for any other owner. The database is asked once (the
-    game's switches and, for a client, its exposure), the cache once (``inventory_derived``)."""
-    facts = deposit_facts_get(game=query.game, client=client)
+    """One page of the owner's inventory with the merchant's offers. ``client``: the owner is the
+    calling client, and ``collateral`` is its instant-deposit collateral (0 for any other owner,
+    and for a client the service has no row of). The database is asked once (the game's
+    switches and, for a client, its row and exposure), the cache once (``inventory_derived``)."""
+    facts = (
+        client_deposit_facts_get(game=query.game, merchant=merchant, platform_id=platform_id)
+        if client
+        else deposit_facts_get(game=query.game)
+    )
     deposit_facts_check(facts=facts)
     fleet_check(merchant=merchant)
 
@@ -107,9 +113,9 @@ def inventory_page(
         rows = rows[start : start + query.limit]
     collateral = (
         client_collateral_left(
-            client=client, merchant=merchant, now=clock.now(), exposure=facts.exposure
+            client=facts.client, merchant=merchant, now=clock.now(), exposure=facts.exposure
         )
-        if client is not None
+        if facts.client is not None
         else ZERO
     )
     return orjson.Fragment(

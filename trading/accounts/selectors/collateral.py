@@ -21,49 +21,47 @@ _CLIENTS = ModelRows(Client, only=["id", "merchant", "kyc_hash"])
 _EXPOSURE_COLUMN, _EXPOSURE_CLIENT, _INSTANT, _STATUS = _TRADES.quoted(
     ["collateral_provider", "client", "is_instant", "status"]
 )
-_CLIENT_ID, _CLIENT_MERCHANT, _KYC_HASH = _CLIENTS.quoted(["id", "merchant", "kyc_hash"])
+_ID, _MERCHANT, _KYC_HASH = _CLIENTS.quoted(["id", "merchant", "kyc_hash"])
 _EXPOSED = [status.value for status in EXPOSED_STATUSES]
-# The inventory reads this every request, with its other facts in one statement
-# (``trading.accounts.selectors.inventory``): it is written out by hand, not compiled by the ORM.
-_EXPOSURE = (
-    f"SELECT COALESCE(SUM(t.{_EXPOSURE_COLUMN}), 0.00) FROM {_TRADES.table('t')}"  # noqa: S608
-    f" WHERE t.{_INSTANT} AND t.{_STATUS} IN ({', '.join(['%s'] * len(EXPOSED_STATUSES))})"
-)
-_OF_CLIENT = f" AND t.{_EXPOSURE_CLIENT} = %s"
-_OF_IDENTITY = (
-    f" AND t.{_EXPOSURE_CLIENT} IN (SELECT g.{_CLIENT_ID} FROM {_CLIENTS.table('g')}"  # noqa: S608
-    f" WHERE g.{_CLIENT_MERCHANT} = %s AND g.{_KYC_HASH} = %s)"
-)
 
 
-def client_collateral_exposure_query(*, client: Client) -> tuple[str, list[Any]]:
-    """The statement summing what the provider backs for this person's instant deposits in
-    flight (``exposure_converted`` reads its value): the platform accounts of one person within
-    a merchant are those sharing its kycHash."""
-    params: list[Any] = [*_EXPOSED]
-    if not client.kyc_hash:
-        return _EXPOSURE + _OF_CLIENT, [*params, _TRADES.param("client", client.pk)]
-    return _EXPOSURE + _OF_IDENTITY, [
-        *params,
-        _CLIENTS.param("merchant", client.merchant_id),
-        _CLIENTS.param("kyc_hash", client.kyc_hash),
-    ]
+def client_exposure_sql(alias: str) -> tuple[str, list[Any]]:
+    """An expression summing what the provider backs for the instant deposits in flight of the
+    person behind the client row ``alias`` of the enclosing statement: the platform accounts of
+    one person within a merchant are those sharing its kycHash (an empty one is the account's
+    own). Written out by hand: the client inventory reads it every request with its other facts
+    in one statement (``trading.accounts.selectors.inventory``). The account's own trades and
+    its identity's other accounts' are two sums, each read by index (as one ``IN`` of both,
+    PostgreSQL hashed every trade in flight). Its value goes through ``exposure_converted``."""
+    statuses = ", ".join(["%s"] * len(_EXPOSED))
+    in_flight = (
+        f"SELECT COALESCE(SUM(t.{_EXPOSURE_COLUMN}), 0.00) FROM {_TRADES.table('t')}"  # noqa: S608
+        f" WHERE t.{_INSTANT} AND t.{_STATUS} IN ({statuses})"
+    )
+    own = f"({in_flight} AND t.{_EXPOSURE_CLIENT} = {alias}.{_ID})"
+    others = (
+        f"({in_flight} AND t.{_EXPOSURE_CLIENT} IN (SELECT g.{_ID} FROM {_CLIENTS.table('g')}"  # noqa: S608
+        f" WHERE g.{_MERCHANT} = {alias}.{_MERCHANT} AND g.{_KYC_HASH} = {alias}.{_KYC_HASH}"
+        f" AND g.{_KYC_HASH} <> '' AND g.{_ID} <> {alias}.{_ID}))"
+    )
+    return f"({own} + {others})", [*_EXPOSED, *_EXPOSED]
 
 
+_EXPOSURE_OF_CLIENT, _EXPOSURE_PARAMS = client_exposure_sql("c")
+_CLIENT_EXPOSURE = f"SELECT {_EXPOSURE_OF_CLIENT} FROM {_CLIENTS.table('c')} WHERE c.{_ID} = %s"  # noqa: S608
 _EXPOSURE_VALUE = ModelRows(Trade, only=["collateral_provider"])
 
 
 def exposure_converted(value: Any) -> Decimal:
-    """The statement's sum as the ORM gives it (SQLite sums decimals as floats)."""
+    """The summed column as the ORM gives it (SQLite sums decimals as floats)."""
     (exposure,) = _EXPOSURE_VALUE.converted((value,))
     return Decimal(exposure)
 
 
 def client_collateral_exposure(*, client: Client) -> Decimal:
     """What the provider already backs for this person's instant deposits."""
-    sql, params = client_collateral_exposure_query(client=client)
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_CLIENT_EXPOSURE, [*_EXPOSURE_PARAMS, _CLIENTS.param("id", client.pk)])
         (value,) = cursor.fetchone()
     return exposure_converted(value)
 

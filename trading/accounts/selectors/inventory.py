@@ -20,10 +20,7 @@ from core.db import ModelRows
 from core.errors import DomainError
 from core.metrics import PLATFORM_FLEET
 from merchants.models import Client, Merchant
-from trading.accounts.selectors.collateral import (
-    client_collateral_exposure_query,
-    exposure_converted,
-)
+from trading.accounts.selectors.collateral import client_exposure_sql, exposure_converted
 from trading.games import CS_GAME, GAMES
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import MarketSort
@@ -88,43 +85,75 @@ class DepositFacts:
 
     paused: bool  # staff paused the game's deposits
     priced: bool  # the first game's catalog has a reference price (always true for the second)
+    client: Client | None  # the calling client's row (``client_deposit_facts_get``), if any
     exposure: Decimal  # what the client's identity's instant deposits use; 0 without a client
 
 
 _SWITCHES = ModelRows(GameSettings, only=["game", "deposits_paused"])
 _PRICES = ModelRows(CatalogItem, only=["game", "reference_price"])
+_CLIENTS = ModelRows(Client)
 _GAME, _PAUSED = _SWITCHES.quoted(["game", "deposits_paused"])
 _ITEM_GAME, _REFERENCE = _PRICES.quoted(["game", "reference_price"])
-# Every inventory read and every deposit asks these (with the client's exposure for a client's
-# inventory): written out by hand, as the ORM's compilation of the three statements they were
-# cost more than running them.
+_CLIENT_MERCHANT, _CLIENT_PLATFORM_ID = _CLIENTS.quoted(["merchant", "platform_id"])
+_CLIENT_ID = _CLIENTS.index("id")
+_EXPOSURE_SQL, _EXPOSURE_PARAMS = client_exposure_sql("c")
+# Every inventory read and every deposit asks these, a client's inventory with the client's row
+# and its exposure: written out by hand, as the ORM's compilation of the four statements they
+# were cost more than running them.
 _PAUSED_SQL = f"(SELECT s.{_PAUSED} FROM {_SWITCHES.table('s')} WHERE s.{_GAME} = %s)"  # noqa: S608
 _PRICED_SQL = (
     f"EXISTS (SELECT 1 FROM {_PRICES.table('i')}"  # noqa: S608
     f" WHERE i.{_ITEM_GAME} = %s AND i.{_REFERENCE} > %s)"
 )
+_CLIENT_SQL = (
+    f", {_CLIENTS.columns('c')}, {_EXPOSURE_SQL} FROM (SELECT 1 AS one) o"
+    f" LEFT JOIN {_CLIENTS.table('c')}"
+    f" ON c.{_CLIENT_MERCHANT} = %s AND c.{_CLIENT_PLATFORM_ID} = %s"
+)
 
 
-def deposit_facts_get(*, game: int, client: Client | None) -> DepositFacts:
-    """The game's switch, the first game's pricing and, for a client, its exposure. A game
+def _facts(game: int, client_sql: str, client_params: list[Any]) -> tuple[Any, ...]:
+    """The row: paused, priced (the first game only), then what ``client_sql`` selects. A game
     without a settings row is not paused (as ``game_settings_get`` would create it)."""
     sql = f"SELECT {_PAUSED_SQL}"
     params: list[Any] = [_SWITCHES.param("game", game)]
     if game == CS_GAME:
         sql += f", {_PRICED_SQL}"
         params += [_PRICES.param("game", CS_GAME), _PRICES.param("reference_price", ZERO)]
-    if client is not None:
-        exposure_sql, exposure_params = client_collateral_exposure_query(client=client)
-        sql += f", ({exposure_sql})"
-        params += exposure_params
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    return DepositFacts(
-        paused=bool(row[0]),
-        priced=bool(row[1]) if game == CS_GAME else True,
-        exposure=exposure_converted(row[-1]) if client is not None else ZERO,
+        cursor.execute(sql + client_sql, params + client_params)
+        row: tuple[Any, ...] = cursor.fetchone()
+    return (
+        bool(row[0]),
+        bool(row[1]) if game == CS_GAME else True,
+        *row[2 if game == CS_GAME else 1 :],
     )
+
+
+def deposit_facts_get(*, game: int) -> DepositFacts:
+    """The game's switch and the first game's pricing."""
+    paused, priced = _facts(game, "", [])
+    return DepositFacts(paused=paused, priced=priced, client=None, exposure=ZERO)
+
+
+def client_deposit_facts_get(*, game: int, merchant: Merchant, platform_id: str) -> DepositFacts:
+    """The game's switch, the first game's pricing, and the row and exposure of the merchant's
+    client ``platform_id`` (the row its latest authentication stored, as ``client_get``)."""
+    paused, priced, *values = _facts(
+        game,
+        _CLIENT_SQL,
+        [
+            *_EXPOSURE_PARAMS,
+            _CLIENTS.param("merchant", merchant.pk),
+            _CLIENTS.param("platform_id", platform_id),
+        ],
+    )
+    if values[_CLIENT_ID] is None:  # no such client: no row, no exposure
+        return DepositFacts(paused=paused, priced=priced, client=None, exposure=ZERO)
+    client: Client = _CLIENTS.build(values[: _CLIENTS.width])
+    client.merchant = merchant
+    exposure = exposure_converted(values[_CLIENTS.width])
+    return DepositFacts(paused=paused, priced=priced, client=client, exposure=exposure)
 
 
 def deposit_facts_check(*, facts: DepositFacts) -> None:
@@ -136,7 +165,7 @@ def deposit_facts_check(*, facts: DepositFacts) -> None:
 
 
 def deposits_open_check(*, game: int) -> None:
-    deposit_facts_check(facts=deposit_facts_get(game=game, client=None))
+    deposit_facts_check(facts=deposit_facts_get(game=game))
 
 
 # The fleet's state as the metrics show it (trading_platform_fleet_state).
