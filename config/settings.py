@@ -228,8 +228,9 @@ HEALTH_TIMEOUT_SECONDS = env_float("HEALTH_TIMEOUT_SECONDS", 2.0)
 # Cached values are pickles of this code's classes (a price book's reference, an inventory's
 # quotes, a trade-URL check): a release that moves or reshapes a cached class bumps this, so
 # its processes never read what the previous release wrote (a pickle naming a module that is
-# gone fails every read of its key until it expires). 2: trading reorganised by flow.
-CACHE_FORMAT = 2
+# gone fails every read of its key until it expires). 2: trading reorganised by flow. 3: an
+# inventory's snapshot keeps its assets pickled apart, and its quotes are kept rendered.
+CACHE_FORMAT = 3
 
 
 def _caches() -> dict[str, Any]:

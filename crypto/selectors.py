@@ -1,19 +1,49 @@
-"""Reads: a user's deposits and cashouts, newest first in ``before`` pages, what cashouts hold
-of merchants' locked balances, and where the deposit scanner of each real EVM chain is."""
+"""Reads: a user's address allocation, a user's deposits and cashouts, newest first in ``before``
+pages, what cashouts hold of merchants' locked balances, and where the deposit scanner of each
+real EVM chain is."""
 
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
+from django.db import connection
 from django.db.models import QuerySet, Sum
 
+from core.db import ModelRows
 from crypto.chains.evm import evm_served_chains
 from crypto.evm.models import EvmCursor
-from crypto.models import CryptoDeposit, CryptoWithdrawal
+from crypto.models import AddressAllocation, CryptoDeposit, CryptoWithdrawal
 from merchants.models import Merchant
 from wallet.selectors import LockHolding
 
 Row = TypeVar("Row", CryptoDeposit, CryptoWithdrawal)
+
+_ALLOCATIONS = ModelRows(AddressAllocation)
+_MERCHANT, _PLATFORM_ID = _ALLOCATIONS.quoted(["merchant", "platform_id"])
+# Every ask for a deposit address reads it: written out by hand (the ORM's compilation of it cost
+# several times its run).
+_ALLOCATION_OF_USER = (
+    f"SELECT {_ALLOCATIONS.columns('a')} FROM {_ALLOCATIONS.table('a')}"  # noqa: S608
+    f" WHERE a.{_MERCHANT} = %s AND a.{_PLATFORM_ID} = %s"
+)
+
+
+def allocation_find(*, merchant: Merchant, platform_id: str) -> AddressAllocation | None:
+    """The user's address allocation, if it has one."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _ALLOCATION_OF_USER,
+            [
+                _ALLOCATIONS.param("merchant", merchant.pk),
+                _ALLOCATIONS.param("platform_id", platform_id),
+            ],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    allocation: AddressAllocation = _ALLOCATIONS.build(row)
+    allocation.merchant = merchant
+    return allocation
 
 
 def _page(

@@ -8,13 +8,14 @@ from typing import Any
 from django.db import connection
 
 from core import clock
+from core.context import request_memo_peek, request_memo_set
 from core.db import ModelRows
 from merchants.callers import CALLERS
 from merchants.models import ApiKey, ApiSecret, Client, Merchant
 from merchants.tokens import (
     InvalidClientTokenError,
+    client_token_check,
     client_token_claimed_merchant,
-    client_token_decode,
 )
 
 
@@ -88,6 +89,24 @@ def _key_instance(rows: tuple[tuple[Any, ...], tuple[Any, ...]], raw_key: str) -
     return key
 
 
+_BUILT_KEY = "merchants.built_key"
+
+
+def _kept_key_instance(
+    rows: tuple[tuple[Any, ...], tuple[Any, ...]], raw_key: str
+) -> ApiKey | None:
+    """``_key_instance`` of kept rows, built once per request: the guess of who calls
+    (``api_key_peek``) and the authentication (``api_key_find``) read the same rows, and building
+    a key and its merchant was a tenth of the no-op's CPU when both did."""
+    built = request_memo_peek(_BUILT_KEY)
+    if built is not None and built[0] is rows and built[1] == raw_key:
+        key: ApiKey | None = built[2]
+        return key
+    key = _key_instance(rows, raw_key)
+    request_memo_set(_BUILT_KEY, (rows, raw_key, key))
+    return key
+
+
 def api_key_find(*, raw_key: str) -> ApiKey | None:
     """The key behind a raw key, found by its visible prefix and compared in constant time, with
     its merchant loaded. Every merchant call makes this read: it is written out by hand, and
@@ -101,7 +120,7 @@ def api_key_find(*, raw_key: str) -> ApiKey | None:
             return None
         if serves:
             CALLERS.put(_KEY, prefix, rows)
-    return _key_instance(rows, raw_key)
+    return _kept_key_instance(rows, raw_key)
 
 
 def api_key_peek(*, raw_key: str, ip: str) -> tuple[str, bool] | None:
@@ -110,7 +129,7 @@ def api_key_peek(*, raw_key: str, ip: str) -> tuple[str, bool] | None:
     counted for in the gate's round trip (``merchants.gate``; the gate counts only under the
     epoch the rows were kept under, so a key revoked since is not counted)."""
     rows = CALLERS.guess(_KEY, raw_key[: ApiKey.PREFIX_LENGTH])
-    key = None if rows is None else _key_instance(rows, raw_key)
+    key = None if rows is None else _kept_key_instance(rows, raw_key)
     if key is None or api_key_refusal(key=key, ip=ip) is not None:
         return None
     return str(rows[1][_MERCHANT_ID]), rows[1][_MERCHANT_VERIFIED]
@@ -171,7 +190,7 @@ def client_token_peek(*, token: str) -> tuple[str, bool] | None:
         return None
     live = [r for r in rows if r[0][_EXPIRES_AT] is None or r[0][_EXPIRES_AT] > now]
     try:
-        client_token_decode(token, secrets=[r[0][_SECRET] for r in live], now=now)
+        client_token_check(token, secrets=[r[0][_SECRET] for r in live], now=now)
     except InvalidClientTokenError:
         return None
     return str(rows[0][1][_MERCHANT_ID]), rows[0][1][_MERCHANT_VERIFIED]

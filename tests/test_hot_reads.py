@@ -1,15 +1,20 @@
 """The hand-written reads and writes every request makes (core.db.ModelRows) give exactly what
-the ORM gives, the Redis cache keeps its client (config.cache), and a query's serializer fields
-are built once per thread (config.api.serializers.serializer_fields)."""
+the ORM gives, the Redis cache keeps its client (config.cache), a query's serializer fields are
+built once per thread (config.api.serializers.serializer_fields), and a kept API key is built
+once per request."""
 
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
+from django.db.models import Sum
 from django.forms.models import model_to_dict
 
 from core import clock
+from crypto.models import AddressAllocation
+from crypto.selectors import allocation_find
+from crypto.services.addresses import allocation_get
 from merchants.models import ApiKey, ApiSecret, Client, Merchant
 from merchants.selectors import (
     api_key_find,
@@ -18,7 +23,14 @@ from merchants.selectors import (
     client_get,
 )
 from merchants.services import ClientData, api_secret_rotate, client_authenticate
+from sandbox.chains import SandboxChains
+from sandbox.models import SandboxBot, SandboxBotState, SandboxChain
+from sandbox.platform import SandboxPlatform, sandbox_fleet
 from tests.factories import trade_url
+from tests.trading.factories import CatalogItemFactory, SandboxBotFactory
+from trading.accounts.selectors.collateral import EXPOSED_STATUSES, client_collateral_exposure
+from trading.accounts.selectors.inventory import client_deposit_facts_get, deposit_facts_get
+from trading.models import CatalogItem, GameSettings, Trade
 
 pytestmark = pytest.mark.django_db
 
@@ -118,3 +130,131 @@ def test_a_query_is_parsed_with_fields_built_once_per_thread(api, alice, bob, mo
         assert response.status_code == 200, response.content
     assert api.get("/secure/trades?limit=0", headers=bob.headers).status_code == 400
     assert built == []
+
+
+def _client(merchant: Merchant, partner: int, kyc_hash: str = "") -> Client:
+    return Client.objects.create(
+        merchant=merchant,
+        platform_id=str(76561197960265728 + partner),
+        trade_url=trade_url(partner),
+        kyc_hash=kyc_hash,
+        total_wager=Decimal("12.50"),
+        registration_date=clock.now(),
+    )
+
+
+def _instant(client: Client, provider: str, status: str = "hold", instant: bool = True) -> None:
+    now = clock.now()
+    Trade.objects.create(
+        merchant=client.merchant,
+        client=client,
+        type="deposit",
+        source="client",
+        status=status,
+        game=730,
+        is_instant=instant,
+        collateral_provider=Decimal(provider),
+        total_price=Decimal(provider),
+        created_at=now,
+        updated_at=now,
+    )
+
+
+def test_the_inventory_facts_are_what_the_orm_reads(alice, bob):
+    GameSettings.objects.update_or_create(game=252490, defaults={"deposits_paused": True})
+    CatalogItemFactory(reference_price=Decimal("1.00"))
+    ann, ann_too = _client(alice.merchant, 1, "ann"), _client(alice.merchant, 2, "ann")
+    cid, other = _client(alice.merchant, 3), _client(bob.merchant, 1, "ann")
+    _instant(ann, "1.10")
+    _instant(ann_too, "2.25")
+    _instant(ann_too, "7.00", status="completed")
+    _instant(ann, "9.00", instant=False)
+    _instant(cid, "4.05")
+    _instant(other, "20.00")
+
+    def orm(client: Client) -> Decimal:
+        group = (
+            Client.objects.filter(merchant_id=client.merchant_id, kyc_hash=client.kyc_hash)
+            if client.kyc_hash
+            else Client.objects.filter(pk=client.pk)
+        )
+        total: Decimal = Trade.objects.filter(
+            client__in=group, is_instant=True, status__in=EXPOSED_STATUSES
+        ).aggregate(total=Sum("collateral_provider", default=Decimal("0.00")))["total"]
+        return total
+
+    for client in (ann, ann_too, cid, other):
+        facts = client_deposit_facts_get(
+            game=730, merchant=client.merchant, platform_id=client.platform_id
+        )
+        assert facts.client is not None
+        assert columns(facts.client) == columns(Client.objects.get(pk=client.pk))
+        assert facts.exposure == client_collateral_exposure(client=client) == orm(client)
+        assert (facts.paused, facts.priced) == (False, True)
+    assert [client_collateral_exposure(client=c) for c in (ann, ann_too, cid, other)] == [
+        Decimal("3.35"),
+        Decimal("3.35"),
+        Decimal("4.05"),
+        Decimal("20.00"),
+    ]
+
+    nobody = client_deposit_facts_get(game=252490, merchant=alice.merchant, platform_id="1")
+    assert (nobody.paused, nobody.priced, nobody.client, nobody.exposure) == (
+        True,
+        True,
+        None,
+        Decimal("0.00"),
+    )
+    GameSettings.objects.filter(game=252490).delete()  # no row: not paused
+    assert deposit_facts_get(game=252490).paused is False
+    Trade.objects.all().delete()
+    CatalogItem.objects.update(reference_price=Decimal("0"))
+    assert deposit_facts_get(game=730).priced is False
+
+
+def test_the_sandbox_fleet_and_chain_status_are_what_the_orm_reads(alice, bob):
+    SandboxBot.objects.all().delete()
+    assert SandboxPlatform().fleet_status(tenant=str(alice.merchant.pk)) == "offline"
+    up, down = SandboxBotFactory(), SandboxBotFactory()
+    SandboxBotState.objects.create(merchant=alice.merchant, bot=down, status="offline")
+    SandboxBotState.objects.create(merchant=bob.merchant, bot=up, status="degraded")
+    SandboxBotState.objects.create(merchant=bob.merchant, bot=down, status="offline")
+    for actor, status in ((alice, "online"), (bob, "degraded")):
+        tenant = str(actor.merchant.pk)
+        assert {bot.status for bot in sandbox_fleet(tenant=tenant)} >= {status}
+        assert SandboxPlatform().fleet_status(tenant=tenant) == status
+
+    SandboxChain.objects.create(merchant=alice.merchant, chain="ETH", paused=True)
+    SandboxChain.objects.create(merchant=bob.merchant, chain="BSC", paused=False)
+    chains = SandboxChains()
+    assert chains.status("ETH", tenant=str(alice.merchant.pk)) == "paused"
+    assert chains.status("BSC", tenant=str(alice.merchant.pk)) == "active"
+    assert chains.status("ETH", tenant=str(bob.merchant.pk)) == "active"
+    assert chains.status("BSC", tenant=str(bob.merchant.pk)) == "active"
+
+
+def test_the_address_allocation_is_what_the_orm_reads(alice, bob):
+    assert allocation_find(merchant=alice.merchant, platform_id="76561198000000001") is None
+    made = allocation_get(merchant=alice.merchant, platform_id="76561198000000001")
+    found = allocation_find(merchant=alice.merchant, platform_id="76561198000000001")
+    assert found is not None
+    assert columns(found) == columns(AddressAllocation.objects.get(pk=made.pk))
+    assert found.evm_address
+    assert allocation_find(merchant=bob.merchant, platform_id="76561198000000001") is None
+
+
+def test_a_kept_api_key_is_built_once_per_request(api, alice, monkeypatch):
+    from merchants import selectors
+
+    assert api.get("/sandbox/clock", headers=alice.headers).status_code == 200  # keeps the key
+    built: list[str] = []
+    build = selectors._key_instance
+
+    def counting(rows: object, raw_key: str) -> object:
+        built.append(raw_key)
+        return build(rows, raw_key)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(selectors, "_key_instance", counting)
+    for _ in range(2):
+        assert api.get("/sandbox/clock", headers=alice.headers).status_code == 200
+    assert built == [alice.api_key, alice.api_key]

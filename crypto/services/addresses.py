@@ -22,6 +22,7 @@ from crypto.networks import (
     network,
 )
 from crypto.representations import DepositAddress
+from crypto.selectors import allocation_find
 from crypto.services.common import chain_status, crypto_access_check, now_ms
 from merchants.models import Merchant
 
@@ -33,9 +34,7 @@ Status = SolanaTokenAccount.Status
 
 def allocation_get(*, merchant: Merchant, platform_id: str) -> AddressAllocation:
     """The user's allocation, created with its addresses on first use."""
-    allocation = AddressAllocation.objects.filter(
-        merchant=merchant, platform_id=platform_id
-    ).first()
+    allocation = allocation_find(merchant=merchant, platform_id=platform_id)
     if allocation is not None and allocation.evm_address:
         return allocation
     with transaction.atomic():

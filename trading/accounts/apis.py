@@ -6,24 +6,14 @@ from rest_framework.response import Response
 
 from config.api.docs import OperationDoc
 from merchants.ratelimits import CHECK_TRADEURL, CLIENT_INVENTORY, SECURE_INVENTORY, Limited
-from merchants.selectors import client_get
 from merchants.tradeurls import trade_url_platform_id
 from merchants.views import ClientApiView, MerchantApiView
 from trading.accounts import examples
 from trading.accounts.inputs import CheckTradeUrlIn, InventoryQueryIn, SecureInventoryQueryIn
-from trading.accounts.selectors.inventory import (
-    Inventory,
-    InventoryQuery,
-    TradeUrlInventory,
-    inventory_get,
-)
+from trading.accounts.rendered import inventory_page
+from trading.accounts.selectors.inventory import InventoryQuery, TradeUrlInventory
 from trading.accounts.selectors.tradeurls import trade_url_check
-from trading.accounts.shapes import (
-    InventoryOut,
-    TradeUrlCheckOut,
-    inventory_item_json,
-    trade_url_check_json,
-)
+from trading.accounts.shapes import InventoryOut, TradeUrlCheckOut, trade_url_check_json
 from trading.trades.examples import OWNER_TRADE_URL
 
 INVENTORY = """
@@ -46,24 +36,6 @@ INVENTORY = """
     limiting (424, retry later), the service's bots offline (`NO_BOTS_AVAILABLE`) or degraded
     (`FLEET_DEGRADED`, retry after `Retry-After`).
 """
-
-
-def inventory_json(inventory: Inventory) -> InventoryOut:
-    return {
-        "inventory": [
-            inventory_item_json(
-                quote.asset,
-                quote.item,
-                offer_price=quote.price,
-                accepted=not quote.refusal,
-                reference=quote.reference,
-            )
-            for quote in inventory.quotes
-        ],
-        "count": inventory.count,
-        "updatedAt": inventory.updated_at,
-        "collateral": inventory.collateral,
-    }
 
 
 # What either inventory route may answer besides the generic errors.
@@ -103,10 +75,10 @@ class SecureInventoryApi(MerchantApiView):
         read: TradeUrlInventory = self.parse_query(request)
         platform_id = trade_url_platform_id(read.trade_url)
         assert platform_id is not None
-        data = inventory_get(
-            merchant=self.merchant(request), platform_id=platform_id, query=read.query, client=None
+        page = inventory_page(
+            merchant=self.merchant(request), platform_id=platform_id, query=read.query, client=False
         )
-        return Response(inventory_json(data))
+        return Response(page)
 
 
 class ClientInventoryApi(ClientApiView):
@@ -135,15 +107,13 @@ class ClientInventoryApi(ClientApiView):
     @extend_schema(tags=["inventory"], responses=InventoryOut)
     def get(self, request: Request) -> Response:
         query: InventoryQuery = self.parse_query(request)
-        caller = self.caller(request)
-        client = client_get(merchant=caller.merchant, platform_id=caller.platform_id)
-        data = inventory_get(
+        page = inventory_page(
             merchant=self.merchant(request),
-            platform_id=caller.platform_id,
+            platform_id=self.caller(request).platform_id,
             query=query,
-            client=client,
+            client=True,
         )
-        return Response(inventory_json(data))
+        return Response(page)
 
 
 class CheckTradeUrlApi(MerchantApiView):

@@ -1,30 +1,35 @@
 """A user's inventory with the merchant's deposit offers (contract 4.13): platform data cached
 15 minutes of service-clock time per merchant, platform id and game (the platform answers each
-merchant from its own world in the sandbox); prices applied on every read."""
+merchant from its own world in the sandbox); offers priced again whenever the snapshot, the
+merchant's margin or the market version changes (``inventory_derived``)."""
 
+import pickle
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connection
 
 from core import clock
+from core.db import ModelRows
 from core.errors import DomainError
-from core.market_version import market_version
 from core.metrics import PLATFORM_FLEET
 from merchants.models import Client, Merchant
-from trading.accounts.selectors.collateral import client_collateral_available
+from trading.accounts.selectors.collateral import client_exposure_sql, exposure_converted
 from trading.games import CS_GAME, GAMES
 from trading.marketplace import get_marketplace
 from trading.marketplace.base import MarketSort
-from trading.models import CatalogItem, CatalogPhase
+from trading.models import CatalogItem, CatalogPhase, GameSettings
 from trading.platform import get_platform
 from trading.platform.base import FleetStatus, InventoryAsset, PlatformError, TradeUrlState
 from trading.pricing import ZERO, deposit_price
-from trading.selectors.switches import game_settings_get
+
+T = TypeVar("T")
 
 USER_STATE_ERRORS = {
     TradeUrlState.BANNED: "USER_NOT_TRADEABLE",
@@ -59,19 +64,108 @@ class TradeUrlInventory:
 
 @dataclass(frozen=True)
 class _Snapshot:
-    assets: list[InventoryAsset]
+    """The platform's answer as kept: its assets pickled apart, so that a read which needs only
+    ``fetched_at`` (``inventory_derived``, the inventory's hot path) never unpickles them."""
+
     fetched_at: datetime
+    packed_assets: bytes
+    # Names this fetch whatever the clock says (a frozen or repeated service time included):
+    # what is derived from it is kept under it.
+    fetch: str
+
+    @property
+    def assets(self) -> list[InventoryAsset]:
+        assets: list[InventoryAsset] = pickle.loads(self.packed_assets)  # noqa: S301 (ours)
+        return assets
+
+
+@dataclass(frozen=True)
+class DepositFacts:
+    """What the database says of deposits of a game now, read in one statement."""
+
+    paused: bool  # staff paused the game's deposits
+    priced: bool  # the first game's catalog has a reference price (always true for the second)
+    client: Client | None  # the calling client's row (``client_deposit_facts_get``), if any
+    exposure: Decimal  # what the client's identity's instant deposits use; 0 without a client
+
+
+_SWITCHES = ModelRows(GameSettings, only=["game", "deposits_paused"])
+_PRICES = ModelRows(CatalogItem, only=["game", "reference_price"])
+_CLIENTS = ModelRows(Client)
+_GAME, _PAUSED = _SWITCHES.quoted(["game", "deposits_paused"])
+_ITEM_GAME, _REFERENCE = _PRICES.quoted(["game", "reference_price"])
+_CLIENT_MERCHANT, _CLIENT_PLATFORM_ID = _CLIENTS.quoted(["merchant", "platform_id"])
+_CLIENT_ID = _CLIENTS.index("id")
+_EXPOSURE_SQL, _EXPOSURE_PARAMS = client_exposure_sql("c")
+# Every inventory read and every deposit asks these, a client's inventory with the client's row
+# and its exposure: written out by hand, as the ORM's compilation of the four statements they
+# were cost more than running them.
+_PAUSED_SQL = f"(SELECT s.{_PAUSED} FROM {_SWITCHES.table('s')} WHERE s.{_GAME} = %s)"  # noqa: S608
+_PRICED_SQL = (
+    f"EXISTS (SELECT 1 FROM {_PRICES.table('i')}"  # noqa: S608
+    f" WHERE i.{_ITEM_GAME} = %s AND i.{_REFERENCE} > %s)"
+)
+_CLIENT_SQL = (
+    f", {_CLIENTS.columns('c')}, {_EXPOSURE_SQL} FROM (SELECT 1 AS one) o"
+    f" LEFT JOIN {_CLIENTS.table('c')}"
+    f" ON c.{_CLIENT_MERCHANT} = %s AND c.{_CLIENT_PLATFORM_ID} = %s"
+)
+
+
+def _facts(game: int, client_sql: str, client_params: list[Any]) -> tuple[Any, ...]:
+    """The row: paused, priced (the first game only), then what ``client_sql`` selects. A game
+    without a settings row is not paused (as ``game_settings_get`` would create it)."""
+    sql = f"SELECT {_PAUSED_SQL}"
+    params: list[Any] = [_SWITCHES.param("game", game)]
+    if game == CS_GAME:
+        sql += f", {_PRICED_SQL}"
+        params += [_PRICES.param("game", CS_GAME), _PRICES.param("reference_price", ZERO)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql + client_sql, params + client_params)
+        row: tuple[Any, ...] = cursor.fetchone()
+    return (
+        bool(row[0]),
+        bool(row[1]) if game == CS_GAME else True,
+        *row[2 if game == CS_GAME else 1 :],
+    )
+
+
+def deposit_facts_get(*, game: int) -> DepositFacts:
+    """The game's switch and the first game's pricing."""
+    paused, priced = _facts(game, "", [])
+    return DepositFacts(paused=paused, priced=priced, client=None, exposure=ZERO)
+
+
+def client_deposit_facts_get(*, game: int, merchant: Merchant, platform_id: str) -> DepositFacts:
+    """The game's switch, the first game's pricing, and the row and exposure of the merchant's
+    client ``platform_id`` (the row its latest authentication stored, as ``client_get``)."""
+    paused, priced, *values = _facts(
+        game,
+        _CLIENT_SQL,
+        [
+            *_EXPOSURE_PARAMS,
+            _CLIENTS.param("merchant", merchant.pk),
+            _CLIENTS.param("platform_id", platform_id),
+        ],
+    )
+    if values[_CLIENT_ID] is None:  # no such client: no row, no exposure
+        return DepositFacts(paused=paused, priced=priced, client=None, exposure=ZERO)
+    client: Client = _CLIENTS.build(values[: _CLIENTS.width])
+    client.merchant = merchant
+    exposure = exposure_converted(values[_CLIENTS.width])
+    return DepositFacts(paused=paused, priced=priced, client=client, exposure=exposure)
+
+
+def deposit_facts_check(*, facts: DepositFacts) -> None:
+    """1014 when staff paused the game's deposits or first-game pricing is unavailable."""
+    if facts.paused:
+        raise DomainError("DEPOSITS_PAUSED")
+    if not facts.priced:
+        raise DomainError("DEPOSITS_PAUSED", "Deposit pricing for game 730 is unavailable.")
 
 
 def deposits_open_check(*, game: int) -> None:
-    """1014 when staff paused the game's deposits or first-game pricing is unavailable."""
-    if game_settings_get(game=game).deposits_paused:
-        raise DomainError("DEPOSITS_PAUSED")
-    if (
-        game == CS_GAME
-        and not CatalogItem.objects.filter(game=CS_GAME, reference_price__gt=0).exists()
-    ):
-        raise DomainError("DEPOSITS_PAUSED", "Deposit pricing for game 730 is unavailable.")
+    deposit_facts_check(facts=deposit_facts_get(game=game))
 
 
 # The fleet's state as the metrics show it (trading_platform_fleet_state).
@@ -100,12 +194,26 @@ def inventory_cache_forget(*, merchant: Merchant, platform_id: str) -> None:
     cache.delete_many([_cache_key(merchant, platform_id, game) for game in GAMES])
 
 
-def _snapshot(merchant: Merchant, platform_id: str, game: int, refresh: bool) -> _Snapshot:
-    key = _cache_key(merchant, platform_id, game)
-    now = clock.now()
-    cached = None if refresh else cache.get(key)
+def _derived_key(merchant: Merchant, platform_id: str, game: int) -> str:
+    return f"inventory-derived:{merchant.pk}:{platform_id}:{game}"
+
+
+def _fresh(cached: Any, now: datetime) -> bool:
     max_age = timedelta(seconds=settings.INVENTORY_CACHE_SECONDS)
-    if isinstance(cached, _Snapshot) and now - cached.fetched_at < max_age:
+    return isinstance(cached, _Snapshot) and now - cached.fetched_at < max_age
+
+
+def _snapshot(merchant: Merchant, platform_id: str, game: int, refresh: bool) -> _Snapshot:
+    cached = None if refresh else cache.get(_cache_key(merchant, platform_id, game))
+    return _snapshot_from(merchant, platform_id, game, cached)
+
+
+def _snapshot_from(merchant: Merchant, platform_id: str, game: int, cached: Any) -> _Snapshot:
+    """``cached`` (the kept snapshot as read, None to fetch afresh) while it is fresh, else the
+    platform's answer, fetched and kept."""
+    now = clock.now()
+    if _fresh(cached, now):
+        assert isinstance(cached, _Snapshot)
         return cached
     platform = get_platform()
     tenant = str(merchant.pk)
@@ -113,12 +221,15 @@ def _snapshot(merchant: Merchant, platform_id: str, game: int, refresh: bool) ->
         user = platform.user(platform_id, tenant=tenant)
         if user.state in USER_STATE_ERRORS:
             raise DomainError(USER_STATE_ERRORS[user.state])
+        assets = platform.inventory(platform_id, game, tenant=tenant)
         snapshot = _Snapshot(
-            assets=platform.inventory(platform_id, game, tenant=tenant), fetched_at=now
+            fetched_at=now, packed_assets=pickle.dumps(assets), fetch=secrets.token_hex(8)
         )
     except PlatformError as exc:
         raise DomainError(exc.error_key) from exc
-    cache.set(key, snapshot, timeout=settings.INVENTORY_CACHE_SECONDS)
+    cache.set(
+        _cache_key(merchant, platform_id, game), snapshot, timeout=settings.INVENTORY_CACHE_SECONDS
+    )
     return snapshot
 
 
@@ -189,73 +300,31 @@ def inventory_assets(*, merchant: Merchant, platform_id: str, game: int) -> list
     return _snapshot(merchant, platform_id, game, refresh=False).assets
 
 
-def _quotes_cached(
-    snapshot: _Snapshot, platform_id: str, merchant: Merchant, game: int
-) -> list[DepositQuote]:
-    """Offers depend on the merchant's snapshot, its margin and the market (reference prices,
-    own stock): the same three give the same quotes, so they are computed once."""
-    key = (
-        f"inventory-quotes:{merchant.pk}:{platform_id}:{game}:{snapshot.fetched_at.timestamp()}:"
-        f"{merchant.deposit_margin_rate}:{market_version()}"
+def inventory_derived(
+    *,
+    merchant: Merchant,
+    platform_id: str,
+    game: int,
+    refresh: bool,
+    basis: str,
+    derive: Callable[[list[InventoryAsset]], T],
+) -> tuple[datetime, T]:
+    """What ``derive`` makes of the owner's assets, with the time they were fetched. It is kept
+    beside the snapshot for as long as the snapshot and ``basis`` (whatever else it depends on)
+    stay the same, and both are read in one round trip: a kept value costs no unpickling of
+    the assets. A value kept for an earlier snapshot (refreshed, expired, forgotten) is never
+    served: it names the snapshot it was made from."""
+    key, derived_key = (
+        _cache_key(merchant, platform_id, game),
+        _derived_key(merchant, platform_id, game),
     )
-    quotes: list[DepositQuote] | None = cache.get(key)
-    if quotes is None:
-        quotes = deposit_quotes(assets=snapshot.assets, merchant=merchant, game=game)
-        cache.set(key, quotes, timeout=settings.INVENTORY_CACHE_SECONDS)
-    return quotes
-
-
-def _name(quote: DepositQuote) -> str:
-    return quote.asset.market_hash_name.lower()
-
-
-_SORTS: dict[MarketSort, tuple[Callable[[DepositQuote], Any], bool]] = {
-    MarketSort.RELEVANCE: (lambda q: (not q.refusal, q.price), True),
-    MarketSort.PRICE_ASC: (lambda q: q.price, False),
-    MarketSort.PRICE_DESC: (lambda q: q.price, True),
-    MarketSort.NAME_ASC: (_name, False),
-    MarketSort.NAME_DESC: (_name, True),
-}
-
-
-@dataclass(frozen=True)
-class Inventory:
-    """One page of an owner's inventory with the merchant's offers."""
-
-    quotes: list[DepositQuote]
-    count: int  # the quotes matching the query, on every page
-    updated_at: datetime  # when the platform was asked
-    collateral: Decimal  # a client's instant-deposit collateral; 0 for any other owner
-
-
-def inventory_get(
-    *, merchant: Merchant, platform_id: str, query: InventoryQuery, client: Client | None
-) -> Inventory:
-    deposits_open_check(game=query.game)
-    fleet_check(merchant=merchant)
-    snapshot = _snapshot(merchant, platform_id, query.game, query.refresh)
-    quotes = _quotes_cached(snapshot, platform_id, merchant, query.game)
-    if query.accepted_only:
-        quotes = [q for q in quotes if not q.refusal]
-    if query.search:
-        needle = query.search.lower()
-        quotes = [q for q in quotes if needle in _name(q)]
-    if query.min_price is not None:
-        quotes = [q for q in quotes if q.price >= query.min_price]
-    if query.max_price is not None:
-        quotes = [q for q in quotes if q.price <= query.max_price]
-    if query.sort is not None:
-        key, reverse = _SORTS[query.sort]
-        quotes = sorted(quotes, key=key, reverse=reverse)
-    count = len(quotes)
-    if query.limit != -1:
-        start = (query.page - 1) * query.limit
-        quotes = quotes[start : start + query.limit]
-    collateral = (
-        client_collateral_available(client=client, merchant=merchant, now=clock.now())
-        if client is not None
-        else ZERO
-    )
-    return Inventory(
-        quotes=quotes, count=count, updated_at=snapshot.fetched_at, collateral=collateral
-    )
+    found = {} if refresh else cache.get_many([key, derived_key])
+    cached, kept = found.get(key), found.get(derived_key)
+    if _fresh(cached, clock.now()):
+        assert isinstance(cached, _Snapshot)
+        if isinstance(kept, tuple) and kept[:2] == (cached.fetch, basis):
+            return cached.fetched_at, kept[2]
+    snapshot = _snapshot_from(merchant, platform_id, game, cached)
+    value = derive(snapshot.assets)
+    cache.set(derived_key, (snapshot.fetch, basis, value), timeout=settings.INVENTORY_CACHE_SECONDS)
+    return snapshot.fetched_at, value
