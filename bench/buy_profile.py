@@ -31,10 +31,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import ensure_database, receiver, setup_django
+from harness import ensure_database, processes_cpu, receiver, setup_django
 from tradedata import RECEIVER_PORT, TRADE_URL, buyers, untaken_listings
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # This process's PostgreSQL connections are named so (libpq's PGAPPNAME): the backends whose CPU
 # is counted, whatever else uses the database.
 APPLICATION_NAME = "bench-buy-profile"
@@ -109,14 +108,7 @@ def postgres_cpu() -> float:
             [APPLICATION_NAME],
         )
         pids = [row[0] for row in cursor.fetchall()]
-    used = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        used += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-    return used
+    return processes_cpu(pids)
 
 
 class Profile:

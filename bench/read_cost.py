@@ -19,7 +19,6 @@ matter on a shared machine are the lowest of a few rounds and the counts, which 
 
 import argparse
 import cProfile
-import os
 import pstats
 import random
 import re
@@ -33,12 +32,11 @@ from typing import Any
 
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from harness import ensure_database, setup_django
+from harness import ensure_database, processes_cpu, setup_django
 
 LEDGER_MERCHANT = "read cost ledger"
 STAFF_ROWS = 30
 RECENT_STAFF_ROWS = 2
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _load_ledger(merchants: list) -> None:  # type: ignore[type-arg]
@@ -109,14 +107,7 @@ def postgres_cpu() -> float:
             " AND pid <> pg_backend_pid()"
         )
         pids = [row[0] for row in cursor.fetchall()] + [connection.connection.info.backend_pid]
-    used = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        used += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-    return used
+    return processes_cpu(pids)
 
 
 def main() -> None:
