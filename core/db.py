@@ -248,6 +248,15 @@ class ModelRows(Generic[M]):
         return self._converters[connection.vendor]
 
 
+def row_lock(*, of: str = "") -> str:
+    """The clause that locks the rows a hand-written SELECT reads, as the ORM's
+    ``select_for_update(no_key=True, of=...)`` writes it (``of``: a quoted table or alias);
+    nothing where the database has no row locks (SQLite: the quick start)."""
+    if not connection.features.has_select_for_no_key_update:
+        return ""
+    return f" FOR NO KEY UPDATE OF {of}" if of else " FOR NO KEY UPDATE"
+
+
 class ChangesSaved:
     """A model whose instances remember the values they were loaded with, so that
     ``changes_save`` writes only the columns that changed: a trade has 35, and building and

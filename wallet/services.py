@@ -87,6 +87,7 @@ _BALANCE, _ID = _ACCOUNTS.quoted(["balance", "id"])
 _BALANCE_MOVE = (
     f"UPDATE {_ACCOUNTS.table()} SET {_BALANCE} = ROUND({_BALANCE} + %s, 2) WHERE {_ID} = %s"  # noqa: S608
 )
+_GUARDED_BALANCE_MOVE = f"{_BALANCE_MOVE} AND {_BALANCE} >= %s"
 
 
 def _balance_move(*, account_id: int, delta: Decimal, at_least: Decimal | None) -> bool:
@@ -100,7 +101,7 @@ def _balance_move(*, account_id: int, delta: Decimal, at_least: Decimal | None) 
         if at_least is None:
             cursor.execute(_BALANCE_MOVE, [delta, account_id])
         else:
-            cursor.execute(_BALANCE_MOVE + f" AND {_BALANCE} >= %s", [delta, account_id, at_least])
+            cursor.execute(_GUARDED_BALANCE_MOVE, [delta, account_id, at_least])
         moved: int = cursor.rowcount
     return moved == 1
 

@@ -15,7 +15,7 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Q
 
 from core import clock
-from core.db import ModelRows
+from core.db import ModelRows, row_lock
 from core.handoffs import handoff_on_commit
 from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_commit
 from merchants.callers import callers_changed
@@ -246,9 +246,8 @@ _SETTLED_UPDATE = (
 
 def _settling(event_id: str) -> tuple[WebhookEvent, int] | None:
     """The event's settled fields, locked, and the number of its delivery rows."""
-    locked = " FOR NO KEY UPDATE" if connection.features.has_select_for_no_key_update else ""
     with connection.cursor() as cursor:
-        cursor.execute(_SETTLING_LOCKED + locked, [_SETTLING.param("id", event_id)])
+        cursor.execute(_SETTLING_LOCKED + row_lock(), [_SETTLING.param("id", event_id)])
         row = cursor.fetchone()
     if row is None:
         return None

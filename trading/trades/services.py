@@ -17,6 +17,7 @@ from core.db import (
     changes_save,
     constraint_violated,
     model_constraint,
+    row_lock,
 )
 from core.errors import DomainError
 from core.feed import feed_publish_on_commit
@@ -185,11 +186,9 @@ def trade_lock(*, trade_id: str) -> tuple[Trade, list[TradeItem]]:
     take) or a key lock would block the deferred foreign-key checks (``FOR KEY SHARE``) of every
     transaction writing rows that point at them, such as a buy or a cashout of this merchant
     committing, while this one waits for that transaction's wallet rows: a deadlock."""
-    locking = connection.features.has_select_for_no_key_update
     with connection.cursor() as cursor:
         cursor.execute(
-            _TRADE_WITH_MERCHANT + (f" FOR NO KEY UPDATE OF {_TRADE_TABLE}" if locking else ""),
-            [_TRADES.param("id", trade_id)],
+            _TRADE_WITH_MERCHANT + row_lock(of=_TRADE_TABLE), [_TRADES.param("id", trade_id)]
         )
         row = cursor.fetchone()
         if row is None:
@@ -197,7 +196,7 @@ def trade_lock(*, trade_id: str) -> tuple[Trade, list[TradeItem]]:
         trade: Trade = _TRADES.build(row[: _TRADES.width])
         trade.merchant = _MERCHANTS.build(row[_TRADES.width :])
         cursor.execute(
-            _ITEMS_IN_ORDER + (" FOR NO KEY UPDATE" if locking else ""),
+            _ITEMS_IN_ORDER + row_lock(),
             [_ITEMS.param("trade", trade.pk)],
         )
         items: list[TradeItem] = [_ITEMS.build(item) for item in cursor.fetchall()]
