@@ -131,4 +131,10 @@ def test_a_withdrawal_is_approved_and_bought_by_a_real_worker(
     assert [r.json["type"] for r in hooks.received] == ["trade.initiated", "trade.pending"]
     for received in hooks.received:
         Webhook(shop.merchant.webhook_secret).verify(received.body, received.headers)
+    # The receiver has the POST before the worker records its answer: wait for the record.
+    wait_for(
+        lambda: set(WebhookEvent.objects.values_list("status", flat=True)) == {"delivered"},
+        "both deliveries recorded",
+        worker,
+    )
     assert set(WebhookEvent.objects.values_list("status", flat=True)) == {"delivered"}
