@@ -23,6 +23,7 @@ from django.db import (
 from django.db.models import BaseConstraint, Field, Model
 from django.db.models.expressions import Col
 
+from core.json import json_copy
 from core.metrics import DB_POOL
 
 logger = logging.getLogger(__name__)
@@ -227,9 +228,9 @@ class ModelRows(Generic[M]):
         """A new instance from converted values (kept, say, across requests): JSON lists and
         objects are copied, so a change to one instance never reaches another."""
         return self.model.from_db(
-            connection.alias,
+            DEFAULT_DB_ALIAS,
             self._attnames,
-            [deepcopy(v) if isinstance(v, (dict, list)) else v for v in converted],
+            [json_copy(v) if isinstance(v, (dict, list)) else v for v in converted],
         )
 
     def _for_connection(self) -> list[tuple[int, Col, list[Callable[..., Any]]]]:

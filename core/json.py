@@ -28,6 +28,18 @@ def _default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+def json_copy(value: Any) -> Any:
+    """A copy of a decoded JSON value that shares nothing mutable with it (its objects and
+    arrays new, its scalars immutable): what ``copy.deepcopy`` gives such a value, without its
+    memo and dispatch, which were most of building a kept API key (28 µs against 10.5 µs) and
+    its merchant, twice on every merchant request."""
+    if isinstance(value, dict):
+        return {key: json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_copy(item) for item in value]
+    return value
+
+
 def dumps(payload: Any) -> bytes:
     return orjson.dumps(payload, default=_default, option=JSON_OPTIONS)
 

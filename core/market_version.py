@@ -3,11 +3,13 @@ are kept under it, so a change is seen at once. A merchant or client request rea
 round trip to Redis (``merchants.gate``); anything else reads the shared cache."""
 
 import uuid
+from functools import lru_cache
 
 from django.core.cache import cache
 from django.core.cache.backends.redis import RedisSerializer
 
 from core.context import request_memo_peek, request_memo_set
+from core.shared_keys import shared_cache_key
 
 MARKET_VERSION_KEY = "market-version"
 
@@ -33,12 +35,19 @@ def market_version_bump() -> None:
 def market_version_shared_key() -> str:
     """The Redis key the shared cache keeps the version under, for a caller that reads it in
     one round trip with other keys (``merchants.gate``)."""
-    return cache.make_and_validate_key(MARKET_VERSION_KEY)
+    return shared_cache_key(MARKET_VERSION_KEY)
+
+
+@lru_cache(maxsize=1)
+def _version_decoded(raw: bytes) -> object:
+    """The version's bytes stay the same until the market changes: unpickled once, not per
+    request (as the switches, ``core.selectors``)."""
+    return RedisSerializer().loads(raw)
 
 
 def market_version_received(raw: bytes | None) -> None:
     """Remember the version read at ``market_version_shared_key()`` for the rest of the request
     (None: none was ever set, ``market_version`` makes one)."""
-    version = RedisSerializer().loads(raw) if raw else None
+    version = _version_decoded(raw) if raw else None
     if isinstance(version, str):
         request_memo_set(MARKET_VERSION_KEY, version)

@@ -6,6 +6,7 @@ from django.core.cache.backends.redis import RedisSerializer
 
 from core.context import request_memo, request_memo_set
 from core.models import ServiceSettings
+from core.shared_keys import shared_cache_key
 
 # What is cached is a ``Switches`` value; the keys used before held model rows, which a process
 # of another release would read back as something else.
@@ -53,7 +54,7 @@ def _service_settings_load() -> Switches:
 def service_settings_shared_key() -> str:
     """The Redis key the shared cache keeps the switches under, for a caller that reads them in
     one round trip with other keys (``merchants.gate``)."""
-    return cache.make_and_validate_key(SETTINGS_CACHE_KEY)
+    return shared_cache_key(SETTINGS_CACHE_KEY)
 
 
 @lru_cache(maxsize=1)

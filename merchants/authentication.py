@@ -110,11 +110,10 @@ def _verify(token: str) -> tuple[dict[str, Any], Merchant]:
     except ValueError as exc:
         raise InvalidClientTokenError("merchant id is not a uuid") from exc
     now = clock.now()
-    secrets = api_secrets_for_verification(merchant_id=merchant_id, now=now)
-    if not secrets:
+    secrets, merchant = api_secrets_for_verification(merchant_id=merchant_id, now=now)
+    if merchant is None:
         raise InvalidClientTokenError("no secret for merchant")
-    claims = client_token_decode(token, secrets=[s.secret for s in secrets], now=now)
-    merchant = secrets[0].merchant
+    claims = client_token_decode(token, secrets=secrets, now=now)
     if not merchant.is_active:
         raise InvalidClientTokenError("merchant disabled")
     return claims, merchant

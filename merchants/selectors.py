@@ -235,12 +235,15 @@ def api_secret_for_signing(*, merchant: Merchant) -> ApiSecret | None:
     return None if row is None else _SECRETS.build(row)
 
 
-def api_secrets_for_verification(*, merchant_id: str, now: datetime) -> list[ApiSecret]:
-    """Secrets that still verify tokens, newest first, each with its merchant loaded. Every
-    client call makes this read: it is written out by hand, and kept between requests."""
-    secrets = []
-    for secret_values, merchant_values in _live_secret_rows(merchant_id, now):
-        secret: ApiSecret = _SECRETS.instance(secret_values)
-        secret.merchant = _MERCHANTS.instance(merchant_values)
-        secrets.append(secret)
-    return secrets
+def api_secrets_for_verification(
+    *, merchant_id: str, now: datetime
+) -> tuple[list[str], Merchant | None]:
+    """The secrets that still verify tokens, newest first, and their merchant (None: no secret
+    verifies). Every client call makes this read: it is written out by hand, and kept between
+    requests; only the merchant is built into an instance (a verification reads nothing of a
+    secret but its value)."""
+    rows = _live_secret_rows(merchant_id, now)
+    if not rows:
+        return [], None
+    merchant: Merchant = _MERCHANTS.instance(rows[0][1])
+    return [secret[_SECRET] for secret, _ in rows], merchant

@@ -12,9 +12,11 @@ from django.db.models import Sum
 from django.forms.models import model_to_dict
 
 from core import clock
+from core.shared_keys import shared_cache_key
 from crypto.models import AddressAllocation
 from crypto.selectors import allocation_find
 from crypto.services.addresses import allocation_get
+from merchants import selectors
 from merchants.models import ApiKey, ApiSecret, Client, Merchant
 from merchants.selectors import (
     api_key_find,
@@ -53,6 +55,30 @@ def test_api_key_and_merchant_are_what_the_orm_reads(alice, bob):
     assert found.merchant_id == alice.merchant.pk != bob.merchant.pk
 
 
+def test_keys_built_from_the_same_kept_rows_share_no_json(alice):
+    alice.merchant.risk_policy = {"maxExposure": "12.50", "levels": [1, {"at": [2]}]}
+    alice.merchant.save()
+    ApiKey.objects.filter(merchant=alice.merchant).update(ip_whitelist=["10.0.0.0/8"])
+    rows = selectors._key_rows(alice.api_key[: ApiKey.PREFIX_LENGTH])
+    assert rows is not None
+    first, second = (selectors._key_instance(rows, alice.api_key) for _ in range(2))
+    assert first is not None
+    assert second is not None
+    first.ip_whitelist.append("192.168.0.0/16")
+    first.scopes.clear()
+    first.merchant.risk_policy["levels"][1]["at"].append(3)
+    assert second.ip_whitelist == ["10.0.0.0/8"]
+    assert second.scopes == rows[0][selectors._KEYS.index("scopes")] != []
+    assert second.merchant.risk_policy == {"maxExposure": "12.50", "levels": [1, {"at": [2]}]}
+
+
+def test_the_gate_keys_are_the_caches_and_follow_its_settings(settings):
+    assert shared_cache_key("market-version") == cache.make_and_validate_key("market-version")
+    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": "other"}}
+    assert shared_cache_key("market-version") == cache.make_and_validate_key("market-version")
+    assert shared_cache_key("market-version").startswith("other:")
+
+
 def test_a_wrong_secret_part_finds_nothing(alice):
     assert api_key_find(raw_key=alice.api_key[:-1] + "x") is None
     assert api_key_find(raw_key="nothing-like-a-key") is None
@@ -64,13 +90,24 @@ def test_secrets_are_what_the_orm_reads_newest_first(alice, bob):
     assert columns(api_secret_for_signing(merchant=alice.merchant)) == columns(
         ApiSecret.objects.get(pk=new.pk)
     )
-    verifying = api_secrets_for_verification(merchant_id=str(alice.merchant.pk), now=clock.now())
-    assert [s.pk for s in verifying] == [new.pk, old.pk]
-    assert {s.merchant.pk for s in verifying} == {alice.merchant.pk}
+    verifying, merchant = api_secrets_for_verification(
+        merchant_id=str(alice.merchant.pk), now=clock.now()
+    )
+    assert old is not None
+    assert verifying == [new.secret, old.secret]
+    assert merchant is not None
+    assert columns(merchant) == columns(Merchant.objects.get(pk=alice.merchant.pk))
     later = clock.now() + timedelta(hours=2)
-    assert [
-        s.pk for s in api_secrets_for_verification(merchant_id=str(alice.merchant.pk), now=later)
-    ] == [new.pk]
+    assert api_secrets_for_verification(merchant_id=str(alice.merchant.pk), now=later)[0] == [
+        new.secret
+    ]
+    bobs = ApiSecret.objects.get(merchant=bob.merchant)
+    assert api_secrets_for_verification(merchant_id=str(bob.merchant.pk), now=later) == (
+        [bobs.secret],
+        bob.merchant,
+    )
+    nobody = "00000000-0000-4000-8000-000000000000"
+    assert api_secrets_for_verification(merchant_id=nobody, now=later) == ([], None)
 
 
 def test_the_client_upsert_replaces_the_data_and_keeps_the_rest(alice, bob):
@@ -244,8 +281,6 @@ def test_the_address_allocation_is_what_the_orm_reads(alice, bob):
 
 
 def test_a_kept_api_key_is_built_once_per_request(api, alice, monkeypatch):
-    from merchants import selectors
-
     assert api.get("/sandbox/clock", headers=alice.headers).status_code == 200  # keeps the key
     built: list[str] = []
     build = selectors._key_instance
