@@ -597,3 +597,33 @@ class TestErrors:
         assert_error(
             as_alice.get("/inventory", params_for(as_alice, {})), 503, 1014, "DEPOSITS_PAUSED"
         )
+
+
+def test_a_client_query_is_parsed_once_and_a_refused_one_every_time(
+    api, alice, bob, stocked, monkeypatch
+):
+    from config.api import views
+    from tests.trading.helpers import caller
+    from trading.accounts.inputs import InventoryQueryIn
+
+    parsed: list[str] = []
+    parse = views.parse
+
+    def counting(serializer_class, data, **kwargs):  # type: ignore[no-untyped-def]
+        if serializer_class is InventoryQueryIn:
+            parsed.append(data.urlencode())
+        return parse(serializer_class, data, **kwargs)
+
+    monkeypatch.setattr(views, "parse", counting)
+    monkeypatch.setattr(views, "_KEPT_QUERIES", {})
+    as_alice, as_bob = caller(api, alice, "client"), caller(api, bob, "client")
+    first = inventory(as_alice, limit=2, sort="priceDesc")
+    assert inventory(as_bob, limit=2, sort="priceDesc")["inventory"]  # the same query, bob's page
+    assert inventory(as_alice, limit=2, sort="priceDesc") == first
+    assert len(first["inventory"]) == 2
+    assert len(inventory(as_alice, limit=1, sort="priceDesc")["inventory"]) == 1
+    for _ in range(2):
+        refused(as_alice, "limit", limit=0)
+        refused(as_alice, "limit", limit=[1, 2])
+    # A repeated parameter is refused before the serializer runs.
+    assert parsed == ["limit=2&sort=priceDesc", "limit=1&sort=priceDesc", "limit=0", "limit=0"]

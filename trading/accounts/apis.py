@@ -87,6 +87,7 @@ class ClientInventoryApi(ClientApiView):
     rate_limit = Limited("client.inventory", CLIENT_INVENTORY)
     operation_id = "getClientInventory"
     query_serializer = InventoryQueryIn
+    query_is_value = True  # a frozen InventoryQuery of the query string alone
     errors = INVENTORY_ERRORS
     doc = OperationDoc(
         summary="Get the client's inventory with deposit offers",
