@@ -6,11 +6,12 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 
 from core import clock
+from core.db import ModelRows, row_lock
 from core.market_version import market_version_bump
-from sandbox.models import SandboxListing, SandboxPurchase
+from sandbox.models import SandboxBot, SandboxListing, SandboxPurchase
 from trading.games import CS_GAME
 from trading.market.services import market_listings_changed
 from trading.marketplace.base import (
@@ -96,50 +97,36 @@ class SandboxMarketplace:
         trade_url: str = "",
     ) -> PurchaseResult:
         with transaction.atomic():
-            earlier = SandboxPurchase.objects.filter(key=key).first()
-            if earlier is not None:
-                return _purchase_result(earlier)
-            row = (
-                SandboxListing.objects.select_for_update(of=("self",), no_key=True)
-                .select_related("bot")
-                .filter(pk=listing_id)
-                .first()
-            )
-            # A twin request with the same key may have bought while we waited for the lock.
-            earlier = SandboxPurchase.objects.filter(key=key).first()
-            if earlier is not None:
-                return _purchase_result(earlier)
-            if row is None or row.amount < amount:
-                return PurchaseResult(ok=False, reason="LISTING_UNAVAILABLE")
-            if row.price > max_price:
+            row = _listing_locked(listing_id)
+            if row is None or row.amount < amount or row.price > max_price:
+                # A twin request with the same key may have bought it while we waited for the
+                # lock, or bought before: then the listing's state is no answer, the twin's is.
+                earlier = SandboxPurchase.objects.filter(key=key).first()
+                if earlier is not None:
+                    return _purchase_result(earlier)
+                if row is None or row.amount < amount:
+                    return PurchaseResult(ok=False, reason="LISTING_UNAVAILABLE")
                 return PurchaseResult(ok=False, reason="PRICE_CHANGED", price=row.price)
-            was_floor = not SandboxListing.objects.filter(
-                item_id=row.item_id, delivery=row.delivery, price__lt=row.price
-            ).exists()
-            try:
-                with transaction.atomic():
-                    purchase = SandboxPurchase.objects.create(
-                        key=key,
-                        listing_id=row.id,
-                        item_id=row.item_id,
-                        listing=listing_snapshot(row),
-                        price=row.price,
-                        amount=amount,
-                        created_at=clock.now(),
-                    )
-            except IntegrityError:
-                # The twin bought another listing under our key first: that is our purchase.
+            listing = listing_of(row)
+            was_floor = _purchase_insert(row=row, key=key, amount=amount)
+            if was_floor is None:
+                # The twin bought (this listing or another) under our key first: that is our
+                # purchase, and this listing stays as it is.
                 return _purchase_result(SandboxPurchase.objects.get(key=key))
-            if row.amount > amount:
-                row.amount -= amount
-                row.save(update_fields=["amount"])
-                market_listings_changed(repriced=[listing_of(row)])
-            else:
-                market_listings_changed(gone=[listing_of(row)])
-                row.delete()
+            with connection.cursor() as cursor:
+                if row.amount > amount:
+                    row.amount -= amount
+                    cursor.execute(
+                        _LISTING_AMOUNT,
+                        [_LISTINGS.param("amount", row.amount), _LISTINGS.param("id", row.id)],
+                    )
+                    market_listings_changed(repriced=[listing_of(row)])
+                else:
+                    market_listings_changed(gone=[listing])
+                    cursor.execute(_LISTING_DELETE, [_LISTINGS.param("id", row.id)])
             if was_floor or row.delivery == "instant":
                 transaction.on_commit(market_version_bump)
-        return _purchase_result(purchase)
+        return PurchaseResult(ok=True, ref=key, price=row.price, listing=listing)
 
     def purchase_get(self, *, key: str) -> PurchaseResult | None:
         earlier = SandboxPurchase.objects.filter(key=key).first()
@@ -158,6 +145,94 @@ class SandboxMarketplace:
                 status=SandboxPurchase.Status.CANCELED
             )
         )
+
+
+# The purchase's statements, run once a bought item, written out by hand (``core.db.ModelRows``):
+# compiling them through the ORM cost more CPU than running them. Built from model metadata
+# only; every value goes as a parameter.
+_LISTINGS = ModelRows(SandboxListing)
+_BOTS = ModelRows(SandboxBot)
+_BOUGHT_FIELDS = [
+    "key",
+    "listing_id",
+    "item_id",
+    "amount",
+    "listing",
+    "price",
+    "status",
+    "created_at",
+]
+_PURCHASES = ModelRows(SandboxPurchase, only=_BOUGHT_FIELDS)
+_LISTING_TABLE = _LISTINGS.table()
+_LISTING_ID, _LISTING_BOT, _LISTING_AMOUNT_COLUMN = _LISTINGS.quoted(["id", "bot", "amount"])
+_LISTING_LOCKED = (
+    f"SELECT {_LISTINGS.columns(_LISTING_TABLE)}, {_BOTS.columns('b')}"  # noqa: S608
+    f" FROM {_LISTING_TABLE} LEFT JOIN {_BOTS.table('b')}"
+    f" ON b.id = {_LISTING_TABLE}.{_LISTING_BOT}"
+    f" WHERE {_LISTING_TABLE}.{_LISTING_ID} = %s"
+)
+_ITEM, _DELIVERY, _PRICE = _LISTINGS.quoted(["item", "delivery", "price"])
+# ON CONFLICT instead of a savepoint around the insert for a twin's key (two round trips). The
+# floor is asked in the same statement, as a separate one would have: after the listing's lock.
+_PURCHASE_INSERT = (
+    f"INSERT INTO {_PURCHASES.table()}"  # noqa: S608
+    f" ({', '.join(_PURCHASES.quoted(_BOUGHT_FIELDS))})"
+    f" VALUES ({', '.join(['%s'] * len(_BOUGHT_FIELDS))})"
+    f" ON CONFLICT ({_PURCHASES.quoted(['key'])[0]}) DO NOTHING"
+    f" RETURNING NOT EXISTS (SELECT 1 FROM {_LISTINGS.table('f')}"
+    f" WHERE f.{_ITEM} = %s AND f.{_DELIVERY} = %s AND f.{_PRICE} < %s)"
+)
+_LISTING_AMOUNT = (
+    f"UPDATE {_LISTING_TABLE} SET {_LISTING_AMOUNT_COLUMN} = %s WHERE {_LISTING_ID} = %s"  # noqa: S608
+)
+_LISTING_DELETE = f"DELETE FROM {_LISTING_TABLE} WHERE {_LISTING_ID} = %s"  # noqa: S608
+
+
+def _listing_locked(listing_id: str) -> SandboxListing | None:
+    """The listing with its bot, locked (the listing's row only)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _LISTING_LOCKED + row_lock(of=_LISTING_TABLE), [_LISTINGS.param("id", listing_id)]
+        )
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    row: SandboxListing = _LISTINGS.build(found[: _LISTINGS.width])
+    # Without a bot, listing_of finds ``row.bot`` None without a query (the key is null).
+    if row.bot_id is not None:
+        row.bot = _BOTS.build(found[_LISTINGS.width :])
+    return row
+
+
+def _purchase_insert(*, row: SandboxListing, key: str, amount: int) -> bool | None:
+    """Record the purchase of ``amount`` units of the locked listing ``row`` under ``key``:
+    whether the listing was its item's cheapest of its delivery (the market version then
+    changes), or None when a purchase under ``key`` exists already (nothing recorded)."""
+    bought = [
+        key,
+        row.id,
+        row.item_id,
+        amount,
+        listing_snapshot(row),
+        row.price,
+        SandboxPurchase.Status.ACCEPTED,
+        clock.now(),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _PURCHASE_INSERT,
+            [
+                _PURCHASES.param(name, value)
+                for name, value in zip(_BOUGHT_FIELDS, bought, strict=True)
+            ]
+            + [
+                _LISTINGS.param("item", row.item_id),
+                _LISTINGS.param("delivery", row.delivery),
+                _LISTINGS.param("price", row.price),
+            ],
+        )
+        inserted = cursor.fetchone()
+    return None if inserted is None else bool(inserted[0])
 
 
 def listing_snapshot(row: SandboxListing) -> dict[str, Any]:
