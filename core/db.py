@@ -182,6 +182,18 @@ class ModelRows(Generic[M]):
     def param(self, name: str, value: Any) -> Any:
         return self._field(name).get_db_prep_value(value, connection)
 
+    def params(self, fields: Sequence[str], values: Sequence[Any]) -> list[Any]:
+        """``param`` of each field with its value, in order."""
+        return [self.param(name, value) for name, value in zip(fields, values, strict=True)]
+
+    def insert(self, fields: Sequence[str]) -> str:
+        """``INSERT INTO`` the table, these fields' columns and a placeholder for each value:
+        the start of a hand-written insert (an ``ON CONFLICT`` or ``RETURNING`` may follow)."""
+        return (
+            f"INSERT INTO {self.table()} ({', '.join(self.quoted(list(fields)))})"  # noqa: S608
+            f" VALUES ({', '.join(['%s'] * len(fields))})"
+        )
+
     def _field(self, name: str) -> "Field[Any, Any]":
         field = self.model._meta.get_field(name)
         assert isinstance(field, Field)

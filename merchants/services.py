@@ -177,9 +177,8 @@ _CLIENT_INSERTED = [
     "created_at",
 ]
 _CLIENT_UPSERT = (
-    f"INSERT INTO {_CLIENTS.table()} ({', '.join(_CLIENTS.quoted(_CLIENT_INSERTED))})"  # noqa: S608
-    f" VALUES ({', '.join(['%s'] * len(_CLIENT_INSERTED))})"
-    f" ON CONFLICT ({', '.join(_CLIENTS.quoted(['merchant', 'platform_id']))}) DO UPDATE SET "
+    _CLIENTS.insert(_CLIENT_INSERTED)
+    + f" ON CONFLICT ({', '.join(_CLIENTS.quoted(['merchant', 'platform_id']))}) DO UPDATE SET "
     + ", ".join(f"{c} = EXCLUDED.{c}" for c in _CLIENTS.quoted(_CLIENT_REPLACED))
 )
 
@@ -273,9 +272,9 @@ _IDEMPOTENT_INSERTED = ["merchant", "caller", "key", *_IDEMPOTENT_TAKEN]
 # existing row is taken over only once it expired, or while it still runs the same request past
 # its lease (its process died). Otherwise nothing is written and no row returned.
 _IDEMPOTENT_CLAIM = (
-    f"INSERT INTO {_IDEMPOTENT.table()} ({', '.join(_IDEMPOTENT.quoted(_IDEMPOTENT_INSERTED))})"  # noqa: S608
-    f" VALUES ({', '.join(['%s'] * len(_IDEMPOTENT_INSERTED))})"
-    f" ON CONFLICT ({', '.join(_IDEMPOTENT.quoted(['merchant', 'caller', 'key']))}) DO UPDATE SET "
+    _IDEMPOTENT.insert(_IDEMPOTENT_INSERTED)
+    + f" ON CONFLICT ({', '.join(_IDEMPOTENT.quoted(['merchant', 'caller', 'key']))})"
+    " DO UPDATE SET "
     + ", ".join(f"{c} = EXCLUDED.{c}" for c in _IDEMPOTENT.quoted(_IDEMPOTENT_TAKEN))
     + ", status_code = NULL, body = NULL"
     + f" WHERE {_IDEMPOTENT.table()}.expires_at <= %s OR ({_IDEMPOTENT.table()}.status_code IS NULL"

@@ -174,13 +174,12 @@ _LISTING_LOCKED = (
 _ITEM, _DELIVERY, _PRICE = _LISTINGS.quoted(["item", "delivery", "price"])
 # ON CONFLICT instead of a savepoint around the insert for a twin's key (two round trips). The
 # floor is asked in the same statement, as a separate one would have: after the listing's lock.
-_PURCHASE_INSERT = (
-    f"INSERT INTO {_PURCHASES.table()}"  # noqa: S608
-    f" ({', '.join(_PURCHASES.quoted(_BOUGHT_FIELDS))})"
-    f" VALUES ({', '.join(['%s'] * len(_BOUGHT_FIELDS))})"
-    f" ON CONFLICT ({_PURCHASES.quoted(['key'])[0]}) DO NOTHING"
-    f" RETURNING NOT EXISTS (SELECT 1 FROM {_LISTINGS.table('f')}"
-    f" WHERE f.{_ITEM} = %s AND f.{_DELIVERY} = %s AND f.{_PRICE} < %s)"
+_CHEAPER = (
+    f"SELECT 1 FROM {_LISTINGS.table('f')}"  # noqa: S608
+    f" WHERE f.{_ITEM} = %s AND f.{_DELIVERY} = %s AND f.{_PRICE} < %s"
+)
+_PURCHASE_INSERT = _PURCHASES.insert(_BOUGHT_FIELDS) + (
+    f" ON CONFLICT ({_PURCHASES.quoted(['key'])[0]}) DO NOTHING RETURNING NOT EXISTS ({_CHEAPER})"
 )
 _LISTING_AMOUNT = (
     f"UPDATE {_LISTING_TABLE} SET {_LISTING_AMOUNT_COLUMN} = %s WHERE {_LISTING_ID} = %s"  # noqa: S608
@@ -222,10 +221,7 @@ def _purchase_insert(*, row: SandboxListing, key: str, amount: int) -> bool | No
         cursor.execute(
             _PURCHASE_INSERT,
             [
-                _PURCHASES.param(name, value)
-                for name, value in zip(_BOUGHT_FIELDS, bought, strict=True)
-            ]
-            + [
+                *_PURCHASES.params(_BOUGHT_FIELDS, bought),
                 _LISTINGS.param("item", row.item_id),
                 _LISTINGS.param("delivery", row.delivery),
                 _LISTINGS.param("price", row.price),

@@ -233,10 +233,7 @@ _SETTLING_LOCKED = (
     f" (SELECT COUNT(*) FROM {_DELIVERIES.table('d')} WHERE d.event_id = e.id)"
     f" FROM {_SETTLING.table('e')} WHERE e.id = %s"
 )
-_DELIVERY_INSERT = (
-    f"INSERT INTO {_DELIVERIES.table()} ({', '.join(_DELIVERIES.quoted(list(_DELIVERY_COLUMNS)))})"  # noqa: S608
-    f" VALUES ({', '.join(['%s'] * len(_DELIVERY_COLUMNS))})"
-)
+_DELIVERY_INSERT = _DELIVERIES.insert(_DELIVERY_COLUMNS)
 _SETTLED_UPDATE = (
     f"UPDATE {_EVENT_TABLE} SET"  # noqa: S608
     f" {', '.join(f'{column} = %s' for column in _SETTLING.quoted(list(_SETTLED_FIELDS)))}"
@@ -281,10 +278,7 @@ def _record(
         with connection.cursor() as cursor:
             cursor.execute(
                 _DELIVERY_INSERT,
-                [
-                    _DELIVERIES.param(name, value)
-                    for name, value in zip(_DELIVERY_COLUMNS, delivery, strict=True)
-                ],
+                _DELIVERIES.params(_DELIVERY_COLUMNS, delivery),
             )
         event.lease_until = None
         event.last_error = result.error or (
