@@ -31,8 +31,9 @@ from merchants.webhooks.signing import PostResult, signed_post, storable_text
 
 logger = logging.getLogger(__name__)
 
+# An attempt's deadline: connection, status line, headers and body together (egress).
 ATTEMPT_TIMEOUT_SECONDS = 10
-# Longer than any attempt can take (connect 3 s + read 10 s, with room for a slow drip).
+# Longer than any attempt can take, with room for a worker that stalls.
 LEASE = timedelta(seconds=120)
 # Regular events: about 72 hours of retries, each delay with +-10 % jitter.
 RETRY_DELAYS = [
