@@ -21,12 +21,7 @@ from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_c
 from merchants.callers import callers_changed
 from merchants.models import Merchant
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
-from merchants.webhooks.outbox import (
-    APPROVAL_HANDLERS,
-    APPROVAL_RESUMES,
-    WEBHOOK_DELIVERY,
-    Approval,
-)
+from merchants.webhooks.outbox import APPROVAL_SUBJECTS, WEBHOOK_DELIVERY, Approval
 from merchants.webhooks.signing import PostResult, signed_post, storable_text
 
 logger = logging.getLogger(__name__)
@@ -158,7 +153,7 @@ def _approval_resume(*, event_id: str) -> None:
     )
     if answered is not None:
         subject_type, subject_id = answered
-        APPROVAL_RESUMES[subject_type](subject_id)
+        APPROVAL_SUBJECTS[subject_type].resume(subject_id)
         # So are the events the answer emitted, which the first run delivers last (after the
         # work it made due) and a run that died left pending.
         now = clock.now()
@@ -347,7 +342,7 @@ def _settle_approval(event: WebhookEvent, result: PostResult, now: datetime) -> 
         WebhookEvent.Status.DELIVERED if decided else WebhookEvent.Status.FAILED,
         now,
     )
-    APPROVAL_HANDLERS[event.subject_type](event.subject_id, outcome, reason)
+    APPROVAL_SUBJECTS[event.subject_type].resolve(event.subject_id, outcome, reason)
 
 
 def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:
