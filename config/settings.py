@@ -315,6 +315,11 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # restarted beat loses at most one period, and it needs no writable file (no var/ in production).
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
+# Merchants' callback URLs: outside the sandbox they must be https on public addresses; this lets
+# http and private or loopback receivers through (a staging receiver on a private network, an
+# end-to-end check on one machine). ``manage.py check --deploy`` warns while it is on.
+CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},

@@ -10,6 +10,9 @@ receiver that drips its head fails the attempt when it passes; one that drips it
 cut there (its status and headers arrived). With a size limit on the body, a receiver can neither
 fill the worker's memory nor hold it past its lease.
 
+``CALLBACK_ALLOW_PRIVATE_NETWORKS`` lifts the https and public-address rules outside the
+sandbox (a staging receiver on a private network, an end-to-end check on one machine).
+
 Each worker thread keeps its connections open between posts (one handshake per receiver, not
 per attempt), as merchants' servers expect of a webhook sender; it keeps no cookies, so nothing
 one receiver sets travels with a later post.
@@ -130,7 +133,7 @@ _kept = threading.local()
 
 
 def _session(*, pinned: bool) -> requests.Session:
-    """This thread's session: with the pinned adapter outside the sandbox, plain inside."""
+    """This thread's session: with the pinned adapter when addresses are checked, else plain."""
     sessions: dict[bool, requests.Session] = _kept.__dict__.setdefault("sessions", {})
     session = sessions.get(pinned)
     if session is None:
@@ -143,12 +146,18 @@ def _session(*, pinned: bool) -> requests.Session:
     return session
 
 
+def addresses_checked() -> bool:
+    """Whether a callback must be https to a public address: outside the sandbox, unless
+    CALLBACK_ALLOW_PRIVATE_NETWORKS."""
+    return not settings.SANDBOX and not settings.CALLBACK_ALLOW_PRIVATE_NETWORKS
+
+
 def callback_post(url: str, *, body: bytes, headers: Mapping[str, str], timeout: float) -> Answer:
     """One POST within ``timeout`` seconds, never following redirects nor an environment proxy
     (which would resolve the name itself). Raises ``requests.RequestException`` (a
     ``DeadlineExceeded`` when no status and headers came in time), ``OSError`` or
     ``UnsafeAddressError``."""
-    pinned = not settings.SANDBOX
+    pinned = addresses_checked()
     if pinned and urlsplit(url).scheme != "https":
         raise UnsafeAddressError("callback URLs must be https")
     status: int | None = None
