@@ -4,18 +4,29 @@ failed, or the approval's outcome handed to its app) recorded together.
 
 A periodic sweep re-drives whatever a lost task left. Delivery is at least once: receivers
 de-duplicate on ``id`` and order on ``sequence``.
+
+One merchant's deliveries take a bounded share of the workers: at most
+``WEBHOOK_DELIVERIES_PER_MERCHANT`` of them are in flight at once, service-wide (counted in the
+database under a lock per merchant, so every worker process keeps to it). A delivery beyond
+its merchant's share is deferred: its claim is undone and the event stays due, untouched. The
+delivery that filled the share hands the merchant's due events on when it ends, and the sweep
+takes at most a share of each merchant's due events per pass, so one merchant's backlog neither
+crowds the queue nor is lost.
 """
 
 import logging
 import random
+import uuid
 from datetime import datetime, timedelta
 
 import orjson
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from core import clock
-from core.db import ModelRows, row_lock
+from core.db import ModelRows, advisory_lock, row_lock
 from core.handoffs import handoff_on_commit
 from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_commit
 from merchants.callers import callers_changed
@@ -84,13 +95,27 @@ _CLAIM = (
     " AND (lease_until IS NULL OR lease_until < %s)"
     f" RETURNING {_EVENTS.columns(_EVENT_TABLE)}"
 )
-_MERCHANT = f"SELECT {_MERCHANTS.columns('m')} FROM {_MERCHANTS.table('m')} WHERE m.id = %s"  # noqa: S608
+# The merchant, and how many of its events are leased (this one with them): read under the
+# merchant's lock, after the claim, so the count sees every claim committed before.
+_MERCHANT_IN_FLIGHT = (
+    f"SELECT {_MERCHANTS.columns('m')},"  # noqa: S608
+    f" (SELECT COUNT(*) FROM {_EVENTS.table('e')} WHERE e.merchant_id = m.id"
+    " AND e.status = %s AND e.lease_until >= %s)"
+    f" FROM {_MERCHANTS.table('m')} WHERE m.id = %s"
+)
 
 
-def _claimed(*, event_id: str, now: datetime, lease_until: datetime) -> WebhookEvent | None:
-    """The event with its merchant, leased to this worker until ``lease_until``; None when it
-    is not due or a live lease holds it."""
-    with connection.cursor() as cursor:
+def _share() -> int:
+    return max(1, int(settings.WEBHOOK_DELIVERIES_PER_MERCHANT))
+
+
+def _claimed(
+    *, event_id: str, now: datetime, lease_until: datetime, share: int
+) -> tuple[WebhookEvent, int] | None:
+    """The event with its merchant, leased to this worker until ``lease_until``, and the
+    number of its merchant's deliveries in flight with it; None when it is not due or a live
+    lease holds it. A count above the merchant's ``share`` leaves the claim undone."""
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             _CLAIM,
             [
@@ -105,20 +130,44 @@ def _claimed(*, event_id: str, now: datetime, lease_until: datetime) -> WebhookE
         if row is None:
             return None
         event: WebhookEvent = _EVENTS.build(row)
-        cursor.execute(_MERCHANT, [_MERCHANTS.param("id", event.merchant_id)])
+        advisory_lock(f"webhooks.deliveries:{event.merchant_id}")
+        cursor.execute(
+            _MERCHANT_IN_FLIGHT,
+            [
+                WebhookEvent.Status.PENDING,
+                _EVENTS.param("lease_until", now),
+                _MERCHANTS.param("id", event.merchant_id),
+            ],
+        )
         merchant = cursor.fetchone()  # the event's foreign key holds it
-        event.merchant = _MERCHANTS.build(merchant)
-    return event
+        event.merchant = _MERCHANTS.build(merchant[:-1])
+        in_flight = int(merchant[-1])
+        if in_flight > share:
+            transaction.set_rollback(True)
+    return event, in_flight
 
 
 def webhook_event_deliver(*, event_id: str) -> None:
-    """Deliver one due event once. Safe to run twice: the lease and the status guard the row."""
+    """Deliver one due event once, or defer it while its merchant's share of deliveries is in
+    flight. Safe to run twice: the lease and the status guard the row."""
     now = clock.now()
     lease_until = now + LEASE
-    event = _claimed(event_id=event_id, now=now, lease_until=lease_until)
-    if event is None:
+    share = _share()
+    claim = _claimed(event_id=event_id, now=now, lease_until=lease_until, share=share)
+    if claim is None:
         _approval_resume(event_id=event_id)
         return
+    event, in_flight = claim
+    if in_flight > share:
+        return  # deferred: still due, handed on when one of the merchant's deliveries ends
+    _attempt(event=event, lease_until=lease_until)
+    if in_flight == share:
+        _waiting_hand_on(merchant_id=event.merchant_id, share=share)
+
+
+def _attempt(*, event: WebhookEvent, lease_until: datetime) -> None:
+    """One signed POST of a claimed event, and its outcome recorded."""
+    event_id = str(event.id)
     merchant = event.merchant
     if not merchant.has_active_callback:
         result = PostResult(None, b"", 0, "no active callback URL")
@@ -156,16 +205,9 @@ def _approval_resume(*, event_id: str) -> None:
         APPROVAL_SUBJECTS[subject_type].resume(subject_id)
         # So are the events the answer emitted, which the first run delivers last (after the
         # work it made due) and a run that died left pending.
-        now = clock.now()
         for due_id in (
-            WebhookEvent.objects.filter(
-                subject_type=subject_type,
-                subject_id=subject_id,
-                is_approval=False,
-                status=WebhookEvent.Status.PENDING,
-                next_attempt_at__lte=now,
-            )
-            .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+            _due(clock.now())
+            .filter(subject_type=subject_type, subject_id=subject_id, is_approval=False)
             .values_list("id", flat=True)
         ):
             handoff_on_commit(WEBHOOK_DELIVERY, str(due_id))
@@ -345,12 +387,37 @@ def _settle_approval(event: WebhookEvent, result: PostResult, now: datetime) -> 
     APPROVAL_SUBJECTS[event.subject_type].resolve(event.subject_id, outcome, reason)
 
 
+def _due(now: datetime) -> QuerySet[WebhookEvent]:
+    """Pending events due by ``now`` and held by no live lease."""
+    return WebhookEvent.objects.filter(
+        status=WebhookEvent.Status.PENDING, next_attempt_at__lte=now
+    ).filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+
+
+def _waiting_hand_on(*, merchant_id: uuid.UUID, share: int) -> None:
+    """The merchant's share was full while this delivery ran, so others may have been
+    deferred: its oldest due events (a share of them) go to workers now that one ended."""
+    waiting = (
+        _due(clock.now())
+        .filter(merchant_id=merchant_id)
+        .order_by("next_attempt_at")
+        .values_list("id", flat=True)[:share]
+    )
+    for event_id in waiting:
+        handoff_on_commit(WEBHOOK_DELIVERY, str(event_id))
+
+
 def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:
-    """Events a worker should try now: due, and not held by a live lease."""
-    now = clock.now()
+    """Events a worker should try now: due, not held by a live lease, and at most a share of
+    each merchant's (the oldest), so one merchant's backlog does not fill the queue."""
     rows = (
-        WebhookEvent.objects.filter(status=WebhookEvent.Status.PENDING, next_attempt_at__lte=now)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        _due(clock.now())
+        .alias(
+            rank=Window(
+                RowNumber(), partition_by=[F("merchant_id")], order_by=F("next_attempt_at").asc()
+            )
+        )
+        .filter(rank__lte=_share())
         .order_by("next_attempt_at")
         .values_list("id", flat=True)[:limit]
     )
