@@ -10,8 +10,8 @@ One merchant's deliveries take a bounded share of the workers: at most
 database under a lock per merchant, so every worker process keeps to it). A delivery beyond
 its merchant's share is deferred: its claim is undone and the event stays due, untouched. The
 delivery that filled the share hands the merchant's due events on when it ends, and the sweep
-takes at most a share of each merchant's due events per pass, so one merchant's backlog neither
-crowds the queue nor is lost.
+hands out every merchant's oldest due event before any merchant's second, so one merchant's
+backlog neither crowds another's out nor is lost.
 """
 
 import logging
@@ -408,17 +408,17 @@ def _waiting_hand_on(*, merchant_id: uuid.UUID, share: int) -> None:
 
 
 def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:
-    """Events a worker should try now: due, not held by a live lease, and at most a share of
-    each merchant's (the oldest), so one merchant's backlog does not fill the queue."""
+    """Events a worker should try now: due and not held by a live lease. Each merchant's
+    oldest comes first, then each one's second, ...: one merchant's backlog never pushes
+    another merchant's events out of a pass, nor ahead of them in the queue."""
     rows = (
         _due(clock.now())
-        .alias(
-            rank=Window(
+        .annotate(
+            turn=Window(
                 RowNumber(), partition_by=[F("merchant_id")], order_by=F("next_attempt_at").asc()
             )
         )
-        .filter(rank__lte=_share())
-        .order_by("next_attempt_at")
+        .order_by("turn", "next_attempt_at")
         .values_list("id", flat=True)[:limit]
     )
     return [str(event_id) for event_id in rows]
