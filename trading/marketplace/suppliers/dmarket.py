@@ -50,6 +50,7 @@ from trading.marketplace.suppliers.base import (
     SupplierTrade,
     SupplierUnavailableError,
     TradeState,
+    WithdrawRequest,
 )
 from trading.marketplace.suppliers.http import SupplierHttp, json_body
 
@@ -62,6 +63,10 @@ LOCATIONS = {
     "AssetLocationInGame": TradeState.DELIVERED,
 }
 BALANCE_CODES = ("NotEnoughBalance", "InsufficientFunds")
+# Offer types (``offers-buy``'s ``type``): an item DMarket's bots hold (``inMarket``), ours at
+# DMarket once bought and withdrawn on request; or one its seller trades from their Steam.
+OWN_INVENTORY = "dmarket"
+P2P = "p2p"
 INVENTORY_PAGE = 100
 INVENTORY_PAGES = 20
 # A signing date further than this from the server's clock is corrected (DMarket allows 2 min).
@@ -188,7 +193,7 @@ class DMarketClient:
                     {
                         "offerId": request.offer_ref,
                         "price": {"amount": str(to_cents(request.price)), "currency": "USD"},
-                        "type": "dmarket",
+                        "type": request.offer_type,
                     }
                 ]
             },
@@ -234,10 +239,38 @@ class DMarketClient:
                         reference=order.reference,
                         state=state,
                         supplier_order_id=order.supplier_order_id,
+                        held=state is TradeState.WAITING,
+                        withdrawable=item.get("Withdrawable") is True,
+                        class_ref=str(item.get("ClassID") or ""),
                     )
             if len(rows) < INVENTORY_PAGE:
                 break
         return found
+
+    def withdraw(self, request: WithdrawRequest) -> str:
+        status, body = self._call(
+            "POST",
+            "/exchange/v1/withdraw-assets",
+            payload={
+                "assets": [
+                    {
+                        "id": request.asset_ref,
+                        "gameId": GAMES[request.game],
+                        "classId": request.class_ref,
+                    }
+                ],
+                "requestId": request.request_id,
+            },
+            changes_state=True,
+        )
+        transfer_id = body.get("transferId")
+        if status < 300 and isinstance(transfer_id, str) and transfer_id:
+            return transfer_id
+        if status < 300:  # taken, but not the answer the reference shows: we cannot tell
+            raise SupplierOutcomeUnknownError(f"withdraw-assets: no transferId in {body}")
+        raise SupplierRefusedError(
+            "SUPPLIER_REFUSED", f"withdraw-assets: HTTP {status} {body.get('code', '')}"
+        )
 
     def balance(self) -> Decimal:
         status, body = self._call("GET", "/account/v1/balance")
@@ -252,6 +285,9 @@ def _offer(item: dict[str, object], name: str) -> SupplierOffer | None:
     assert isinstance(extra, dict)
     if item.get("title") != name or not isinstance(price, dict) or not extra.get("offerId"):
         return None
+    held_by_dmarket = item.get("inMarket")
+    if not isinstance(held_by_dmarket, bool):
+        return None  # neither kind: we could neither buy it nor know how it reaches us
     cents = int(str(price.get("USD", "0")))
     if cents <= 0:
         return None
@@ -265,4 +301,5 @@ def _offer(item: dict[str, object], name: str) -> SupplierOffer | None:
         phase=str(extra.get("phase") or ""),
         wear=Decimal(str(wear)) if wear is not None else None,
         paint_seed=int(str(seed)) if seed is not None else None,
+        offer_type=OWN_INVENTORY if held_by_dmarket else P2P,
     )
