@@ -146,7 +146,8 @@ class SupplierOrder(models.Model):
     trade_url = models.CharField(max_length=200, blank=True)
     state = models.CharField(max_length=10, choices=State.choices)
     reason = models.CharField(max_length=200, blank=True)
-    # The supplier's id of the purchase (Waxpeer trade id, DMarket order id).
+    # The supplier's id of the purchase (Waxpeer's own ``id``, not the Steam offer's
+    # ``trade_id``; DMarket's ``orderId``).
     supplier_order_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
