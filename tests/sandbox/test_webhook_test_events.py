@@ -144,7 +144,12 @@ def test_the_guides_receiver_verifies_and_answers_every_test_event(api, alice, t
                     body["tradeType"] = trade_type
                 sent.append((event_type, trade_type, ok_data(send(api, alice, body))))
 
+    answer_schema = Draft202012Validator(
+        {**_strict(document["components"]["schemas"]["SandboxWebhookTestOut"]), "components": {}},
+        format_checker=FORMATS,
+    )
     for event_type, trade_type, data in sent:
+        assert list(answer_schema.iter_errors(data)) == [], data
         assert (data["statusCode"], data["error"], data["url"]) == (200, None, url), data
         payload = data["payload"]
         assert_shaped_as_documented(document, payload)
