@@ -291,7 +291,9 @@ FEED_CORS_ALLOWED_ORIGINS = [
 ]
 
 # Celery: the broker is Redis when configured, else a folder shared by every local process.
-CELERY_BROKER_URL = REDIS_URL or "atomicfs://"  # config/broker.py
+# config/broker.py. A host named (the transport's own default), or kombu warns of its absence on
+# every connection a process makes.
+CELERY_BROKER_URL = REDIS_URL or "atomicfs://localhost//"
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
     {"visibility_timeout": 3600, **REDIS_CLIENT_OPTIONS}
     if REDIS_URL
