@@ -98,6 +98,21 @@ def test_the_bots_poll_applies_changes_and_counts_its_protected_items(
     assert bot.last_poll_at is not None
 
 
+def test_an_inventory_steam_will_not_count_now_loses_no_change_of_the_poll(
+    desk, alice, owner, steam, bot
+):
+    asset = steam.users[platform_id(OWNER)].inventory[(730, "2")][0].assetid
+    trade = ok_data(deposit(desk, owner, asset))
+    steam.accept(sent_offer(steam, bot))
+    steam.unavailable_paths[f"/inventory/{BOT_ID}/"] = 100
+
+    poll(desk)
+
+    assert trade_of(desk, owner, trade["id"])["status"] == "hold"
+    bot.refresh_from_db()
+    assert (bot.inventory_counted_at, bot.poll_lease_until) == (None, None)
+
+
 def test_staff_list_an_item_the_bot_holds_once_its_protection_ends(steam, bot, ak, settings):
     settings.MARKETPLACE = SUPPLIER_MARKETPLACE
     settings.MARKETPLACE_SUPPLIERS = []

@@ -43,8 +43,12 @@ def handle(steam: RecordedSteam, method: str, path: str, params: dict[str, str],
         if steam.rate_limit_next > 0:
             steam.rate_limit_next -= 1
             return 429, None, {"Retry-After": "0"}
-        if steam.unavailable_next > 0:
-            steam.unavailable_next -= 1
+        down = next((part for part, n in steam.unavailable_paths.items() if n and part in path), "")
+        if steam.unavailable_next > 0 or down:
+            if down:
+                steam.unavailable_paths[down] -= 1
+            else:
+                steam.unavailable_next -= 1
             return 502, None, {"x-eresult": "20"}
         together = steam.offer_polls_together if "GetTradeOffers" in path else None
     if together is not None:

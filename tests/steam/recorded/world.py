@@ -145,6 +145,7 @@ class RecordedSteam:
         self.calls: list[tuple[str, str, dict[str, Any]]] = []
         self.rate_limit_next = 0  # the next N requests answer 429
         self.unavailable_next = 0  # the next N requests answer 502 (EResult 20)
+        self.unavailable_paths: dict[str, int] = {}  # the next N requests of paths with this
         self.page_size = 100  # GetTradeOffers offers per page (cursor)
         self.send_started = threading.Event()
         self.send_release: threading.Event | None = None  # holds /send's answer when set
