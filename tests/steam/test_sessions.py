@@ -82,7 +82,7 @@ def test_a_web_browser_refresh_token_without_a_password_leaves_the_session_expir
 
     row.refresh_from_db()
     assert row.state == SteamBot.State.SESSION_EXPIRED
-    assert "refresh token was refused" in row.state_detail
+    assert "refresh token was refused (not the mobile app's" in row.state_detail
     assert logins(steam) == (0, 1)
 
 

@@ -125,7 +125,9 @@ def r_econ(steam: RecordedSteam, method: str, path: str, p: dict[str, str], requ
         if name == "GetTradeOffer":
             offer = steam.offers.get(p.get("tradeofferid", ""))
             if offer is None or caller not in (offer.sender, offer.partner):
-                return ok(eresult=9)  # FileNotFound
+                # lib/index.js ``getOffer``: no ``offer`` in the response is "No matching offer
+                # found"; sources name no EResult for it, so none but OK is given.
+                return ok({})
             return ok({"offer": offer_json(offer, caller)})
         if name == "GetTradeStatus":
             trade = steam.trades.get(p.get("tradeid", ""))

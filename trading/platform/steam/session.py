@@ -92,6 +92,17 @@ def _token_end(token: str) -> datetime | None:
         return None
 
 
+def _mobile(refresh_token: str) -> bool:
+    """Issued to the mobile app: its audiences name "mobile" (node-steam-session,
+    EAuthTokenPlatformType.ts and LoginSession.ts ``refreshToken``)."""
+    try:
+        claims = jwt.decode(refresh_token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        return False
+    audience = claims.get("aud")
+    return "mobile" in (audience if isinstance(audience, list) else [audience])
+
+
 def _expiry(access_token: str) -> datetime:
     return _token_end(access_token) or clock.now() + DEFAULT_LIFETIME
 
@@ -140,7 +151,9 @@ def bot_login(bot: SteamBot, *, with_credentials: bool = False) -> BotSession:
             bot_state_set(
                 bot,
                 SteamBot.State.SESSION_EXPIRED,
-                "the refresh token was refused and no password and shared secret are stored",
+                "the refresh token was refused"
+                + ("" if _mobile(refresh_token) else " (not the mobile app's: only those renew)")
+                + " and no password and shared secret are stored",
             )
             raise PlatformUnavailableError(f"bot {bot.account_name} cannot log in")
         try:
