@@ -81,13 +81,15 @@ def withdrawal_items_delivered(
     items: list[TradeItem],
     targets: list[TradeItem],
     actor: str,
-    offer_id: str = "",
+    offer_id: str,
     bot_info: BotInfoOut | None = None,
 ) -> None:
-    """Bought items offered to the recipient: the trade offer (``offer_id``, sent by the bot
-    ``bot_info``; the supplier's own when not given) is live."""
+    """Bought items offered to the recipient: the trade offer is live. ``offer_id`` is that
+    offer's id as the platform gave it to whoever sent it (our bot, ``bot_info``, or a
+    supplier's seller, as the supplier reports it): the merchant's ``offerID``, never made up."""
+    if not offer_id:
+        raise ValueError("a delivered item needs the trade offer's id")
     now = clock.now()
-    offer_id = offer_id or f"{int(now.timestamp())}{trade.next_sequence:04d}"
     extra = {"bot_info": bot_info} if bot_info else {}
     trade_apply(
         trade=trade,
