@@ -26,13 +26,14 @@ per IP on the public endpoints)."""
 import base64
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from solders.account import Account
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 from spl.memo.constants import MEMO_PROGRAM_ID
@@ -48,6 +49,8 @@ from tests.crypto.solana.ledger import (
 )
 
 BLOCK_TIME_BASE = 1_767_000_000
+MAX_MULTIPLE_ACCOUNTS = 100  # agave rpc-client-api request.rs
+MAX_BASE58_BYTES = 128  # agave account-decoder
 BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 
@@ -92,6 +95,9 @@ class SolanaRpc:
     throttle: int = 0  # the next N requests answer HTTP 429
     behind: int = 0  # getHealth: the node is behind by this many slots
     lose_answers: int = 0  # the next N sends are executed, but the answer is an HTTP 503
+    # Called with (method, params) once an answer is made and before it is sent: what happens
+    # elsewhere while the caller waits for it (a test's interleaving).
+    on_answer: Callable[[str, list[Any]], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def count(self, method: str) -> int:
@@ -106,7 +112,10 @@ class SolanaRpc:
         answer = getattr(self, f"rpc_{method}", None)
         if answer is None:
             raise RpcError(-32601, "Method not found")
-        return answer(*params)
+        result = answer(*params)
+        if self.on_answer is not None:
+            self.on_answer(str(method), params)
+        return result
 
     def _context(self) -> dict[str, Any]:
         return {"slot": self.ledger.height + 1234, "apiVersion": "2.2.0"}
@@ -127,7 +136,8 @@ class SolanaRpc:
         return "ok"
 
     def rpc_getLatestBlockhash(self, config: dict[str, Any] | None = None) -> Any:
-        blockhash, last_valid = self.ledger.latest_blockhash()
+        finalized = (config or {}).get("commitment", "finalized") == "finalized"
+        blockhash, last_valid = self.ledger.latest_blockhash(finalized=finalized)
         return {
             "context": self._context(),
             "value": {"blockhash": blockhash, "lastValidBlockHeight": last_valid},
@@ -145,24 +155,25 @@ class SolanaRpc:
 
     def rpc_getAccountInfo(self, address: str, config: dict[str, Any] | None = None) -> Any:
         found = self.ledger.account(_pubkey(address))
-        if found is None:
-            return {"context": self._context(), "value": None}
+        return {"context": self._context(), "value": _account_json(found, config or {})}
+
+    def rpc_getMultipleAccounts(
+        self, addresses: list[str], config: dict[str, Any] | None = None
+    ) -> Any:
+        if len(addresses) > MAX_MULTIPLE_ACCOUNTS:
+            raise RpcError(-32602, f"Too many inputs provided; max {MAX_MULTIPLE_ACCOUNTS}")
+        found = [self.ledger.account(_pubkey(address)) for address in addresses]
         return {
             "context": self._context(),
-            "value": {
-                "data": [base64.b64encode(bytes(found.data)).decode(), "base64"],
-                "executable": found.executable,
-                "lamports": found.lamports,
-                "owner": str(found.owner),
-                "rentEpoch": 18446744073709551615,
-                "space": len(found.data),
-            },
+            "value": [_account_json(account, config or {}) for account in found],
         }
 
     def rpc_getTokenAccountBalance(self, address: str, config: Any = None) -> Any:
-        held = self.ledger.token_account(_pubkey(address))
-        if held is None:
+        if self.ledger.account(_pubkey(address)) is None:
             raise RpcError(-32602, "Invalid param: could not find account")
+        held = self.ledger.token_account(address)
+        if held is None:
+            raise RpcError(-32602, "Invalid param: not a Token account")
         mint, _owner, amount = held
         return {"context": self._context(), "value": _ui_amount(amount, self.ledger.decimals(mint))}
 
@@ -173,27 +184,37 @@ class SolanaRpc:
     ) -> Any:
         config = config or {}
         commitment = config.get("commitment", "finalized")
-        if commitment == "processed":
-            raise RpcError(
-                -32602, "Invalid params: Method does not support commitment below `confirmed`"
-            )
+        _at_least_confirmed(commitment)
         limit = int(config.get("limit", 1000))
         if not 1 <= limit <= 1000:
             raise RpcError(-32602, "Invalid limit; max 1000")
         with self.ledger.lock:
             ours = list(reversed(self.ledger.by_address.get(_pubkey(address), [])))
             rows = [self.ledger.landed[s] for s in ours]
+            rows = [row for row in rows if self.ledger.served(row)]
             if commitment == "finalized":
                 rows = [row for row in rows if self.ledger.finalized(row)]
-            signatures = [row.signature for row in rows]
+            # The cursors are looked up among every transaction the node has, not only this
+            # address's; one it cannot find is an error (agave 3.0, anza-xyz/agave#7937).
+            for cursor in ("before", "until"):
+                signature = config.get(cursor)
+                if signature and not self._locatable(signature, commitment):
+                    raise RpcError(-32020, f"Transaction {signature} not found")
             if config.get("before"):
-                before = config["before"]
-                rows = rows[signatures.index(before) + 1 :] if before in signatures else []
+                before = self.ledger.landed[config["before"]]
+                rows = [row for row in rows if row.height < before.height]
             if config.get("until"):
-                names = [row.signature for row in rows]
-                until = config["until"]
-                rows = rows[: names.index(until)] if until in names else rows
+                until = self.ledger.landed[config["until"]]
+                rows = [row for row in rows if row.height > until.height]
             return [self._signature_entry(row) for row in rows[:limit]]
+
+    def _locatable(self, signature: str, commitment: str) -> bool:
+        landed = self.ledger.landed.get(signature)
+        return (
+            landed is not None
+            and self.ledger.served(landed)
+            and (commitment != "finalized" or self.ledger.finalized(landed))
+        )
 
     def _signature_entry(self, row: Landed) -> dict[str, Any]:
         return {
@@ -209,13 +230,13 @@ class SolanaRpc:
         config = config or {}
         if config.get("encoding") != "jsonParsed":
             raise RpcError(-32602, "Invalid params: this server answers encoding jsonParsed only")
+        commitment = config.get("commitment", "finalized")
+        _at_least_confirmed(commitment)
         with self.ledger.lock:
             landed = self.ledger.landed.get(signature)
-            if landed is None:
+            if landed is None or not self.ledger.served(landed):
                 return None
-            if config.get("commitment", "finalized") == "finalized" and not self.ledger.finalized(
-                landed
-            ):
+            if commitment == "finalized" and not self.ledger.finalized(landed):
                 return None
             if config.get("maxSupportedTransactionVersion") is None:
                 raise RpcError(
@@ -264,6 +285,12 @@ class SolanaRpc:
             raise RpcError(-32003, "Transaction signature verification failure")
         signature = str(transaction.signatures[0])
         if not config.get("skipPreflight", False):
+            if self.behind:  # preflight asks the node's health first (agave rpc.rs)
+                raise RpcError(
+                    -32005,
+                    f"Node is behind by {self.behind} slots",
+                    {"numSlotsBehind": self.behind},
+                )
             self._preflight(transaction, signature)
         self.ledger.accept(transaction)
         if self.lose_answers:
@@ -305,6 +332,48 @@ def _preflight_failure(err: str, message: str) -> RpcError:
         f"Transaction simulation failed: {message}",
         {"err": err, "logs": [], "accounts": None, "unitsConsumed": 0, "returnData": None},
     )
+
+
+def _at_least_confirmed(commitment: str) -> None:
+    """getSignaturesForAddress and getTransaction refuse ``processed`` (agave rpc.rs,
+    ``check_is_at_least_confirmed``)."""
+    if commitment not in ("confirmed", "finalized"):
+        raise RpcError(-32602, "Method does not support commitment below `confirmed`")
+
+
+def _account_json(found: Account | None, config: dict[str, Any]) -> dict[str, Any] | None:
+    """An account as getAccountInfo and getMultipleAccounts render it (agave ``encode_account``):
+    its data in the asked encoding, cut to ``dataSlice``; base58 (and the legacy bare
+    ``binary``, the default) only up to 128 bytes. jsonParsed and zstd are not served here."""
+    if found is None:
+        return None
+    data = bytes(found.data)
+    if config.get("dataSlice"):
+        offset, length = int(config["dataSlice"]["offset"]), int(config["dataSlice"]["length"])
+        data = data[offset : offset + length]
+    encoding = config.get("encoding", "binary")
+    if encoding in ("binary", "base58") and len(data) > MAX_BASE58_BYTES:
+        raise RpcError(
+            -32600,
+            f"Encoded binary (base 58) data should be less than {MAX_BASE58_BYTES} bytes, "
+            "please use Base64 encoding.",
+        )
+    if encoding == "binary":
+        encoded: Any = b58encode(data)
+    elif encoding == "base58":
+        encoded = [b58encode(data), "base58"]
+    elif encoding == "base64":
+        encoded = [base64.b64encode(data).decode(), "base64"]
+    else:
+        raise RpcError(-32602, f"Invalid params: this server answers no {encoding} encoding")
+    return {
+        "data": encoded,
+        "executable": found.executable,
+        "lamports": found.lamports,
+        "owner": str(found.owner),
+        "rentEpoch": 18446744073709551615,
+        "space": len(found.data),
+    }
 
 
 def _pubkey(address: str) -> str:
