@@ -12,7 +12,7 @@ from django.db import connections
 
 from crypto.keys import hot_wallet
 from crypto.models import CryptoDeposit, SolanaTokenAccount
-from crypto.solana.models import SolanaSweep
+from crypto.solana.models import SolanaCursor, SolanaSweep
 from crypto.tasks import solana_scan, sweep_deposits
 from tests.crypto.conftest import clean, money
 from tests.crypto.solana.conftest import HOT_WALLET_TOKENS, deposits, observe, open_address
@@ -144,6 +144,29 @@ def test_dust_sent_long_after_the_closing_is_swept_with_the_account(
     # The account the chain has again is closed again: its dust to the hot wallet.
     assert solana.ledger.account(address["tokenAccount"]) is None
     assert hot_wallet_tokens(solana) == Decimal("30.3")
+    assert clean()
+
+
+def test_a_node_that_no_longer_has_the_cursor_is_read_back_to_its_slot(
+    desk, alice, solana: SolanaRpc
+):
+    """The scanner's cursor names a transaction the node no longer serves (its ledger was
+    cleaned up, or the provider routes to a node that is behind): agave 3.0 answers -32020 for
+    such an ``until``. The account is read back to the cursor's slot instead."""
+    ledger = solana.ledger
+    address = open_address(desk, alice)
+    swept_and_closed(desk, solana, address)
+    cursor = SolanaCursor.objects.get(account__address=address["tokenAccount"])
+    ledger.forget_before(ledger.landed[cursor.last_signature].height + 1)
+
+    late = recreated(solana, address, "9")
+    observe(desk)
+    observe(desk)
+    assert CryptoDeposit.objects.get(tx_hash=late).status == "completed"
+    assert money(alice)["available"] == Decimal("1039.00")
+    assert hot_wallet_tokens(solana) == 39
+    assert solana.ledger.account(address["tokenAccount"]) is None
+    assert SolanaCursor.objects.get(pk=cursor.pk).last_signature != cursor.last_signature
     assert clean()
 
 
