@@ -13,14 +13,15 @@ from django.db import connections
 from crypto.keys import hot_wallet
 from crypto.models import CryptoDeposit, SolanaTokenAccount
 from crypto.solana.models import SolanaCursor, SolanaSweep
-from crypto.tasks import solana_scan, sweep_deposits
-from tests.crypto.conftest import clean, money
+from crypto.tasks import solana_scan, solana_sweep_accounts, sweep_deposits
+from tests.crypto.conftest import clean, deposit_address, money
 from tests.crypto.solana.conftest import HOT_WALLET_TOKENS, deposits, observe, open_address
 from tests.crypto.solana.rpc import SolanaRpc
 from wallet.models import Transfer
 
 pytestmark = pytest.mark.django_db
 
+STEP_SECONDS = 11  # a live sweep is looked at every 10 s
 CLOSED_CHECK_SECONDS = 301  # a closed account past its hour is looked at every 5 minutes
 WATCH_SECONDS = 3_601
 
@@ -208,4 +209,33 @@ def test_a_credit_landing_while_the_closing_reads_the_chain_keeps_the_account_cl
     assert ledger.account(address["tokenAccount"]) is None
     assert hot_wallet_tokens(solana) == 34
     assert [s[1] for s in closing_sweeps(address["tokenAccount"])] == [Decimal(30), Decimal(4)]
+    assert clean()
+
+
+def test_an_address_asked_for_while_its_closing_sweep_is_in_flight_opens_after_it(
+    desk, alice, solana: SolanaRpc, clock_advance
+):
+    ledger = solana.ledger
+    address = open_address(desk, alice)
+    paid(solana, address["address"], "30")
+    ledger.hold_sends = True  # the closing sweep waits between preflight and its block
+    desk.run(solana_scan)
+    assert ledger.held
+
+    # The account still exists, but its closing is on its way: not shown as open.
+    again = deposit_address(desk, alice, "SOL")
+    assert (again["status"], again["tokenAccount"]) == ("pending", None)
+    ledger.release()  # the sweep lands: the account is gone
+    clock_advance(STEP_SECONDS)
+    desk.run(solana_sweep_accounts)
+    assert SolanaSweep.objects.get().status == "completed"
+    assert ledger.account(address["tokenAccount"]) is None
+
+    assert deposit_address(desk, alice, "SOL")["status"] == "pending"  # opened again
+    reopened = deposit_address(desk, alice, "SOL")
+    assert (reopened["status"], reopened["tokenAccount"]) == ("active", address["tokenAccount"])
+    assert ledger.account(address["tokenAccount"]) is not None
+    paid(solana, address["address"], "5")
+    observe(desk)
+    assert money(alice)["available"] == Decimal("1035.00")
     assert clean()
