@@ -3,12 +3,12 @@ mint, every sweep recorded. One transaction each: ``transferChecked`` of the who
 by the deposit owner (the hot wallet pays the fee, so no top-up is needed as on EVM chains) and,
 when the account closes, ``closeAccount`` with its rent back to the hot wallet.
 
-A sweep closes an account once a completed deposit emptied it (the domain's close, through the
-gateway), runs on a schedule for open accounts credited since their last sweep (from
-CRYPTO_SOLANA_SWEEP_MIN_TOKENS) and at once when staff ask in the admin (any balance). A
-transfer that lands between the balance read and the sweep makes ``closeAccount`` fail, and with
-it the whole transaction: the sweep fails, the next one reads the balance again. No USD moves:
-the tokens were credited when they arrived."""
+A sweep closes an account once a completed deposit emptied it, and again once a transfer
+created it anew after that (the domain's close, through the gateway), runs on a schedule for
+open accounts credited since their last sweep (from CRYPTO_SOLANA_SWEEP_MIN_TOKENS) and at once
+when staff ask in the admin (any balance). A transfer that lands between the balance read and
+the sweep makes ``closeAccount`` fail, and with it the whole transaction: the sweep fails, the
+next one reads the balance again. No USD moves: the tokens were credited when they arrived."""
 
 import logging
 from datetime import timedelta

@@ -2,14 +2,18 @@
 runtime as a library, which verifies signatures and runs the real SPL Token, Associated Token
 Account and Memo programs on an in-memory bank. What a cluster adds around a bank is kept here:
 blocks and block heights, blockhashes valid for 150 blocks (``lastValidBlockHeight``),
-confirmed and finalized commitment, the signatures of each address, the token balances before
-and after each transaction, and the ways a real cluster loses or delays transactions (dropped on
-the way to the leader, held between preflight and execution).
+confirmed and finalized commitment, the signatures of each address (kept when the account
+closes, and going on when it is created again), the token balances before and after each
+transaction, and the ways a real cluster loses or delays transactions (dropped on the way to
+the leader, held between preflight and execution, never in a block when the fee payer cannot
+pay) or forgets them (a node whose ledger was cleaned up).
 
 Sources: Solana docs "Transaction Confirmation & Expiration" (blockhash valid for 150 blocks,
 the last valid block height), "Retrying Transactions" (dropped transactions, rebroadcasting),
-"Commitment levels"; the SPL Token account layout (mint 0..32, owner 32..64, amount 64..72
-little-endian, 165 bytes) and mint layout (decimals at byte 44) from solana-program-library
+"Commitment levels"; Solana Cookbook "Transactions" (a fee payer that cannot pay: dropped);
+agave ``ledger/src/token_balances.rs`` (token balances read from the bank before and after the
+batch); the SPL Token account layout (mint 0..32, owner 32..64, amount 64..72 little-endian,
+165 bytes) and mint layout (decimals at byte 44) from solana-program-library
 ``token/program/src/state.rs``."""
 
 import secrets

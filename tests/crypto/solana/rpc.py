@@ -1,27 +1,37 @@
 """A recorded Solana JSON-RPC server for the tests: a real HTTP server on a loopback port of its
 own, answering the methods the gateway calls with the shapes of Solana's RPC documentation
 (solana.com/docs/rpc/http/<method>), over the ``Ledger`` (LiteSVM and the cluster around it).
+docs/solana.md lists every behaviour with its source, and where the sources disagree or are
+silent, the stricter answer given here.
 
-Sources, per method: getLatestBlockhash (``{context, value: {blockhash, lastValidBlockHeight}}``),
-getBlockHeight (the height at the asked commitment), getSignaturesForAddress (newest first,
-``before``/``until`` exclusive, ``limit`` 1-1000, only ``confirmed`` or ``finalized``; entries
-``{signature, slot, err, memo, blockTime, confirmationStatus}``), getTransaction (``jsonParsed``:
-``accountKeys`` as ``{pubkey, signer, writable, source}``, parsed spl-token,
-spl-associated-token-account and spl-memo instructions, ``meta`` with ``pre/postBalances``,
-``pre/postTokenBalances`` ``{accountIndex, mint, owner, programId, uiTokenAmount}``, ``err``,
-``status``, ``logMessages``; null when the transaction is not at that commitment; the version
-asked for with ``maxSupportedTransactionVersion``), getTokenAccountBalance (``-32602 Invalid
-param: could not find account`` for a missing one), getAccountInfo (base64 data), getBalance,
-getSignatureStatuses (``confirmations`` null once rooted; without ``searchTransactionHistory``
-only the recent status cache), getMinimumBalanceForRentExemption, getHealth (``ok``, or
-``-32005 Node is behind by N slots`` with ``numSlotsBehind``), sendTransaction (base64;
-signatures verified with solders, ``-32003 Transaction signature verification failure``;
-preflight unless ``skipPreflight``: ``-32002 Transaction simulation failed: <error>`` with the
-simulation result as ``data``, ``BlockhashNotFound`` for an expired blockhash; an expired
-transaction sent without preflight is accepted and never lands). Error codes: agave
-``rpc-client-api/src/custom_error.rs``. Rate limits: HTTP 429 with a JSON-RPC error body and
-``Retry-After``, as public RPC providers answer (Solana docs "Clusters": 100 requests per 10 s
-per IP on the public endpoints)."""
+Per method: getLatestBlockhash (``{context, value: {blockhash, lastValidBlockHeight}}``, the
+newest block's at ``confirmed``, the newest finalized one's at ``finalized``), getBlockHeight
+(at the asked commitment), getSignaturesForAddress (newest first, ``before``/``until``
+exclusive, ``limit`` 1-1000, ``processed`` refused; entries ``{signature, slot, err, memo,
+blockTime, confirmationStatus}``; a ``before`` or ``until`` the node cannot locate is ``-32020
+Transaction <signature> not found``, as agave 3.0 answers (anza-xyz/agave#7937), where older
+nodes answered as if it was not given), getTransaction (``jsonParsed`` only: ``accountKeys``
+as ``{pubkey, signer, writable, source}``, parsed spl-token, spl-associated-token-account and
+spl-memo instructions, ``meta`` with ``pre/postBalances``, ``pre/postTokenBalances``
+``{accountIndex, mint, owner, programId, uiTokenAmount}`` as the bank held them before and after
+the whole transaction (an account created in it has no entry before, one closed in it none
+after), ``err``, ``status``, ``logMessages``; null when the transaction is not at that
+commitment or the node no longer has it; ``processed`` refused; -32015 without
+``maxSupportedTransactionVersion``), getAccountInfo and getMultipleAccounts (at most 100; null
+for a missing account; data in ``binary``, ``base58`` or ``base64``, cut to ``dataSlice``,
+base58 refused above 128 bytes with -32600), getTokenAccountBalance (-32602 ``could not find
+account`` / ``not a Token account``), getBalance, getSignatureStatuses (at most 256;
+``confirmations`` null once rooted; without ``searchTransactionHistory`` only the recent status
+cache), getMinimumBalanceForRentExemption, getHealth (``ok``, or ``-32005 Node is behind by N
+slots`` with ``numSlotsBehind``), sendTransaction (base58 or base64; signatures verified,
+``-32003 Transaction signature verification failure``; preflight unless ``skipPreflight``: the
+node's health first (-32005), then ``-32002 Transaction simulation failed: <error>`` with the
+simulation result as ``data``, ``BlockhashNotFound`` for an expired blockhash,
+``AlreadyProcessed`` for one in a block; an expired transaction sent without preflight is
+accepted and never lands). Error codes and messages: agave ``rpc-client-api/src/custom_error.rs``
+and ``rpc/src/rpc.rs``. Rate limits: HTTP 429 with a JSON-RPC error body and ``Retry-After``, as
+public RPC providers answer (Solana docs "Clusters": 100 requests per 10 s per IP on the public
+endpoints)."""
 
 import base64
 import json
