@@ -13,6 +13,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+import redis
 from django.conf import settings
 from django.core.management import call_command
 
@@ -77,9 +78,15 @@ def drive(condition: Callable[[], bool], what: str, worker: Process) -> None:
 
 
 def idle(worker: Process, *actors: Actor) -> None:
-    """Nothing waits in the broker and every event was delivered."""
+    """Nothing waits in the broker, nothing is being run (kombu keeps a task taken and not yet
+    acknowledged in its ``unacked`` hash) and every event was delivered."""
+    broker = redis.Redis.from_url(celery_app.conf.broker_url)
     wait_until(
-        lambda: not queued_tasks() and all(events_delivered(a) for a in actors),
+        lambda: (
+            not queued_tasks()
+            and not broker.hlen("unacked")
+            and all(events_delivered(a) for a in actors)
+        ),
         "the worker to finish",
         alive=[worker],
     )
