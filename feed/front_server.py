@@ -16,6 +16,7 @@ they send: its HTTP/1.1 is uvicorn's h11 protocol with the two limits a public p
   socket kept open by the feed is cut."""
 
 import asyncio
+from http import HTTPStatus
 from typing import Any
 
 import h11
@@ -109,7 +110,8 @@ class FrontProtocol(H11Protocol):
         self.logger.warning("Refused a request head over %d bytes (%s).", MAX_HEAD_BYTES, part)
         status, headers, body = refusal("VALIDATION_FAILED", {part: REASONS[part]})
         headers += [(b"content-length", str(len(body)).encode()), (b"connection", b"close")]
-        self.transport.write(self.conn.send(h11.Response(status_code=status, headers=headers)))
+        start = h11.Response(status_code=status, headers=headers, reason=HTTPStatus(status).phrase)
+        self.transport.write(self.conn.send(start))
         self.transport.write(self.conn.send(h11.Data(data=body)))
         self.transport.write(self.conn.send(h11.EndOfMessage()))
         self.transport.close()

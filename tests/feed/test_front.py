@@ -271,6 +271,8 @@ def test_a_head_over_the_limit_is_refused_in_the_envelope(
         )
         assert read_until_closed(sock) == b""
 
+    assert response.reason == "Bad Request"
+
     assert refusal_problem(answer, "VALIDATION_FAILED") is None, answer
     assert json.loads(answer.body)["error"]["fields"] == {field: reason}
     path = head.split(b" ")[1].decode()
