@@ -3,11 +3,11 @@ they send: its HTTP/1.1 is uvicorn's h11 protocol with the two limits a public p
 
 - A request's head (request line and headers) of at most ``MAX_HEAD_BYTES``: h11 keeps no more
   of an unfinished head than that (its ``max_incomplete_event_size``), a finished one over it is
-  refused too (h11 checks only what is still incomplete, so a head that came in one read, up to
-  256 KiB, would pass), and either is answered in the API's envelope, 400 ``VALIDATION_FAILED``
-  naming the URL or the headers, as gunicorn's worker answers what it will not read
-  (config/gunicorn_worker.py). httptools, uvicorn's default parser, has no limit: one 120 MB
-  header value was kept whole.
+  refused too (h11 checks only what is still incomplete, so a head that came in one read of the
+  socket, about 250 KB, would pass), and either is answered in the API's envelope, 400
+  ``VALIDATION_FAILED`` naming the URL or the headers, as gunicorn's worker answers what it will
+  not read (config/gunicorn_worker.py). httptools, uvicorn's default parser, has no limit: one
+  120 MB header value was kept whole.
 - The whole head within ``FEED_FRONT_HEAD_TIMEOUT_SECONDS`` of when the connection began to wait
   for it (it opened, or the previous answer was sent), else the connection is closed. uvicorn
   times only an idle keep-alive connection, and any byte stops that clock: a connection that
