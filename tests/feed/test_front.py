@@ -121,18 +121,20 @@ def trickle_until_closed(sock: socket.socket, head: bytes) -> None:
 
 
 def test_a_login_answered_to_one_client_is_not_anyone_elses(front: FeedProcess, web: Upstream):
-    # Given Alice logged in: her answer set her session cookie
+    # Given Alice logged in: her answer set her session cookie and gave her credentials
     login = get(front, "/login/alice", ("Authorization", "Bearer alice-token"))
     assert login.status == 200, login
     assert login.headers["set-cookie"].startswith("sessionid=alice-session;")
+    assert login.headers["authentication-info"] == 'nextnonce="alice-nonce"'
 
     # When Bob, sending no credentials, asks next
     bob = get(front, "/echo?as=bob")
 
-    # Then neither her cookie nor her credentials went with his request, nor came back to him
+    # Then nothing of hers went with his request, nor came back to him
     (seen,) = web.seen_at("/echo?as=bob")
     assert {"cookie", "authorization"} & seen.names == set(), seen
-    assert "set-cookie" not in bob.headers
+    assert not [header for header in seen.headers if "alice" in header[1]], seen
+    assert {"set-cookie", "authentication-info"} & set(bob.headers) == set(), bob.headers
 
 
 def test_two_clients_at_once_each_send_and_get_only_their_own(front: FeedProcess, web: Upstream):

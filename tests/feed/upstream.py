@@ -1,7 +1,8 @@
 """A web server for the quick start's front to forward to, on a Unix socket as bin/start's
 gunicorn is: it keeps every request's head as it arrived and answers as a test needs.
 
-- ``/login/<who>`` sets a session cookie for ``who`` (``Set-Cookie``), as the admin's login does;
+- ``/login/<who>`` sets a session cookie for ``who`` (``Set-Cookie``), as the admin's login does,
+  and answers credentials for ``who`` (``Authentication-Info``);
 - ``/held`` answers once the test sets ``release``;
 - any other path answers the request's headers as JSON, gzip-compressed when the request's
   ``Accept-Encoding`` takes gzip (as the API's ``/openapi.json`` does); each answer also
@@ -70,6 +71,7 @@ def upstream(socket_path: Path) -> Iterator[Upstream]:
             if self.path.startswith("/login/"):
                 who = self.path.removeprefix("/login/").partition("?")[0]
                 self.send_header("Set-Cookie", f"sessionid={who}-session; Path=/; HttpOnly")
+                self.send_header("Authentication-Info", f'nextnonce="{who}-nonce"')
             body = json.dumps({"headers": self.headers.items()}).encode()
             if "gzip" in self.headers.get("Accept-Encoding", ""):
                 body = gzip.compress(body)
