@@ -69,7 +69,7 @@ def _expiry(access_token: str) -> datetime:
         claims = jwt.decode(access_token, options={"verify_signature": False})
         return datetime.fromtimestamp(int(claims["exp"]), tz=UTC)
     except (jwt.PyJWTError, KeyError, TypeError, ValueError):
-        return clock.now() + DEFAULT_LIFETIME
+        return clock.real_now() + DEFAULT_LIFETIME
 
 
 def bot_state_set(bot: SteamBot, state: str, detail: str = "", **fields: Any) -> None:
@@ -86,7 +86,8 @@ def bot_state_set(bot: SteamBot, state: str, detail: str = "", **fields: Any) ->
 def bot_session(bot: SteamBot) -> BotSession:
     """The bot's session, renewed first when its access token is (nearly) expired."""
     expires = bot.access_token_expires_at
-    if bot.access_token_sealed and expires and expires - RENEW_MARGIN > clock.now():
+    # The token's expiry is Steam's, in real time.
+    if bot.access_token_sealed and expires and expires - RENEW_MARGIN > clock.real_now():
         try:
             return BotSession(bot.steam_id, unseal(bot.access_token_sealed), bot.session_id)
         except SealedSecretError:
