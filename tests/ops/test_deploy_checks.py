@@ -155,14 +155,20 @@ def test_a_missing_required_variable_is_one_clear_line(tmp_path: Path, missing: 
 
 
 @pytest.mark.slow
-def test_a_malformed_proxy_header_is_one_clear_line(tmp_path: Path) -> None:
-    env = deployment(database_url(), tmp_path, SECURE_PROXY_SSL_HEADER="X-Forwarded-Proto: https")
-
-    checked = manage("check", env=env)
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("SECURE_PROXY_SSL_HEADER", "X-Forwarded-Proto: https", "must be a header name"),
+        ("SECURE_HSTS_SECONDS", "a year", "must be a whole number, not 'a year'"),
+        ("REDIS_SOCKET_TIMEOUT_SECONDS", "1s", "must be a number, not '1s'"),
+    ],
+)
+def test_a_malformed_setting_is_one_clear_line(tmp_path: Path, name: str, value: str, said: str):
+    checked = manage("check", env=deployment(database_url(), tmp_path, **{name: value}))
 
     assert checked.returncode == 1
     (line,) = checked.stderr.splitlines()
-    assert line.startswith("ImproperlyConfigured: SECURE_PROXY_SSL_HEADER must be a header name")
+    assert line.startswith(f"ImproperlyConfigured: {name} {said}")
 
 
 SECURITY_SETTINGS = (
