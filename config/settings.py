@@ -32,12 +32,22 @@ def env_bool(name: str, default: bool) -> bool:
 
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
-    return int(value) if value else default
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}.") from None
 
 
 def env_float(name: str, default: float) -> float:
     value = os.environ.get(name)
-    return float(value) if value else default
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}.") from None
 
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
@@ -69,13 +79,59 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
 # How many reverse proxies sit in front of the web workers; their X-Forwarded-For entries are
 # trusted to find the client address used by API key IP whitelists.
 NUM_PROXIES = env_int("NUM_PROXIES", 0)
+
+
+# -- A deployment behind a TLS-terminating proxy (docs/ops/deploy-checks.md) ---------------------
+# A deployment is PostgreSQL without the sandbox. It answers only the host names it is given, is
+# reached over HTTPS only, and tells browsers so; the quick start and the sandbox serve plain
+# HTTP on loopback and take any host name. Each setting can be turned by the environment.
+DEPLOYED = not QUICKSTART and not SANDBOX
+
+
+def _allowed_hosts() -> list[str]:
+    hosts = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "").split(",") if h.strip()]
+    if hosts or not DEPLOYED:
+        return hosts or ["*"]
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS must be set when DATABASE_URL is set without the sandbox: the host names "
+        "the service answers to, comma-separated (e.g. api.example.com)."
+    )
+
+
+def _proxy_ssl_header() -> tuple[str, str] | None:
+    """The header the TLS proxy sets to ``https`` on what reached it over TLS (and removes from
+    what clients send), when the operator names one: the service can then tell HTTPS from HTTP
+    behind it (a redirect, HSTS, secure cookies and the admin's CSRF origin check need that)."""
+    name = os.environ.get("SECURE_PROXY_SSL_HEADER", "").strip()
+    if not name:
+        return None
+    if not all(c.isascii() and (c.isalnum() or c == "-") for c in name):
+        raise ImproperlyConfigured(
+            "SECURE_PROXY_SSL_HEADER must be a header name such as X-Forwarded-Proto, not "
+            f"{name!r}."
+        )
+    return "HTTP_" + name.upper().replace("-", "_"), "https"
+
+
+ALLOWED_HOSTS = _allowed_hosts()
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header()
+# Plain HTTP is redirected to HTTPS, but for the probes, which ask from inside the network.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", DEPLOYED)
+SECURE_REDIRECT_EXEMPT = [r"^health$", r"^metrics$"]
+# HSTS for a year on this host; its subdomains and the browsers' preload list only when the
+# domain's owner says so (both reach beyond this service and take months to undo).
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600 if DEPLOYED else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# The admin's session and CSRF cookies never travel over plain HTTP.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", DEPLOYED)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", DEPLOYED)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -208,7 +264,10 @@ if not QUICKSTART:
 DATABASE_ROUTERS = ["core.db.ReplicaRouter"]
 # The ledger's covering index (ledger.Funding) is PostgreSQL's; SQLite builds it without the
 # columns that ride along, which costs the quick start nothing but the warning (models.W040).
-SILENCED_SYSTEM_CHECKS = ["models.W040"] if QUICKSTART else []
+# security.W003 looks for Django's CsrfViewMiddleware by its dotted path; ours is its subclass
+# CsrfOutsideApi, which checks every form of the admin and the docs (API views take no cookie
+# and are CSRF-exempt): docs/ops/deploy-checks.md.
+SILENCED_SYSTEM_CHECKS = ["security.W003", *(["models.W040"] if QUICKSTART else [])]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
@@ -517,7 +576,10 @@ CRYPTO_HD_MNEMONIC = os.environ.get("CRYPTO_HD_MNEMONIC") or (
     SANDBOX_HD_MNEMONIC if SANDBOX else ""
 )
 if CRYPTO_ENABLED and not CRYPTO_HD_MNEMONIC:
-    raise ImproperlyConfigured("CRYPTO_HD_MNEMONIC must be set outside the sandbox.")
+    raise ImproperlyConfigured(
+        "CRYPTO_HD_MNEMONIC must be set outside the sandbox: the BIP-39 mnemonic every deposit "
+        "address derives from (or CRYPTO_ENABLED=false)."
+    )
 # Chains whose credits and broadcasts wait (addresses stay valid), e.g. "ETH,SOL".
 CRYPTO_PAUSED_CHAINS = frozenset(
     c.strip().upper() for c in os.environ.get("CRYPTO_PAUSED_CHAINS", "").split(",") if c.strip()

@@ -1,4 +1,15 @@
-"""The one clock of the service. In the sandbox it can be moved forward for every process."""
+"""The service's two clocks (docs/decisions.md, "Clocks").
+
+``now()`` is the service clock: the time of the trading world (trade deadlines, holds and
+protection, autoCancel, cancel windows, approval timeouts, retries and sweeps, caches, the
+sandbox's simulated outside world). In the sandbox it runs ahead of real time by
+``ServiceSettings.clock_offset_seconds``, which ``POST /sandbox/clock/advance`` moves forward for
+every merchant at once.
+
+``real_now()`` is real time, which nothing moves: whatever guards money or fairness reads it
+(Idempotency-Keys and their leases, delivery and send leases, a provider's pause after a 429,
+the replay window of a provider's notifications, times an outside system compares with its own
+clock). Outside the sandbox the two are the same."""
 
 from datetime import datetime, timedelta
 
@@ -12,6 +23,12 @@ def now() -> datetime:
     if not settings.SANDBOX:
         return timezone.now()
     return timezone.now() + timedelta(seconds=service_settings_get().clock_offset_seconds)
+
+
+def real_now() -> datetime:
+    """Real time, whatever the sandbox clock says: one merchant's ``/sandbox/clock/advance``
+    never ends another's lease, key or pause early."""
+    return timezone.now()
 
 
 def now_last_seen() -> datetime | None:

@@ -239,7 +239,7 @@ def client_authenticate(
 
 # Idempotency keys (docs/decisions.md, "Idempotency-Key"): the first answer to a POST is kept
 # this long and replayed to retries; a request holding its key this long without answering is
-# taken for dead (its process killed), and a retry may run it again.
+# taken for dead (its process killed), and a retry may run it again. Both in real time.
 IDEMPOTENCY_KEPT = timedelta(hours=24)
 IDEMPOTENCY_LEASE = timedelta(seconds=60)
 
@@ -292,8 +292,9 @@ def idempotent_request_claim(
 ) -> IdempotencyClaim | KeptAnswer:
     """Claim ``key`` for this request, or find what holds it: the first answer to the same
     request (a ``KeptAnswer`` to replay), ``IDEMPOTENCY_KEY_REUSED`` when it was used for
-    another request, ``IDEMPOTENCY_KEY_IN_USE`` while that request still runs."""
-    now = clock.now()
+    another request, ``IDEMPOTENCY_KEY_IN_USE`` while that request still runs. Keys and leases
+    live on real time: another merchant moving the sandbox clock never frees a key."""
+    now = clock.real_now()
     claim = uuid.uuid4()
     values = {
         "merchant": merchant.pk,

@@ -82,8 +82,9 @@ def _part_refused(request: HttpRequest) -> tuple[str, str] | None:
         return "url", f"The URL is longer than {MAX_URL_LENGTH} characters."
     if _headers_bytes(meta) > MAX_HEADERS_BYTES:
         return "headers", f"The headers are larger than {MAX_HEADERS_BYTES} bytes."
-    if _declared_body_too_large(meta):
-        return "body", "The body is too large."
+    body_refused = _declared_body_refused(meta)
+    if body_refused is not None:
+        return "body", body_refused
     if meta.get("HTTP_TRANSFER_ENCODING"):
         # Django reads a body by its Content-Length only: a chunked one would be read as empty.
         return "body", "Send the body with a Content-Length; a transfer coding is not read."
@@ -107,13 +108,15 @@ def _headers_bytes(meta: Mapping[str, Any]) -> int:
     )
 
 
-def _declared_body_too_large(meta: Mapping[str, Any]) -> bool:
+def _declared_body_refused(meta: Mapping[str, Any]) -> str | None:
+    """Why the declared body is refused: a Content-Length that is not a number of bytes
+    (Django's ``request.body`` raises ValueError on one; gunicorn refuses it first, a test client
+    or another server may not), or one over DATA_UPLOAD_MAX_MEMORY_SIZE."""
+    declared = meta.get("CONTENT_LENGTH") or "0"
+    if not (declared.isascii() and declared.isdigit()):
+        return "Content-Length is not a number of bytes."
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    try:
-        declared = int(meta.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return False  # Django reads no body then
-    return limit is not None and declared > limit
+    return "The body is too large." if limit is not None and int(declared) > limit else None
 
 
 def _query_pairs(query: bytes) -> Iterator[tuple[bytes, bytes]]:

@@ -32,7 +32,9 @@ from merchants.webhooks.signing import PostResult, signed_post, storable_text
 logger = logging.getLogger(__name__)
 
 ATTEMPT_TIMEOUT_SECONDS = 10
-# Longer than any attempt can take (connect 3 s + read 10 s, with room for a slow drip).
+# Longer than any attempt can take (connect 3 s + read 10 s, with room for a slow drip). Leases
+# are real time (``clock.real_now``): the sandbox clock moves when an event is due, never when a
+# worker's hold on it ends.
 LEASE = timedelta(seconds=120)
 # Regular events: about 72 hours of retries, each delay with +-10 % jitter.
 RETRY_DELAYS = [
@@ -91,9 +93,11 @@ _CLAIM = (
 _MERCHANT = f"SELECT {_MERCHANTS.columns('m')} FROM {_MERCHANTS.table('m')} WHERE m.id = %s"  # noqa: S608
 
 
-def _claimed(*, event_id: str, now: datetime, lease_until: datetime) -> WebhookEvent | None:
+def _claimed(
+    *, event_id: str, now: datetime, real_now: datetime, lease_until: datetime
+) -> WebhookEvent | None:
     """The event with its merchant, leased to this worker until ``lease_until``; None when it
-    is not due or a live lease holds it."""
+    is not due (by the service clock) or a live lease holds it (by real time)."""
     with connection.cursor() as cursor:
         cursor.execute(
             _CLAIM,
@@ -102,7 +106,7 @@ def _claimed(*, event_id: str, now: datetime, lease_until: datetime) -> WebhookE
                 _EVENTS.param("id", event_id),
                 WebhookEvent.Status.PENDING,
                 _EVENTS.param("next_attempt_at", now),
-                _EVENTS.param("lease_until", now),
+                _EVENTS.param("lease_until", real_now),
             ],
         )
         row = cursor.fetchone()
@@ -117,9 +121,9 @@ def _claimed(*, event_id: str, now: datetime, lease_until: datetime) -> WebhookE
 
 def webhook_event_deliver(*, event_id: str) -> None:
     """Deliver one due event once. Safe to run twice: the lease and the status guard the row."""
-    now = clock.now()
-    lease_until = now + LEASE
-    event = _claimed(event_id=event_id, now=now, lease_until=lease_until)
+    now, real_now = clock.now(), clock.real_now()
+    lease_until = real_now + LEASE
+    event = _claimed(event_id=event_id, now=now, real_now=real_now, lease_until=lease_until)
     if event is None:
         _approval_resume(event_id=event_id)
         return
@@ -169,7 +173,7 @@ def _approval_resume(*, event_id: str) -> None:
                 status=WebhookEvent.Status.PENDING,
                 next_attempt_at__lte=now,
             )
-            .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+            .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=clock.real_now()))
             .values_list("id", flat=True)
         ):
             handoff_on_commit(WEBHOOK_DELIVERY, str(due_id))
@@ -354,7 +358,7 @@ def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:
     now = clock.now()
     rows = (
         WebhookEvent.objects.filter(status=WebhookEvent.Status.PENDING, next_attempt_at__lte=now)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=clock.real_now()))
         .order_by("next_attempt_at")
         .values_list("id", flat=True)[:limit]
     )

@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 from core.sealed import seal
 from tests.factories import Actor, platform_id
 from tests.faults.callback import CallbackServer
-from tests.faults.conftest import TRADE_URL, events_delivered, every_event_received
+from tests.faults.conftest import TRADE_URL, events_delivered, every_event_received, lease_past
 from tests.faults.database import database_url
 from tests.faults.processes import Process, celery_worker, service_env, wait_until
 from tests.steam.recorded import Asset, RecordedSteam, recorded_steam
@@ -154,9 +154,11 @@ def test_a_worker_killed_mid_send_leaves_one_offer_and_the_restart_sends_none(
     locked = money(shop)["locked"]
     assert locked == Decimal("9.45")
 
-    # A new worker; the dead one's claim on the delivery (and its lease on the send) run out.
+    # A new worker; the dead one's claim on the delivery (service clock) and its lease on the
+    # send (real time) run out.
     steam_worker.start()
     clock_advance(int(CLAIM.total_seconds()) + 1)
+    lease_past(SteamOffer.objects.filter(pk=row.pk), "send_lease_until")
     sweep_deliveries.delay()
     wait_until(
         lambda: Trade.objects.filter(pk=trade_id, status=Status.ACTIVE).exists(),

@@ -365,7 +365,9 @@ def test_balances_are_read_and_a_price_change_reprices_the_listing(
     assert wallet_clean()
 
 
-def test_dmarket_clock_skew_is_corrected_and_a_429_pauses(suppliers, catalog_item):
+def test_dmarket_clock_skew_is_corrected_and_a_429_pauses(
+    suppliers, catalog_item, clock_advance, real_clock_advance
+):
     stock(suppliers, wax=None)
     suppliers.dmarket.server.RequestHandlerClass.clock_offset = 600  # 10 minutes ahead
     assert supplier_listings_poll(name="dmarket") == 1
@@ -373,8 +375,15 @@ def test_dmarket_clock_skew_is_corrected_and_a_429_pauses(suppliers, catalog_ite
     suppliers.waxpeer.world.fault = "429"
     assert supplier_listings_poll(name="waxpeer") == 0
     waxpeer = Supplier.objects.get(pk="waxpeer")
-    assert waxpeer.paused_until > clock.now() + timedelta(seconds=15)
+    assert waxpeer.paused_until > clock.real_now() + timedelta(seconds=15)
     assert waxpeer.errors.get().message == "rate limited (429)"
     requests = len(suppliers.waxpeer.world.requests)
     assert supplier_listings_poll(name="waxpeer") == 0  # paused: not asked
+    # Waxpeer's rate limit is real time: the sandbox clock (any merchant's advance) lifts nothing.
+    clock_advance(3600)
+    assert supplier_listings_poll(name="waxpeer") == 0
     assert len(suppliers.waxpeer.world.requests) == requests
+    suppliers.waxpeer.world.fault = ""
+    real_clock_advance(int((waxpeer.paused_until - clock.real_now()).total_seconds()) + 1)
+    supplier_listings_poll(name="waxpeer")  # the pause is over: asked again
+    assert len(suppliers.waxpeer.world.requests) > requests

@@ -87,6 +87,17 @@ def advance_to(clock_advance: Callable[[int], None]) -> Callable[[datetime], Non
     return run
 
 
+@pytest.fixture
+def past_lease(time_passes: Callable[[int], None]) -> Callable[[datetime], None]:
+    """Time passes just past a lease's end (leases are real time: the sandbox clock alone never
+    ends one)."""
+
+    def run(lease_until: datetime) -> None:
+        time_passes(max(1, math.ceil((lease_until - clock.real_now()).total_seconds()) + 1))
+
+    return run
+
+
 def buy(api: APIClient, actor: Actor, listing: SandboxListing, **fields: object):  # type: ignore[no-untyped-def]
     """POST /secure/buy of one listing at its current price."""
     return api.post(

@@ -41,7 +41,7 @@ class BotClient:
                 self.bot,
                 SteamBot.State.RATE_LIMITED,
                 "Steam answered 429 past the retries",
-                rate_limited_until=clock.now() + pause,
+                rate_limited_until=clock.real_now() + pause,  # Steam's limit: real time
             )
             raise
         except SessionExpiredError:

@@ -111,7 +111,9 @@ def _trade_offer(row: SteamOffer) -> TradeOffer:
 
 
 def _lease(row: SteamOffer) -> bool:
-    now = clock.now()
+    """One worker sends at a time, for SEND_LEASE of real time (the sandbox clock never ends a
+    lease early)."""
+    now = clock.real_now()
     taken = (
         SteamOffer.objects.filter(pk=row.pk, offer_id="")
         .filter(Q(send_lease_until__isnull=True) | Q(send_lease_until__lt=now))

@@ -76,7 +76,8 @@ class _Seen:
 
 
 def bot_poll_lease(bot: SteamBot) -> bool:
-    now = clock.now()
+    """One worker polls a bot at a time, for POLL_LEASE of real time."""
+    now = clock.real_now()
     taken = (
         SteamBot.objects.filter(pk=bot.pk)
         .filter(Q(poll_lease_until__isnull=True) | Q(poll_lease_until__lt=now))
@@ -91,7 +92,9 @@ def bot_offer_updates(bot: SteamBot) -> list[OfferUpdate]:
         return []
     client = BotClient(bot)
     now = clock.now()
-    since = bot.poll_since - BACKDATE_MARGIN if bot.poll_since else _unix(now - FIRST_POLL_SPAN)
+    # A time Steam compares with its own clock: real time.
+    first = _unix(clock.real_now() - FIRST_POLL_SPAN)
+    since = bot.poll_since - BACKDATE_MARGIN if bot.poll_since else first
     sent, received, described = _offers(client, since)
     _received_answer(client, bot, received, described)
     rows = {

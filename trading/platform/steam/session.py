@@ -104,7 +104,7 @@ def _mobile(refresh_token: str) -> bool:
 
 
 def _expiry(access_token: str) -> datetime:
-    return _token_end(access_token) or clock.now() + DEFAULT_LIFETIME
+    return _token_end(access_token) or clock.real_now() + DEFAULT_LIFETIME
 
 
 def bot_state_set(bot: SteamBot, state: str, detail: str = "", **fields: Any) -> None:
@@ -121,7 +121,8 @@ def bot_state_set(bot: SteamBot, state: str, detail: str = "", **fields: Any) ->
 def bot_session(bot: SteamBot) -> BotSession:
     """The bot's session, renewed first when its access token is (nearly) expired."""
     expires = bot.access_token_expires_at
-    if bot.access_token_sealed and expires and expires - RENEW_MARGIN > clock.now():
+    # The token's expiry is Steam's, in real time.
+    if bot.access_token_sealed and expires and expires - RENEW_MARGIN > clock.real_now():
         try:
             return BotSession(bot.steam_id, unseal(bot.access_token_sealed), bot.session_id)
         except SealedSecretError:
@@ -178,7 +179,7 @@ def bot_login(bot: SteamBot, *, with_credentials: bool = False) -> BotSession:
 def _renew(steam_id: str, refresh_token: str) -> tuple[str, str]:
     """A new access token (and, when Steam renews it, a new refresh token)."""
     ends = _token_end(refresh_token)
-    renew = ends is not None and ends - RENEW_REFRESH_WITHIN <= clock.now()
+    renew = ends is not None and ends - RENEW_REFRESH_WITHIN <= clock.real_now()
     answer = steam_request(
         "POST",
         _auth_url("GenerateAccessTokenForApp"),
