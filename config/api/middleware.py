@@ -17,6 +17,7 @@ from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
+from django.utils.encoding import escape_uri_path
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
@@ -69,21 +70,23 @@ class RequestIdMiddleware:
 
 def access_log(request: HttpRequest, response: HttpResponse, seconds: float) -> None:
     """``GET /v1/trades/T1 200 12.3 ms``; as JSON, the fields apart: the route is the URL
-    pattern the metrics count it under. The query string is left out (it may hold a trade
-    URL's token)."""
+    pattern the metrics count it under. The path is percent-encoded again (a decoded line
+    break would start a forged line of its own), the query string left out (it may hold a
+    trade URL's token)."""
     if not access_logger.isEnabledFor(logging.INFO):
         return
     duration_ms = round(seconds * 1000, 1)
+    path = escape_uri_path(request.path)
     access_logger.info(
         "%s %s %s %s ms",
         request.method,
-        request.path,
+        path,
         response.status_code,
         duration_ms,
         extra={
             LOG_FIELDS: {
                 "method": request.method,
-                "path": request.path,
+                "path": path,
                 "route": request_route(request),
                 "status": response.status_code,
                 "durationMs": duration_ms,

@@ -1,7 +1,7 @@
 """The request id in the work a request causes, in-process: the header a task enqueued within a
 request is published with, an event's deliveries logged under the request that emitted it
 whichever task delivers them, work kept for after a task run under the request it was kept for,
-and a request's end leaving nothing of it on the thread."""
+a request's end leaving nothing of it on the thread, and an access line that no path can split."""
 
 import logging
 from collections.abc import Callable, Iterator
@@ -24,6 +24,7 @@ from merchants.webhooks.delivery import webhook_event_deliver
 from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.outbox import webhook_event_emit
 from merchants.webhooks.tasks import sweep_webhooks
+from tests.factories import make_actor
 from tests.webhooks.conftest import shop_actor
 from tests.withdrawals.receiver import Receiver, receiver
 
@@ -144,3 +145,17 @@ def test_a_request_ended_leaves_nothing_of_it_on_the_thread(logged: pytest.LogCa
     (after,) = [r for r in logged.records if r.name == "tests.after"]
     assert after.request_id == "-"  # type: ignore[attr-defined]
     assert after.merchant_id is None  # type: ignore[attr-defined]
+
+
+def test_a_path_cannot_write_a_line_of_its_own(api, logged: pytest.LogCaptureFixture):
+    """A line break sent percent-encoded in the path is logged encoded again, on the one line
+    of its request (as the text format writes it, too)."""
+    actor = make_actor(name="Forger")
+    forged = "/v1/trades/x%0A2026-01-01 INFO access requestId=forged GET"
+    answered = api.get(forged, headers={"api-key": actor.api_key})
+    (access,) = [r for r in logged.records if r.name == "access"]
+    assert "\n" not in access.getMessage()
+    assert access.log_fields["path"] == (  # type: ignore[attr-defined]
+        "/v1/trades/x%0A2026-01-01%20INFO%20access%20requestId%3Dforged%20GET"
+    )
+    assert access.log_fields["status"] == answered.status_code  # type: ignore[attr-defined]
