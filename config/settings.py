@@ -290,9 +290,16 @@ FEED_SOCKET_BACKLOG_MAX = env_int("FEED_SOCKET_BACKLOG_MAX", 1000)
 FEED_CORS_ALLOWED_ORIGINS = [
     o.strip() for o in os.environ.get("FEED_CORS_ALLOWED_ORIGINS", "").split(",") if o.strip()
 ]
+# The quick start's front (feed/front_server.py): a connection whose request head has not
+# arrived whole this long after it began to wait for one is closed.
+FEED_FRONT_HEAD_TIMEOUT_SECONDS = env_float("FEED_FRONT_HEAD_TIMEOUT_SECONDS", 10.0)
+if FEED_FRONT_HEAD_TIMEOUT_SECONDS <= 0:
+    raise ImproperlyConfigured("FEED_FRONT_HEAD_TIMEOUT_SECONDS must be above 0.")
 
 # Celery: the broker is Redis when configured, else a folder shared by every local process.
-CELERY_BROKER_URL = REDIS_URL or "atomicfs://"  # config/broker.py
+# config/broker.py. A host named (the transport's own default), or kombu warns of its absence on
+# every connection a process makes.
+CELERY_BROKER_URL = REDIS_URL or "atomicfs://localhost//"
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
     {"visibility_timeout": 3600, **REDIS_CLIENT_OPTIONS}
     if REDIS_URL

@@ -29,7 +29,8 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 SECRET_ROTATION_GRACE = timedelta(hours=24)
 
 
-def _webhook_secret() -> str:
+def webhook_secret_new() -> str:
+    """A Standard Webhooks secret: ``whsec_`` and 24 random bytes in base64."""
     return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
 
 
@@ -39,14 +40,16 @@ def merchant_create(
     is_verified: bool = False,
     callback_url: str = "",
     instant_deposits_enabled: bool = False,
+    webhook_secret: str = "",
 ) -> Merchant:
-    """A merchant with its webhook secret and a first API secret for client tokens. A callback
-    URL must first accept a signed test event (CALLBACK_URL_TEST_FAILED otherwise)."""
+    """A merchant with its webhook secret (a new one unless given) and a first API secret for
+    client tokens. A callback URL must first accept a test event signed with that secret
+    (CALLBACK_URL_TEST_FAILED otherwise)."""
     merchant = Merchant(
         name=name,
         is_verified=is_verified,
         instant_deposits_enabled=instant_deposits_enabled,
-        webhook_secret=_webhook_secret(),
+        webhook_secret=webhook_secret or webhook_secret_new(),
     )
     if callback_url:
         callback_url_test(merchant=merchant, url=callback_url)

@@ -1,10 +1,12 @@
 """Deposit addresses: one HD allocation per (merchant, end user), and Solana token accounts that
-open on request (pending until the chain has created them) and close once emptied."""
+open on request (pending until the chain has created them), close once emptied, and close again
+when a transfer re-creates one closed here."""
 
 from dataclasses import replace
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 
 from core import clock
 from core.errors import DomainError
@@ -163,6 +165,18 @@ def deposit_address_get(
     )
 
 
+def _closing(accounts: QuerySet[SolanaTokenAccount], address: str) -> bool:
+    """Close these rows here, a new round of closing (``closed_at``); the chain closes the
+    account after commit."""
+    now = clock.now()
+    closed = accounts.update(
+        status=Status.CLOSED, close_pending=True, closed_at=now, updated_at=now
+    )
+    if closed:
+        handoff_on_commit(TOKEN_ACCOUNT_CLOSE, address)
+    return bool(closed)
+
+
 def solana_account_close_if_emptied(*, deposit: CryptoDeposit) -> bool:
     """In a completed deposit's transaction: the service sweeps the account, so it closes,
     unless another deposit to it is still in flight. The chain closes it after commit."""
@@ -178,13 +192,19 @@ def solana_account_close_if_emptied(*, deposit: CryptoDeposit) -> bool:
     )
     if in_flight:
         return False
-    now = clock.now()
-    closed = SolanaTokenAccount.objects.filter(
-        address=deposit.token_account, status=Status.ACTIVE
-    ).update(status=Status.CLOSED, close_pending=True, closed_at=now, updated_at=now)
-    if closed:
-        handoff_on_commit(TOKEN_ACCOUNT_CLOSE, deposit.token_account)
-    return bool(closed)
+    active = SolanaTokenAccount.objects.filter(address=deposit.token_account, status=Status.ACTIVE)
+    return _closing(active, deposit.token_account)
+
+
+def solana_account_reclose(*, deposit: CryptoDeposit) -> bool:
+    """In the transaction that records a new deposit: a transfer into an account closed here
+    means the chain has the account again (the sender's wallet re-created it to pay into it),
+    so it closes again, its tokens swept with the rest whatever becomes of the deposit. The new
+    round makes a closing step that read the chain before this transfer record nothing."""
+    if deposit.chain != SOL or not deposit.token_account:
+        return False
+    closed = SolanaTokenAccount.objects.filter(address=deposit.token_account, status=Status.CLOSED)
+    return _closing(closed, deposit.token_account)
 
 
 def solana_account_close(*, address: str) -> None:
@@ -200,8 +220,10 @@ def solana_account_close(*, address: str) -> None:
     except ChainError:
         return  # the sweep tries again
     if state == AccountState.CLOSED:
+        # For the round it read only: a transfer recorded meanwhile may have landed after the
+        # chain answered, and renewed the round.
         SolanaTokenAccount.objects.filter(
-            pk=account.pk, status=Status.CLOSED, close_pending=True
+            pk=account.pk, status=Status.CLOSED, close_pending=True, closed_at=account.closed_at
         ).update(close_pending=False)
 
 

@@ -5,6 +5,7 @@ app that asked (``APPROVAL_HANDLERS`` and ``APPROVAL_RESUMES``, filled in each a
 
 import uuid
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -37,6 +38,26 @@ APPROVAL_HANDLERS: dict[str, ApprovalHandler] = {}
 APPROVAL_RESUMES: dict[str, Callable[[str], None]] = {}
 
 
+def webhook_payload(
+    *,
+    event_id: uuid.UUID,
+    type: str,
+    created_at: datetime,
+    sequence: int,
+    body_key: str,
+    body: Mapping[str, Any],
+) -> dict[str, Any]:
+    """An event's body as it is posted: its id, type, time and sequence, and its subject under
+    ``body_key`` as the API shows it. The outbox stores it; the sandbox's test events send it."""
+    return {
+        "id": str(event_id),
+        "type": type,
+        "createdAt": iso_ms(created_at),
+        "sequence": sequence,
+        body_key: orjson.loads(dumps(body)),
+    }
+
+
 def webhook_event_emit(
     *,
     merchant: Merchant,
@@ -52,13 +73,14 @@ def webhook_event_emit(
     logged under the id of the request (or task) that emitted it."""
     now = clock.now()
     event_id = uuid.uuid4()
-    payload = {
-        "id": str(event_id),
-        "type": type,
-        "createdAt": iso_ms(now),
-        "sequence": sequence,
-        body_key: orjson.loads(dumps(body)),
-    }
+    payload = webhook_payload(
+        event_id=event_id,
+        type=type,
+        created_at=now,
+        sequence=sequence,
+        body_key=body_key,
+        body=body,
+    )
     event = WebhookEvent.objects.create(
         id=event_id,
         merchant=merchant,

@@ -118,10 +118,20 @@ def bot_offer_updates(bot: SteamBot) -> list[OfferUpdate]:
         "poll_lease_until": None,
     }
     if bot.inventory_counted_at is None or now - bot.inventory_counted_at > INVENTORY_COUNT_EVERY:
-        fields["inventory_count"] = sum(inventory_total(bot.steam_id, g) for g in bot.games)
-        fields["inventory_counted_at"] = now
+        fields.update(_inventory_count(client, now))
     SteamBot.objects.filter(pk=bot.pk).update(**fields)
     return updates
+
+
+def _inventory_count(client: BotClient, now: datetime) -> dict[str, Any]:
+    """The bot's item count for routing, or nothing when Steam would not tell now (tried
+    again next poll): the offer changes found by this poll are not lost to it."""
+    try:
+        count = sum(inventory_total(client, game) for game in client.bot.games)
+    except PlatformError as exc:
+        logger.warning("inventory of %s not counted: %s", client.bot.steam_id, exc)
+        return {}
+    return {"inventory_count": count, "inventory_counted_at": now}
 
 
 Described = dict[tuple[str, str, str], str]  # (appid, classid, instanceid) -> market hash name
