@@ -15,6 +15,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from config.api.docs import API_DESCRIPTION
+from core.logs import log_format
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Absolute, whatever the environment gives (bin/start's default is the relative "var"): every
@@ -445,10 +446,13 @@ PLATFORM_ID_BASE = 76561197960265728
 CLIENT_TOKEN_TTL_SECONDS = 24 * 3600
 
 # Log lines as text (``line``, the default) or one JSON object per line (``json``: time, level,
-# logger, message, requestId, merchantId and tradeId when known, exception).
-LOG_FORMAT = (os.environ.get("LOG_FORMAT") or "line").strip().lower()
-if LOG_FORMAT not in ("line", "json"):
-    raise ImproperlyConfigured("LOG_FORMAT must be line or json.")
+# logger, message, requestId, merchantId, tradeId and taskId when known, exception), in every
+# process alike (docs/ops/logs.md).
+try:
+    LOG_FORMAT = log_format()
+except ValueError as refused:
+    raise ImproperlyConfigured(str(refused)) from refused
+LOGGING_CONFIG = "core.logs.logging_configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

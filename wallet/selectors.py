@@ -1,8 +1,10 @@
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from datetime import datetime
 from decimal import Decimal
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Sum
 from django.db.models.functions import Round
@@ -169,3 +171,29 @@ def wallet_balance_summary(*, merchant: Merchant) -> WalletBalance:
         "escrowBalance": balances[Account.Kind.ESCROW],
         "currency": "USD",
     }
+
+
+# Each invariant ``wallet_invariants_check`` proves, by its name in the report.
+INVARIANTS = tuple(field.name for field in fields(InvariantReport))
+# Where ``check_wallet`` keeps its last result (``wallet_check_record``).
+WALLET_CHECK_KEY = "wallet-check:last"
+
+
+@dataclass(frozen=True)
+class WalletCheckResult:
+    """The last run of the invariant check: when (the service clock), and how many problems it
+    found under each invariant."""
+
+    ran_at: datetime
+    problems: dict[str, int]
+
+
+def wallet_check_last() -> WalletCheckResult | None:
+    """The last stored run of ``check_wallet``, or None when none is (never run, or the cache
+    lost it): what the metrics export and the alerts read (docs/ops/runbooks)."""
+    stored = cache.get(WALLET_CHECK_KEY)
+    if stored is None:
+        return None
+    return WalletCheckResult(
+        ran_at=datetime.fromisoformat(stored["ranAt"]), problems=dict(stored["problems"])
+    )

@@ -36,6 +36,13 @@ class WebhookEvent(models.Model):
     created_at = models.DateTimeField()
     delivered_at = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=300, blank=True)
+    request_id = models.CharField(
+        max_length=128,
+        blank=True,
+        default="",
+        help_text="The request (or task) whose change this event reports: its deliveries log "
+        "under that requestId (docs/ops/logs.md).",
+    )
 
     class Meta:
         indexes = [

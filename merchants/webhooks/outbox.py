@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from core import clock
+from core.context import current_request_id
 from core.errors import DomainError
 from core.handoffs import Handoff, handoff_on_commit
 from core.json import dumps, iso_ms
@@ -68,7 +69,8 @@ def webhook_event_emit(
     body: Mapping[str, Any],
     is_approval: bool = False,
 ) -> WebhookEvent:
-    """Store an event in the caller's transaction; it is delivered after commit."""
+    """Store an event in the caller's transaction; it is delivered after commit, its attempts
+    logged under the id of the request (or task) that emitted it."""
     now = clock.now()
     event_id = uuid.uuid4()
     payload = webhook_payload(
@@ -90,9 +92,15 @@ def webhook_event_emit(
         is_approval=is_approval,
         created_at=now,
         next_attempt_at=now,
+        request_id=_causing_request(),
     )
     handoff_on_commit(WEBHOOK_DELIVERY, str(event_id))
     return event
+
+
+def _causing_request() -> str:
+    request_id = current_request_id()
+    return "" if request_id == "-" else request_id
 
 
 def merchant_webhook_event_resend(*, merchant: Merchant, event_id: str) -> WebhookEvent:

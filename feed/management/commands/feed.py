@@ -48,5 +48,8 @@ class Command(BaseCommand):
             date_header=not upstream,
             # A websocket frame over the feed's limit closes the socket before it is kept.
             ws_max_size=MAX_MESSAGE_BYTES,
+            # uvicorn's own lines (its start, errors) through settings.LOGGING like the feed's:
+            # LOG_FORMAT, each with its requestId; uvicorn would set up its own text handlers.
+            log_config=None,
             log_level=settings.LOG_LEVEL.lower(),
         )

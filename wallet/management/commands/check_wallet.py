@@ -3,13 +3,18 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from wallet.selectors import wallet_invariants_check
+from wallet.services import wallet_check_record
 
 
 class Command(BaseCommand):
-    help = "Check the wallet invariants; exits non-zero when one is broken."
+    help = (
+        "Check the wallet invariants and keep the result for the metrics "
+        "(trading_wallet_check_*); exits non-zero when one is broken."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         report = wallet_invariants_check()
+        wallet_check_record(report=report)
         for title, problems in (
             ("unbalanced transfers", report.unbalanced_transfers),
             ("accounts whose balance differs from their postings", report.drifted_accounts),
