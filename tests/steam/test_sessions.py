@@ -19,10 +19,10 @@ pytestmark = pytest.mark.django_db
 DAY = 86_400
 
 
-def a_day_later(steam: RecordedSteam, clock_advance) -> None:
+def a_day_later(steam: RecordedSteam, time_passes) -> None:
     """A day passes, at Steam and at the service: the access token has expired."""
     steam.advance(DAY + 60)
-    clock_advance(DAY + 60)
+    time_passes(DAY + 60)
 
 
 def logins(steam: RecordedSteam) -> tuple[int, int]:
@@ -38,7 +38,7 @@ def audience(bot: SteamBot) -> list[str]:
     return list(claims["aud"])
 
 
-def test_after_a_password_login_every_expiry_renews_without_the_password(steam, bot, clock_advance):
+def test_after_a_password_login_every_expiry_renews_without_the_password(steam, bot, time_passes):
     steam.revoke_refresh_tokens(BOT_ID)  # staff's token is gone: the password it is
     steam.expire_sessions()
     SteamPlatform().offer_updates(poller=str(bot.pk))
@@ -47,7 +47,7 @@ def test_after_a_password_login_every_expiry_renews_without_the_password(steam, 
     assert (login["website_id"], login["device_details[platform_type]"]) == ("Mobile", "3")
 
     for _ in range(3):
-        a_day_later(steam, clock_advance)
+        a_day_later(steam, time_passes)
         SteamPlatform().offer_updates(poller=str(bot.pk))
 
     assert logins(steam) == (1, 5)  # three renewals, no second password login
@@ -57,7 +57,7 @@ def test_after_a_password_login_every_expiry_renews_without_the_password(steam, 
 
 
 def test_a_web_browser_refresh_token_is_refused_once_and_replaced_by_a_mobile_login(
-    steam, db, clock_advance
+    steam, db, time_passes
 ):
     row = bot_row(steam.bot(BOT_ID, "atlas", platform=WEB_BROWSER))
     assert audience(row) == ["web", "derive"]
@@ -67,7 +67,7 @@ def test_a_web_browser_refresh_token_is_refused_once_and_replaced_by_a_mobile_lo
     row.refresh_from_db()
     assert "mobile" in audience(row)
 
-    a_day_later(steam, clock_advance)
+    a_day_later(steam, time_passes)
     SteamPlatform().offer_updates(poller=str(row.pk))
     assert logins(steam) == (1, 2)
 
@@ -87,20 +87,20 @@ def test_a_web_browser_refresh_token_without_a_password_leaves_the_session_expir
 
 
 def test_a_new_refresh_token_is_asked_for_only_near_the_end_of_the_current_one(
-    steam, bot, clock_advance
+    steam, bot, time_passes
 ):
     first = unseal(bot.refresh_token_sealed)
     assert steam.calls_to("GenerateAccessTokenForApp")[-1][2]["renewal_type"] == "0"
     assert unseal(SteamBot.objects.get(pk=bot.pk).refresh_token_sealed) == first
 
     steam.advance(175 * DAY)  # 25 days left of the refresh token's 200
-    clock_advance(175 * DAY)
+    time_passes(175 * DAY)
     SteamPlatform().offer_updates(poller=str(bot.pk))
 
     assert steam.calls_to("GenerateAccessTokenForApp")[-1][2]["renewal_type"] == "1"
     renewed = unseal(SteamBot.objects.get(pk=bot.pk).refresh_token_sealed)
     assert renewed != first
     assert first not in steam.bots[BOT_ID].refresh_tokens  # Steam ended the old one
-    a_day_later(steam, clock_advance)
+    a_day_later(steam, time_passes)
     SteamPlatform().offer_updates(poller=str(bot.pk))
     assert logins(steam)[0] == 0
