@@ -39,7 +39,7 @@ def _failed_since() -> Any:
 
 # What the home counts of merchants' webhooks, and the list filter it links to.
 WEBHOOK_TROUBLE = {
-    "retrying": ("being retried", merchants_webhooks_retrying),
+    "retrying": ("retrying a failed delivery", merchants_webhooks_retrying),
     "failed": ("given up on lately", lambda: merchants_webhooks_failed(since=_failed_since())),
     "disabled": ("callback disabled (410 Gone)", merchants_callbacks_disabled),
 }
@@ -62,16 +62,17 @@ class WebhookTroubleFilter(admin.SimpleListFilter):
 def webhook_trouble() -> list[AttentionRow]:
     listing = reverse("admin:merchants_merchant_changelist")
     notes = {
-        "retrying": "a delivery failed; the next attempt is due",
-        "failed": f"every retry failed, within {settings.CONSOLE_WEBHOOK_FAILED_DAYS} days",
-        "disabled": "nothing is sent until a URL is set again",
+        "retrying": "merchants whose event waits for its next attempt",
+        "failed": f"merchants with an event whose every retry failed, within "
+        f"{settings.CONSOLE_WEBHOOK_FAILED_DAYS} days",
+        "disabled": "merchants sent nothing until a URL is set again",
     }
     rows = []
     for key, (label, merchants) in WEBHOOK_TROUBLE.items():
         count = merchants().count()
         rows.append(
             AttentionRow(
-                label=f"merchants with webhooks {label}",
+                label=label,
                 count=count,
                 url=f"{listing}?webhooks={key}",
                 alert=count > 0,

@@ -360,7 +360,6 @@ def webhook_event_resend_by_staff(*, event: WebhookEvent, staff: Staff) -> Webho
     """Staff send an event again (same id and body, ``webhook_event_resend``), recorded against
     the event's subject, so a trade's page shows who re-sent its webhook and why."""
     with transaction.atomic():
-        resent = webhook_event_resend(event=event)
         staff_action_record(
             staff=staff,
             action="resend_webhook",
@@ -370,4 +369,4 @@ def webhook_event_resend_by_staff(*, event: WebhookEvent, staff: Staff) -> Webho
             type=event.type,
             sequence=event.sequence,
         )
-    return resent
+        return webhook_event_resend(event=event)

@@ -22,6 +22,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from core.errors import DomainError
+from core.selectors import staff_actions_of
 from core.staff import REASON_MAX, Staff
 
 CONFIRM = "staff_confirm"
@@ -55,9 +56,12 @@ class ReasonForm(forms.Form):
 
 
 class StaffOperationsAdmin(admin.ModelAdmin):
-    """A page whose rows staff act on through ``staff_operations``."""
+    """A page whose rows staff act on through ``staff_operations``. With ``staff_subject`` (the
+    ``StaffAction.subject_type`` its services record), a row's page lists the actions taken on
+    it."""
 
     staff_operations: Sequence[StaffOperation] = ()
+    staff_subject = ""
 
     def _operation(self, name: str) -> StaffOperation:
         for operation in self.staff_operations:
@@ -125,6 +129,10 @@ class StaffOperationsAdmin(admin.ModelAdmin):
     ) -> HttpResponse:
         if obj is not None:
             context["staff_buttons"] = self.staff_buttons(request, obj)
+            if self.staff_subject:
+                context["staff_history"] = staff_actions_of(
+                    subject_type=self.staff_subject, subject_id=str(obj.pk)
+                )
         return super().render_change_form(request, context, add, change, form_url, obj)
 
     def staff_operation_view(self, request: HttpRequest, object_id: str, name: str) -> Any:

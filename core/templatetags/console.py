@@ -6,7 +6,7 @@ from django import template
 from django.conf import settings
 from django.utils import timezone
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from core.admin_display import console_age, console_time, duration
 from core.selectors import service_settings_get
@@ -34,9 +34,7 @@ def sandbox_clock() -> SafeString | str:
         return ""
     offset = service_settings_get().clock_offset_seconds
     if not offset:
-        return format_html(
-            '<p class="sandbox-clock">Sandbox: the service clock shows real time.</p>'
-        )
+        return mark_safe('<p class="sandbox-clock">Sandbox: the service clock shows real time.</p>')
     now = timezone.now()
     service = now + timedelta(seconds=offset)
     return format_html(

@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from core import clock
 from core.admin_board import AttentionRow, board_section
-from core.admin_display import console_age
+from core.admin_display import duration
 from crypto.chains.solana import solana_served
 from crypto.selectors import cashouts_waiting, chain_scan_states, solana_accounts_behind
 
@@ -21,12 +21,13 @@ WAITING_FOR = {
 def cashouts() -> list[AttentionRow]:
     listing = reverse("admin:crypto_cryptowithdrawal_changelist")
     rows = []
-    for found in cashouts_waiting(now=clock.now()):
+    now = clock.now()
+    for found in cashouts_waiting(now=now):
         label, by = WAITING_FOR[found.status]
         minutes = settings.CONSOLE_EXPECTED_MINUTES[f"cashout.{found.status}"]
         note = f"{by}; {found.late} over {minutes} min"
         if found.oldest_created_at is not None:
-            note += f", the oldest asked {console_age(found.oldest_created_at)} ago"
+            note += f", the oldest asked {duration(now - found.oldest_created_at)} ago"
         rows.append(
             AttentionRow(
                 label=label,
@@ -50,15 +51,15 @@ def scanners() -> list[AttentionRow]:
         if state.last_scan_at is None:
             rows.append(AttentionRow(label=f"{state.chain}", value="not started", url=cursors))
             continue
-        idle = (now - state.last_scan_at).total_seconds()
+        idle = now - state.last_scan_at
         behind = state.lag_seconds or 0
         rows.append(
             AttentionRow(
                 label=f"{state.chain} behind the head",
                 value="unknown" if state.lag_blocks is None else f"{state.lag_blocks} blocks",
                 url=cursors,
-                alert=behind > lag or idle > lag,
-                note=f"{behind} s of chain time; last step {console_age(state.last_scan_at)} ago",
+                alert=behind > lag or idle.total_seconds() > lag,
+                note=f"{behind} s of chain time; last step {duration(idle)} ago",
             )
         )
     if solana_served():

@@ -228,6 +228,7 @@ class AddressAllocationAdmin(StaffReadOnlyAdmin):
     search_fields = ["platform_id", "evm_address", "solana_owner", "merchant__name"]
     list_select_related = ["merchant"]
     staff_operations = (SWEEP_ADDRESS,)
+    staff_subject = "address_allocation"
 
 
 class ScanBehindFilter(admin.SimpleListFilter):

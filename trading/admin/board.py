@@ -2,12 +2,14 @@
 and state), the bots by state, the suppliers switched off, down or low on money. Each row links
 to the list filtered to what it counts."""
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.urls import reverse
 
 from core import clock
 from core.admin_board import AttentionRow, board_section
-from core.admin_display import console_age
+from core.admin_display import duration
 from trading.models import SteamBot, Trade
 from trading.selectors.attention import (
     DOWN_AFTER_FAILURES,
@@ -32,12 +34,14 @@ BOT_STATES = {
 def overdue_trades() -> list[AttentionRow]:
     trades = reverse("admin:trading_trade_changelist")
     rows = []
-    for found in trades_overdue_counts(now=clock.now()):
+    now = clock.now()
+    for found in trades_overdue_counts(now=now):
         kind, status = found.key.split(".")
         since = "past the hold's end" if status == "hold" else "without a move"
-        note = f"over {found.minutes} min {since}"
+        note = f"over {duration(timedelta(minutes=found.minutes))} {since}"
         if found.oldest is not None:
-            note += f"; the oldest for {console_age(found.oldest)}"
+            # Waiting is told on the service clock, as the expected times are.
+            note += f"; the oldest for {duration(now - found.oldest)}"
         rows.append(
             AttentionRow(
                 label=f"{KINDS[Trade.Type(kind)]} {status}",

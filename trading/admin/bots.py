@@ -137,6 +137,7 @@ class SteamBotAdmin(StaffOperationsAdmin):
         "secrets_stored",
     )
     staff_operations = (LOG_IN,)
+    staff_subject = "steam_bot"
 
     @admin.display(description="secrets stored")
     def secrets_stored(self, bot: SteamBot) -> str:

@@ -106,6 +106,7 @@ class SupplierAdmin(StaffOperationsAdmin):
     inlines = (SupplierErrorInline,)
     actions = ("check_balances",)
     staff_operations = (SWITCH_OFF, SWITCH_ON)
+    staff_subject = "supplier"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -13,16 +13,21 @@ from django.conf import settings
 from django.db import models
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.safestring import SafeString
 
 from core import clock
 from core.admin_display import console_age, console_time, json_block
 from trading.games import CS_GAME, RUST_GAME
-from trading.models import IN_FLIGHT, Status, Trade
+from trading.models import IN_FLIGHT, Status, Trade, TradeItem
 from trading.selectors.attention import expected_minutes
 from trading.selectors.trade_record import TradeRecord
 
 GAME_NAMES = {CS_GAME: "Counter-Strike 2 (730)", RUST_GAME: "Rust (252490)"}
+KINDS: dict[str, str] = {Trade.Type.WITHDRAW: "Withdrawal", Trade.Type.DEPOSIT: "Deposit"}
+# Moments at the same instant read in the order they are caused: a move, the staff action that
+# made it, the money it moved, the webhook that told the merchant.
+ORDER = {"move": 0, "staff": 1, "money": 2, "webhook": 3}
 # Shown in the summary or the items, so not again among the other fields.
 SUMMARIZED = {
     "id",
@@ -85,7 +90,7 @@ def other_fields(trade: Trade) -> list[tuple[str, SafeString | str]]:
 
 def summary(record: TradeRecord) -> dict[str, Any]:
     trade = record.trade
-    kind = f"{trade.get_type_display()} ({trade.source}{', quick' if trade.is_quick else ''})"
+    kind = f"{KINDS[trade.type]} ({trade.source}{', quick' if trade.is_quick else ''})"
     waiting_key = f"{trade.type}.{trade.status}"
     overdue = ""
     if trade.status in IN_FLIGHT:
@@ -116,7 +121,7 @@ def item_rows(record: TradeRecord) -> list[dict[str, Any]]:
         rows.append(
             {
                 "item": item,
-                "name": details.get("name") or details.get("marketHashName") or item.public_id,
+                "name": item_name(item),
                 "market_hash_name": details.get("marketHashName", ""),
                 "source": source,
                 "bot_url": _admin_url("trading_steambot", source.bot_id) if source.bot_id else "",
@@ -127,20 +132,35 @@ def item_rows(record: TradeRecord) -> list[dict[str, Any]]:
     return rows
 
 
+def item_name(item: TradeItem) -> str:
+    details = item.details if isinstance(item.details, dict) else {}
+    return str(details.get("name") or details.get("marketHashName") or item.public_id)
+
+
 def _event_text(event: Any) -> tuple[str, str]:
-    item = event.item.public_id if event.item is not None else ""
     moved = (
         f"{event.from_status} → {event.to_status}"
         if event.from_status != event.to_status
         else event.to_status
     )
-    what = f"{event.kind.replace('_', ' ')}: {item + ' ' if item else ''}{moved}".strip()
+    item = f"#{event.item.position} {item_name(event.item)}: " if event.item is not None else ""
+    what = f"{event.kind.replace('_', ' ')} · {item}{moved}"
     detail = event.detail if isinstance(event.detail, dict) else {}
-    return what.rstrip(": "), ", ".join(f"{k}: {v}" for k, v in detail.items())
+    return what, ", ".join(f"{k}: {v}" for k, v in detail.items())
 
 
 def timeline(record: TradeRecord) -> list[dict[str, Any]]:
-    moments = []
+    trade = record.trade
+    creator = "merchant" if trade.source == Trade.Source.SELF else "client"
+    moments = [
+        Moment(
+            trade.created_at,
+            "move",
+            creator,
+            f"created · {Status.INITIATED}",
+            f"{len(record.items)} item(s), {trade.total_price} USD",
+        )
+    ]
     for event in record.events:
         what, detail = _event_text(event)
         moments.append(Moment(event.created_at, "move", event.actor, what, detail))
@@ -178,7 +198,7 @@ def timeline(record: TradeRecord) -> list[dict[str, Any]]:
                 _admin_url("wallet_transfer", transfer.pk),
             )
         )
-    moments.sort(key=lambda moment: moment.at)
+    moments.sort(key=lambda moment: (moment.at, ORDER[moment.kind]))
     return [
         {**{f.name: getattr(m, f.name) for f in fields(m)}, "time": console_time(m.at)}
         for m in moments
@@ -195,7 +215,7 @@ def webhook_rows(record: TradeRecord, request: HttpRequest) -> list[dict[str, An
         resend = ""
         if may_resend and not event.is_approval and event.status != "pending":
             resend = reverse("admin:merchants_webhookevent_staff", args=[event.pk, "resend"])
-            resend = f"{resend}?next={page}"
+            resend = f"{resend}?{urlencode({'next': page})}"
         rows.append(
             {
                 "event": event,

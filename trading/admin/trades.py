@@ -13,7 +13,7 @@ from core.admin.staff import StaffOperation, StaffOperationsAdmin
 from core.admin_display import console_time
 from core.staff import Staff
 from merchants.console import merchant_column
-from trading.admin.trade_page import trade_page_context
+from trading.admin.trade_page import GAME_NAMES, trade_page_context
 from trading.models import IN_FLIGHT, Status, Trade
 from trading.selectors.attention import WATCHED, expected_minutes, overdue_condition
 from trading.selectors.trade_record import trade_record_get
@@ -36,6 +36,23 @@ class OverdueFilter(admin.SimpleListFilter):
         if key not in WATCHED:
             return queryset
         return queryset.filter(overdue_condition(key=key, now=clock.now()))
+
+
+class GameFilter(admin.SimpleListFilter):
+    """The games, named: Django's filter of a plain column would ask the table for every value
+    it holds (a scan of every trade)."""
+
+    title = "game"
+    parameter_name = "game"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(str(game), name) for game, name in GAME_NAMES.items()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Trade]) -> QuerySet[Trade]:
+        value = self.value()
+        if value and value.isdigit():
+            return queryset.filter(game=int(value))
+        return queryset
 
 
 def _retry(trade: Trade, staff: Staff) -> str:
@@ -90,7 +107,7 @@ class TradeAdmin(StaffOperationsAdmin):
         "game",
         "external_id",
     ]
-    list_filter = [OverdueFilter, "type", "source", "status", "game", "is_quick"]
+    list_filter = [OverdueFilter, "type", "source", "status", GameFilter, "is_quick"]
     # Whatever a merchant or the platform quotes: a deposited item's id is <game>_<asset id>,
     # so an asset id finds its deposit; offers are the trade's (sent, and a deposit's own from
     # its creation on) and each item's.

@@ -120,6 +120,13 @@ def deposit_cancel_by_staff(*, trade_id: str, staff: Staff) -> int:
                 f"The deposit is {trade.status}: the offer was accepted or it has ended.",
                 details={"status": trade.status},
             )
+        staff_action_record(
+            staff=staff,
+            action="cancel_trade",
+            subject_type="trade",
+            subject_id=str(trade.pk),
+            canceled=len(items),
+        )
         deposit_ended(
             trade=trade,
             items=items,
@@ -127,12 +134,5 @@ def deposit_cancel_by_staff(*, trade_id: str, staff: Staff) -> int:
             actor=staff.actor,
             kind="force_cancel",
             error="CANCELED_BY_STAFF",
-        )
-        staff_action_record(
-            staff=staff,
-            action="cancel_trade",
-            subject_type="trade",
-            subject_id=str(trade.pk),
-            canceled=len(items),
         )
     return len(items)

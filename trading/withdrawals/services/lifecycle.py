@@ -193,6 +193,15 @@ def trade_force_cancel(*, trade_id: str, staff: Staff) -> int:
                 f"Nothing is left to cancel: the trade is {trade.status}.",
                 details={"status": trade.status},
             )
+        # First, so the trade's timeline reads the decision before what it did.
+        staff_action_record(
+            staff=staff,
+            action="cancel_trade",
+            subject_type="trade",
+            subject_id=str(trade.pk),
+            failed=len(initiated),
+            canceled=len(bought),
+        )
         if initiated:
             withdrawal_items_ended(
                 trade=trade,
@@ -212,12 +221,4 @@ def trade_force_cancel(*, trade_id: str, staff: Staff) -> int:
                 actor=staff.actor,
                 kind="force_cancel",
             )
-        staff_action_record(
-            staff=staff,
-            action="cancel_trade",
-            subject_type="trade",
-            subject_id=str(trade.pk),
-            failed=len(initiated),
-            canceled=len(bought),
-        )
     return len(initiated) + len(bought)
