@@ -67,7 +67,7 @@ class StaffOperationsAdmin(admin.ModelAdmin):
         for operation in self.staff_operations:
             if operation.name == name:
                 return operation
-        raise PermissionDenied
+        raise Http404(f"No staff action {name} here.")
 
     def get_urls(self) -> list[URLPattern]:
         opts = self.opts

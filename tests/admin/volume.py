@@ -62,12 +62,16 @@ def cycle(values: tuple[str, ...] | list[str]) -> str:
     return f"(ARRAY[{quoted}])[1 + mod(n, {len(values)})]"
 
 
-def trade_columns(*, merchant_id: str, in_flight: int, now: str = "now()") -> dict[str, str]:
+def trade_columns(
+    *, merchant_id: str, in_flight: int, stuck_every: int = 0, now: str = "now()"
+) -> dict[str, str]:
     """Trades a second apart back from ``now``, half withdrawals, half deposits: the newest
     ``in_flight`` still in flight (each state in turn; a hold ending eight days after its start),
-    every older one completed."""
+    and one in ``stuck_every`` of the older ones (none if 0), left in flight long ago; every
+    other one completed."""
     states = cycle([str(status) for status in IN_FLIGHT])
-    status = f"CASE WHEN n <= {in_flight} THEN {states} ELSE 'completed' END"
+    stuck = f" OR mod(n, {stuck_every}) = 0" if stuck_every else ""
+    status = f"CASE WHEN n <= {in_flight}{stuck} THEN {states} ELSE 'completed' END"
     created = f"({now} - n * interval '1 second')"
     return {
         "merchant": f"'{merchant_id}'",
