@@ -234,6 +234,7 @@ def report(repeat: int) -> None:
 
     with_indexes = sections(repeat)
     home = timed(lambda: client.get("/admin/"), repeat)
+    every_trade = timed(lambda: client.get("/admin/trading/trade/"), repeat)
     lists = {
         key: timed(lambda key=key: client.get("/admin/trading/trade/", {"overdue": key}), repeat)
         for key in WATCHED
@@ -256,6 +257,10 @@ def report(repeat: int) -> None:
     print(f"    {'all':<12} {total:>9.2f} {'':>9} {sum(m for m, _ in without.values()):>11.1f}")
     print(
         f"\nthe home page (GET /admin/, rendered): median {home[0]:.1f} ms, worst {home[1]:.1f} ms"
+    )
+    print(
+        f"the list of every trade (GET /admin/trading/trade/): median {every_trade[0]:.1f} ms,"
+        f" worst {every_trade[1]:.1f} ms"
     )
     print("\nthe list each trade count opens (GET /admin/trading/trade/?overdue=...), ms:\n")
     for key, (median, worst) in lists.items():

@@ -137,3 +137,15 @@ def test_the_list_a_count_opens_reads_the_index_too(history, admin_client):
     trade_reads = [read for plan in found for read in reads(plan) if read[1] == "trading_trade"]
     assert trade_reads
     assert all(indexes == {"trade_in_flight_since"} for _, _, indexes in trade_reads), found
+
+
+def test_the_list_of_every_trade_reads_the_newest_first(history, admin_client):
+    """The page a click on "Trades" opens: its rows from the newest-first index, its total from
+    the statistics, no month list asked of the table."""
+    with plans() as found:
+        page = admin_client.get("/admin/trading/trade/")
+    assert page.status_code == 200
+    assert page.context["cl"].result_count >= TRADES * 0.9  # the estimate, about right
+
+    trade_reads = [read for plan in found for read in reads(plan) if read[1] == "trading_trade"]
+    assert trade_reads == [("Index Scan", "trading_trade", {"trade_newest"})], found

@@ -1,6 +1,6 @@
 """The console (issue 40): permissions of the staff actions on trades and bots; the trades in
-flight indexed by their last move (the home counts those past their state's expected time) and
-those in their hold by its end. The indexes are built without stopping writes to the trades
+flight indexed by their last move (the home counts those past their state's expected time),
+those in their hold by its end, and every trade newest first (the console's list of trades). The indexes are built without stopping writes to the trades
 (``core.indexes``), hence a migration outside a transaction."""
 
 from django.db import migrations, models
@@ -46,5 +46,9 @@ class Migration(migrations.Migration):
                 fields=["type", "hold_end_date"],
                 name="trade_hold_end",
             ),
+        ),
+        AddIndexOnline(
+            model_name="trade",
+            index=models.Index(fields=["-created_at", "-id"], name="trade_newest"),
         ),
     ]

@@ -128,6 +128,8 @@ class Trade(ChangesSaved, models.Model):
                 condition=Q(status=Status.HOLD),
                 name="trade_hold_end",
             ),
+            # Every merchant's trades, newest first: the console's list of trades.
+            models.Index(fields=["-created_at", "-id"], name="trade_newest"),
             # Keyset pages of a merchant's trades, newest first.
             models.Index(fields=["merchant", "source", "game", "-created_at", "-id"]),
             models.Index(fields=["merchant", "client_platform_id", "-created_at", "-id"]),
