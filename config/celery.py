@@ -122,6 +122,8 @@ app.conf.beat_schedule = {
         "task": "merchants.prune_identity_notifications",
         "schedule": crontab(minute=17),
     },
+    # The wallet's invariants, stored for the console's home (docs/admin.md).
+    "check-wallet": {"task": "wallet.check_invariants", "schedule": settings.WALLET_CHECK_SECONDS},
 }
 if settings.SANDBOX:
     app.conf.beat_schedule |= {

@@ -18,12 +18,16 @@ from core.db import ModelRows
 from core.errors import DomainError
 from core.feed import feed_publish_on_commit
 from core.json import iso_ms
+from core.services import staff_action_record
+from core.staff import Staff
 from merchants.callers import callers_changed
 from merchants.models import ApiKey, ApiSecret, Client, IdempotentRequest, Merchant, Scope
 from merchants.selectors import api_key_hash, api_key_used, api_secret_for_signing
 from merchants.tokens import client_token_encode
 from merchants.tradeurls import trade_url_platform_id
 from merchants.webhooks.callbacks import callback_url_test
+from merchants.webhooks.models import WebhookEvent
+from merchants.webhooks.outbox import webhook_event_resend
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 SECRET_ROTATION_GRACE = timedelta(hours=24)
@@ -354,3 +358,19 @@ def idempotent_requests_prune(*, now: datetime) -> int:
     """Delete the keys whose answers are no longer kept."""
     deleted, _ = IdempotentRequest.objects.filter(expires_at__lte=now).delete()
     return deleted
+
+
+def webhook_event_resend_by_staff(*, event: WebhookEvent, staff: Staff) -> WebhookEvent:
+    """Staff send an event again (same id and body, ``webhook_event_resend``), recorded against
+    the event's subject, so a trade's page shows who re-sent its webhook and why."""
+    with transaction.atomic():
+        staff_action_record(
+            staff=staff,
+            action="resend_webhook",
+            subject_type=event.subject_type,
+            subject_id=event.subject_id,
+            event=str(event.pk),
+            type=event.type,
+            sequence=event.sequence,
+        )
+        return webhook_event_resend(event=event)

@@ -1,17 +1,16 @@
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from django.core.cache import cache
 from django.db import connection
 from django.db.models import Sum
 from django.db.models.functions import Round
 
 from core.db import ModelRows
 from merchants.models import Merchant
-from wallet.models import Account, Posting
+from wallet.models import Account, Posting, WalletCheck
 from wallet.representations import WalletBalance
 
 _ACCOUNTS = ModelRows(Account, only=("kind", "balance"))
@@ -173,10 +172,16 @@ def wallet_balance_summary(*, merchant: Merchant) -> WalletBalance:
     }
 
 
-# Each invariant ``wallet_invariants_check`` proves, by its name in the report.
-INVARIANTS = tuple(field.name for field in fields(InvariantReport))
-# Where ``check_wallet`` keeps its last result (``wallet_check_record``).
-WALLET_CHECK_KEY = "wallet-check:last"
+# Each invariant ``wallet_invariants_check`` proves, by its name in the report, as staff read it.
+INVARIANTS = {
+    "unbalanced_transfers": "unbalanced transfers",
+    "drifted_accounts": "accounts whose balance differs from their postings",
+    "negative_held_accounts": "held accounts below zero",
+    "orphan_locks": "locks without a live trade or cashout",
+    "unexplained_balances": "held balances no deposit explains",
+    "shared_assets": "assets in two live deposits",
+    "doubled_credits": "credits without exactly one asset behind them",
+}
 
 
 @dataclass(frozen=True)
@@ -189,11 +194,13 @@ class WalletCheckResult:
 
 
 def wallet_check_last() -> WalletCheckResult | None:
-    """The last stored run of ``check_wallet``, or None when none is (never run, or the cache
-    lost it): what the metrics export and the alerts read (docs/ops/runbooks)."""
-    stored = cache.get(WALLET_CHECK_KEY)
-    if stored is None:
+    """The newest stored run of the invariant check (``check_wallet``, beat's
+    ``wallet.check_invariants``), or None when none is: what the metrics export and the alerts
+    read (docs/ops/runbooks)."""
+    check = WalletCheck.objects.order_by("-ran_at", "-id").first()
+    if check is None:
         return None
     return WalletCheckResult(
-        ran_at=datetime.fromisoformat(stored["ranAt"]), problems=dict(stored["problems"])
+        ran_at=check.ran_at,
+        problems={name: len(found) for name, found in check.problems.items()},
     )

@@ -11,8 +11,12 @@ from django.db.models import QuerySet
 from core import clock
 from core.errors import DomainError
 from core.handoffs import Handoff, handoff_on_commit
+from core.services import staff_action_record
+from core.staff import Staff
 from crypto.chains import get_chains
 from crypto.chains.base import AccountState, ChainError
+from crypto.chains.evm import evm_served_chains
+from crypto.chains.solana import solana_served
 from crypto.keys import associated_token_account, evm_address, solana_owner
 from crypto.models import AddressAllocation, ChainLock, CryptoDeposit, SolanaTokenAccount
 from crypto.networks import (
@@ -240,3 +244,47 @@ def solana_accounts_sweep() -> int:
         solana_account_close(address=address)
         moved += 1
     return moved
+
+
+# Staff's sweeps of deposit addresses, started by a worker (the chain is asked first).
+ADDRESS_SWEEP = Handoff("crypto.evm_sweep_address")
+ACCOUNT_SWEEP = Handoff("crypto.solana_sweep_account")
+
+
+def allocation_sweep_request(
+    *, allocation: AddressAllocation, staff: Staff, accounts: list[SolanaTokenAccount] | None = None
+) -> str:
+    """Staff ask for a deposit address's tokens to go to the hot wallet now, whatever their
+    amount: on every EVM chain served, each token at its address; on Solana, each of its open
+    token accounts (or only ``accounts``). A worker starts each sweep after the commit (the
+    chain is asked first); the request is recorded with who asked and why. Returns what was
+    asked for."""
+    evm = bool(evm_served_chains()) and bool(allocation.evm_address)
+    if accounts is None:
+        accounts = (
+            list(allocation.token_accounts.filter(status=SolanaTokenAccount.Status.ACTIVE))
+            if solana_served()
+            else []
+        )
+    elif not solana_served():
+        accounts = []
+    if not evm and not accounts:
+        raise DomainError(
+            "ONCHAIN_DISABLED", "No real chain with this address's tokens is served here."
+        )
+    with transaction.atomic():
+        staff_action_record(
+            staff=staff,
+            action="sweep_address",
+            subject_type="address_allocation",
+            subject_id=str(allocation.pk),
+            evm_chains=list(evm_served_chains()) if evm else [],
+            token_accounts=[account.address for account in accounts],
+        )
+        if evm:
+            handoff_on_commit(ADDRESS_SWEEP, str(allocation.pk))
+        for account in accounts:
+            handoff_on_commit(ACCOUNT_SWEEP, str(account.pk))
+    asked = [f"EVM ({', '.join(evm_served_chains())})"] if evm else []
+    asked += [f"Solana {account.token} account" for account in accounts]
+    return "Sweeps requested: " + ", ".join(asked) + "."

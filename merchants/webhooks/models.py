@@ -53,7 +53,14 @@ class WebhookEvent(models.Model):
             ),
             models.Index(fields=["merchant", "status", "-created_at"]),
             models.Index(fields=["subject_type", "subject_id", "sequence"]),
+            # Events given up on, newest first: the console's home names their merchants.
+            models.Index(
+                fields=["created_at", "merchant"],
+                condition=Q(status="failed"),
+                name="webhook_event_failed",
+            ),
         ]
+        permissions = [("resend_webhook", "Can re-send a webhook event")]
 
     def __str__(self) -> str:
         return f"{self.type} {self.id} ({self.status})"

@@ -23,6 +23,7 @@ from tests.faults.callback import CallbackServer
 from tests.faults.conftest import TRADE_URL, events_delivered, every_event_received, lease_past
 from tests.faults.database import database_url
 from tests.faults.processes import Process, celery_worker, service_env, wait_until
+from tests.steam.conftest import BOOT
 from tests.steam.recorded import Asset, RecordedSteam, recorded_steam
 from tests.withdrawals.conftest import money, wallet_clean
 from trading.marketplace import get_marketplace
@@ -105,7 +106,7 @@ def stocked(steam: RecordedSteam, adapters: dict[str, str], shop: Actor) -> Stea
         refresh_token_sealed=seal(next(iter(recorded.refresh_tokens))),
         password_sealed=seal(recorded.password),
     )
-    assert steam_bot_log_in(bot=bot) == SteamBot.State.ONLINE
+    assert steam_bot_log_in(bot=bot, staff=BOOT) == SteamBot.State.ONLINE
     CatalogItem.objects.create(
         id="730-000100",
         game=730,

@@ -94,14 +94,22 @@ def test_staff_sweep_an_account_from_the_admin_and_it_stays_open(
     answer = desk.run(
         lambda: desk.api.post(
             "/admin/crypto/solanatokenaccount/",
-            {"action": "sweep", "_selected_action": [account.pk]},
+            {
+                "action": "sweep",
+                "_selected_action": [account.pk],
+                "staff_confirm": "yes",
+                "reason": "dust left under the minimum",
+            },
         )
     )
     assert answer.status_code == 302
     sweep = SolanaSweep.objects.get()
     assert (sweep.trigger, sweep.closes, sweep.amount) == ("staff", False, Decimal("0.4"))
     entry = LogEntry.objects.get(object_id=str(account.pk))
-    assert "requested by staff" in entry.get_change_message()
+    assert entry.get_change_message() == (
+        "Sweep to the hot wallet: Sweeps requested: Solana USDC account. "
+        "Reason: dust left under the minimum"
+    )
 
     clock_advance(STEP_SECONDS)
     desk.run(solana_sweep_accounts)

@@ -5,7 +5,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F
 from django.db.models.functions import Round
@@ -16,7 +15,6 @@ from core.ledger_version import ledger_version_bump
 from core.metrics import MONEY_MOVED, count_on_commit
 from merchants.models import Merchant
 from wallet.models import Account, Posting, Transfer
-from wallet.selectors import INVARIANTS, WALLET_CHECK_KEY, InvariantReport
 
 # Whose account: the merchant's, or the service's (merchant null).
 MINE, SERVICE = True, False
@@ -428,17 +426,4 @@ def wallet_merchant_transfer(
                 amount=amount,
             )
         ],
-    )
-
-
-def wallet_check_record(*, report: InvariantReport) -> None:
-    """Keep what a run of the invariant check found (``wallet_check_last`` reads it), the
-    number of problems under each invariant; the list itself is the command's output."""
-    cache.set(
-        WALLET_CHECK_KEY,
-        {
-            "ranAt": clock.now().isoformat(),
-            "problems": {name: len(getattr(report, name)) for name in INVARIANTS},
-        },
-        timeout=None,
     )
