@@ -1,4 +1,6 @@
-"""The Celery app ``config``: ``celery -A config worker --beat`` runs every worker and timer."""
+"""The Celery app ``config``: ``celery -A config worker --beat`` runs every worker and timer.
+Its worker and beat log as the other processes do (``LOG_FORMAT``, each line with its request
+id), and a task enqueued within a request runs under that request's id (docs/ops/logs.md)."""
 
 import logging
 import os
@@ -6,9 +8,12 @@ import time
 from typing import Any
 
 from celery import Celery, Task
+from celery.apps.beat import Beat
+from celery.apps.worker import Worker
 from celery.schedules import crontab
 from celery.signals import (
     beat_init,
+    before_task_publish,
     celeryd_init,
     setup_logging,
     task_failure,
@@ -21,20 +26,61 @@ from celery.signals import (
 )
 from django.conf import settings
 from kombu.exceptions import OperationalError
+from kombu.utils.objects import cached_property
 
 import config.broker  # noqa: F401 (registers the quick start's broker transport)
-from core.context import task_ended, task_started
+from core.context import current_request_id, task_ended, task_started
 from core.db import db_pools_observe
+from core.logs import logging_configure, stdout_logged
 from core.metrics import CELERY_TASK_LAST_RUN, CELERY_TASK_LATENCY, CELERY_TASKS
 from core.metrics.store import process_dead, role_start
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-app = Celery("config")
+logger = logging.getLogger(__name__)
+
+
+class JsonWorker(Worker):
+    """``celery worker`` under ``LOG_FORMAT=json``: logging as settings.LOGGING makes it from
+    its first line (Celery warns about running as root before Django configures anything), its
+    banner one record instead of lines printed, and what Celery writes to standard output
+    itself (its shutdown notices) turned into records (``core.logs.stdout_logged``)."""
+
+    def on_before_init(self, quiet: bool = False, **kwargs: Any) -> None:
+        logging_configure(settings.LOGGING)
+        stdout_logged()
+        super().on_before_init(quiet=quiet, **kwargs)
+
+    def emit_banner(self) -> None:
+        logger.info("%s", self.startup_info(artlines=False).strip())
+
+
+class JsonBeat(Beat):
+    """``celery beat`` under ``LOG_FORMAT=json``, as ``JsonWorker``: its banner, printed before
+    any hook runs, is left out (as ``--quiet`` does); it logs its start itself."""
+
+    def run(self) -> None:
+        logging_configure(settings.LOGGING)
+        stdout_logged()
+        self.quiet = True
+        super().run()
+
+
+class ServiceCelery(Celery):
+    """The programs ``celery worker`` and ``celery beat`` run, by ``LOG_FORMAT``."""
+
+    @cached_property
+    def Worker(self) -> type[Worker]:  # noqa: N802 (Celery's name)
+        return self.subclass_with_self(JsonWorker if settings.LOG_FORMAT == "json" else Worker)
+
+    @cached_property
+    def Beat(self) -> type[Beat]:  # noqa: N802 (Celery's name)
+        return self.subclass_with_self(JsonBeat if settings.LOG_FORMAT == "json" else Beat)
+
+
+app = ServiceCelery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-
-logger = logging.getLogger(__name__)
 
 app.conf.beat_schedule = {
     "sweep-webhooks": {"task": "webhooks.sweep", "schedule": 10.0},
@@ -76,12 +122,26 @@ app.conf.beat_schedule = {
         "task": "merchants.prune_identity_notifications",
         "schedule": crontab(minute=17),
     },
+    # The wallet's invariants, stored for the console's home (docs/admin.md).
+    "check-wallet": {"task": "wallet.check_invariants", "schedule": settings.WALLET_CHECK_SECONDS},
 }
 if settings.SANDBOX:
     app.conf.beat_schedule |= {
         "sandbox-autopilot": {"task": "sandbox.autopilot", "schedule": 2.0},
         "sandbox-crypto-autopilot": {"task": "sandbox.crypto_autopilot", "schedule": 2.0},
     }
+
+
+# The message header naming the request a task was enqueued within (a task's own tasks pass on
+# the id it runs under).
+REQUEST_ID_HEADER = "request_id"
+
+
+@before_task_publish.connect
+def _with_request_id(headers: dict[str, Any], **_: Any) -> None:
+    request_id = current_request_id()
+    if request_id != "-":
+        headers.setdefault(REQUEST_ID_HEADER, request_id)
 
 
 def enqueue(task: Task, *args: Any) -> None:
@@ -99,8 +159,8 @@ _task_clock: dict[str, float] = {}
 
 
 @task_prerun.connect
-def _task_prerun(task_id: str, **_: Any) -> None:
-    task_started(task_id)
+def _task_prerun(task_id: str, task: Task, **_: Any) -> None:
+    task_started(task_id, request_id=getattr(task.request, REQUEST_ID_HEADER, None))
     _task_clock[task_id] = time.perf_counter()
 
 
@@ -135,12 +195,13 @@ def _task_revoked(request: Any, **_: Any) -> None:
     CELERY_TASKS.labels(getattr(request, "task", None) or "unknown", "revoked").inc()
 
 
-if settings.LOG_FORMAT == "json":
-    # Celery would put its own text handler on the root logger: with a receiver of this signal
-    # it leaves logging as settings.LOGGING made it, one JSON object per line.
-    @setup_logging.connect
-    def _logging_as_configured(**_: Any) -> None:
-        pass
+@setup_logging.connect
+def _logging_as_configured(loglevel: int | str | None = None, **_: Any) -> None:
+    """Celery would put a text handler of its own on the root logger (a line without the
+    request id): with a receiver of this signal it leaves logging as settings.LOGGING made it,
+    and only takes the level its ``--loglevel`` names."""
+    if loglevel:
+        logging.getLogger().setLevel(loglevel)
 
 
 # Each worker and beat keeps its metrics in a folder of its own (core.metrics.store): made when

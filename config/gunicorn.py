@@ -10,6 +10,11 @@ malformed, the worker class answers with the same envelope instead of gunicorn's
 
 from typing import Any
 
+from gunicorn.glogging import Logger
+
+from core.context import RequestIdLogFilter
+from core.logs import JsonFormatter, log_format
+
 worker_class = "config.gunicorn_worker.EnvelopeThreadWorker"  # gthread
 workers = 2
 threads = 4
@@ -19,7 +24,23 @@ limit_request_fields = 100
 limit_request_field_size = 8190
 
 loglevel = "warning"
-access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms requestId=%({x-request-id}o)s'
+
+
+class ServiceLogger(Logger):
+    """gunicorn's own log (``gunicorn.error``: its start, workers booted, lost or timed out,
+    requests it refused) in the service's format: one JSON object a line under
+    ``LOG_FORMAT=json``. Each request's access line is the application's
+    (``config.api.middleware``, the ``access`` logger), so gunicorn keeps none of its own."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        if log_format() == "json":
+            for handler in self.error_log.handlers + self.access_log.handlers:
+                handler.setFormatter(JsonFormatter())
+                handler.addFilter(RequestIdLogFilter())
+
+
+logger_class = ServiceLogger
 
 
 def post_worker_init(worker: object) -> None:

@@ -3,20 +3,21 @@
 each event family's body as the outbox writes it (``merchants.webhooks.outbox``), the approval
 callbacks with the answer they take, and the callback URL's test event. A postprocessing hook of
 the composition root: it names the apps' response shapes, which ``config.api`` may not import.
-The guide for receivers is docs/webhooks.md; ``tests/test_webhook_schemas.py`` checks
-what the service really sends against these schemas."""
+The guide for receivers is docs/webhooks.md (served at /docs/webhooks);
+``tests/test_webhook_schemas.py`` checks what the service really sends against these schemas."""
 
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from drf_spectacular.plumbing import ComponentRegistry
 
+from config.api.docs import WEBHOOKS_GUIDE
 from config.api.schema import shape_schema
 from core.shapes import Doc
 from crypto.representations import DepositOut, WithdrawalOut
 from trading.trades.shapes import TradeOut
 
-GUIDE = "docs/webhooks.md"
+GUIDE = WEBHOOKS_GUIDE.link()
 
 # The event types: one per status of the subject (tests/test_webhook_schemas.py checks
 # them against the domain's statuses).
@@ -56,6 +57,13 @@ EventId = Annotated[
 Sequence = Annotated[
     int, Doc("Increases by one per change of the subject (trade, deposit, cashout): order on it.")
 ]
+TestMark = Annotated[
+    Literal[True],
+    Doc(
+        "Only on test events (`POST /sandbox/webhooks/test`): the subject is made up and your "
+        "answer decides nothing. Real events never carry it."
+    ),
+]
 
 
 class TradeWebhook(TypedDict):
@@ -64,6 +72,7 @@ class TradeWebhook(TypedDict):
     createdAt: datetime
     sequence: Sequence
     trade: TradeOut
+    test: NotRequired[TestMark]
 
 
 class CryptoDepositWebhook(TypedDict):
@@ -72,6 +81,7 @@ class CryptoDepositWebhook(TypedDict):
     createdAt: datetime
     sequence: Sequence
     deposit: DepositOut
+    test: NotRequired[TestMark]
 
 
 class CryptoWithdrawalWebhook(TypedDict):
@@ -80,6 +90,7 @@ class CryptoWithdrawalWebhook(TypedDict):
     createdAt: datetime
     sequence: Sequence
     withdrawal: WithdrawalOut
+    test: NotRequired[TestMark]
 
 
 class CallbackUrlTest(TypedDict):
@@ -149,13 +160,17 @@ APPROVAL_ANSWERS = {
 }
 
 
+ON_DEMAND = "In the sandbox, `POST /sandbox/webhooks/test` sends one now, marked `test: true`."
+
+
 def _operation(
-    *, summary: str, description: str, body: str, responses: dict[str, Any]
+    *, summary: str, description: str, body: str, responses: dict[str, Any], on_demand: bool = True
 ) -> dict[str, Any]:
+    extra = f" {ON_DEMAND}" if on_demand else ""
     return {
         "post": {
             "summary": summary,
-            "description": f"{description}\n\nThe receiver's guide: `{GUIDE}`.",
+            "description": f"{description}\n\nThe receiver's guide: {GUIDE}.{extra}",
             "parameters": SIGNATURE_HEADERS,
             "requestBody": {
                 "required": True,
@@ -219,6 +234,7 @@ WEBHOOKS = {
         ),
         body="CallbackUrlTest",
         responses={"2XX": {"description": "The URL is saved."}},
+        on_demand=False,
     ),
 }
 PAYLOADS = (

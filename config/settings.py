@@ -4,9 +4,11 @@ With DATABASE_URL unset the service runs in quick-start mode: an SQLite file, a 
 file-system Celery broker under ``var/``, all shared by the web, worker and beat processes.
 """
 
+import json
 import os
 import secrets
 import string
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -15,6 +17,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from config.api.docs import API_DESCRIPTION
+from core.logs import log_format
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Absolute, whatever the environment gives (bin/start's default is the relative "var"): every
@@ -32,12 +35,22 @@ def env_bool(name: str, default: bool) -> bool:
 
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
-    return int(value) if value else default
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}.") from None
 
 
 def env_float(name: str, default: float) -> float:
     value = os.environ.get(name)
-    return float(value) if value else default
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {value!r}.") from None
 
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
@@ -69,7 +82,6 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-ALLOWED_HOSTS = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
@@ -77,8 +89,56 @@ CSRF_TRUSTED_ORIGINS = [
 # trusted to find the client address used by API key IP whitelists.
 NUM_PROXIES = env_int("NUM_PROXIES", 0)
 
+
+# -- A deployment behind a TLS-terminating proxy (docs/ops/deploy-checks.md) ---------------------
+# A deployment is PostgreSQL without the sandbox. It answers only the host names it is given, is
+# reached over HTTPS only, and tells browsers so; the quick start and the sandbox serve plain
+# HTTP on loopback and take any host name. Each setting can be turned by the environment.
+DEPLOYED = not QUICKSTART and not SANDBOX
+
+
+def _allowed_hosts() -> list[str]:
+    hosts = [h.strip() for h in os.environ.get("ALLOWED_HOSTS", "").split(",") if h.strip()]
+    if hosts or not DEPLOYED:
+        return hosts or ["*"]
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS must be set when DATABASE_URL is set without the sandbox: the host names "
+        "the service answers to, comma-separated (e.g. api.example.com)."
+    )
+
+
+def _proxy_ssl_header() -> tuple[str, str] | None:
+    """The header the TLS proxy sets to ``https`` on what reached it over TLS (and removes from
+    what clients send), when the operator names one: the service can then tell HTTPS from HTTP
+    behind it (a redirect, HSTS, secure cookies and the admin's CSRF origin check need that)."""
+    name = os.environ.get("SECURE_PROXY_SSL_HEADER", "").strip()
+    if not name:
+        return None
+    if not all(c.isascii() and (c.isalnum() or c == "-") for c in name):
+        raise ImproperlyConfigured(
+            "SECURE_PROXY_SSL_HEADER must be a header name such as X-Forwarded-Proto, not "
+            f"{name!r}."
+        )
+    return "HTTP_" + name.upper().replace("-", "_"), "https"
+
+
+ALLOWED_HOSTS = _allowed_hosts()
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header()
+# Plain HTTP is redirected to HTTPS, but for the probes, which ask from inside the network.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", DEPLOYED)
+SECURE_REDIRECT_EXEMPT = [r"^health$", r"^metrics$"]
+# HSTS for a year on this host; its subdomains and the browsers' preload list only when the
+# domain's owner says so (both reach beyond this service and take months to undo).
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600 if DEPLOYED else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# The admin's session and CSRF cookies never travel over plain HTTP.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", DEPLOYED)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", DEPLOYED)
+
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # django.contrib.admin with the console's home (docs/admin.md).
+    "core.apps.ConsoleAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -208,7 +268,10 @@ if not QUICKSTART:
 DATABASE_ROUTERS = ["core.db.ReplicaRouter"]
 # The ledger's covering index (ledger.Funding) is PostgreSQL's; SQLite builds it without the
 # columns that ride along, which costs the quick start nothing but the warning (models.W040).
-SILENCED_SYSTEM_CHECKS = ["models.W040"] if QUICKSTART else []
+# security.W003 looks for Django's CsrfViewMiddleware by its dotted path; ours is its subclass
+# CsrfOutsideApi, which checks every form of the admin and the docs (API views take no cookie
+# and are CSRF-exempt): docs/ops/deploy-checks.md.
+SILENCED_SYSTEM_CHECKS = ["security.W003", *(["models.W040"] if QUICKSTART else [])]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
@@ -289,9 +352,16 @@ FEED_SOCKET_BACKLOG_MAX = env_int("FEED_SOCKET_BACKLOG_MAX", 1000)
 FEED_CORS_ALLOWED_ORIGINS = [
     o.strip() for o in os.environ.get("FEED_CORS_ALLOWED_ORIGINS", "").split(",") if o.strip()
 ]
+# The quick start's front (feed/front_server.py): a connection whose request head has not
+# arrived whole this long after it began to wait for one is closed.
+FEED_FRONT_HEAD_TIMEOUT_SECONDS = env_float("FEED_FRONT_HEAD_TIMEOUT_SECONDS", 10.0)
+if FEED_FRONT_HEAD_TIMEOUT_SECONDS <= 0:
+    raise ImproperlyConfigured("FEED_FRONT_HEAD_TIMEOUT_SECONDS must be above 0.")
 
 # Celery: the broker is Redis when configured, else a folder shared by every local process.
-CELERY_BROKER_URL = REDIS_URL or "atomicfs://"  # config/broker.py
+# config/broker.py. A host named (the transport's own default), or kombu warns of its absence on
+# every connection a process makes.
+CELERY_BROKER_URL = REDIS_URL or "atomicfs://localhost//"
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = (
     {"visibility_timeout": 3600, **REDIS_CLIENT_OPTIONS}
     if REDIS_URL
@@ -388,10 +458,13 @@ PLATFORM_ID_BASE = 76561197960265728
 CLIENT_TOKEN_TTL_SECONDS = 24 * 3600
 
 # Log lines as text (``line``, the default) or one JSON object per line (``json``: time, level,
-# logger, message, requestId, merchantId and tradeId when known, exception).
-LOG_FORMAT = (os.environ.get("LOG_FORMAT") or "line").strip().lower()
-if LOG_FORMAT not in ("line", "json"):
-    raise ImproperlyConfigured("LOG_FORMAT must be line or json.")
+# logger, message, requestId, merchantId, tradeId and taskId when known, exception), in every
+# process alike (docs/ops/logs.md).
+try:
+    LOG_FORMAT = log_format()
+except ValueError as refused:
+    raise ImproperlyConfigured(str(refused)) from refused
+LOGGING_CONFIG = "core.logs.logging_configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -519,7 +592,10 @@ CRYPTO_HD_MNEMONIC = os.environ.get("CRYPTO_HD_MNEMONIC") or (
     SANDBOX_HD_MNEMONIC if SANDBOX else ""
 )
 if CRYPTO_ENABLED and not CRYPTO_HD_MNEMONIC:
-    raise ImproperlyConfigured("CRYPTO_HD_MNEMONIC must be set outside the sandbox.")
+    raise ImproperlyConfigured(
+        "CRYPTO_HD_MNEMONIC must be set outside the sandbox: the BIP-39 mnemonic every deposit "
+        "address derives from (or CRYPTO_ENABLED=false)."
+    )
 # Chains whose credits and broadcasts wait (addresses stay valid), e.g. "ETH,SOL".
 CRYPTO_PAUSED_CHAINS = frozenset(
     c.strip().upper() for c in os.environ.get("CRYPTO_PAUSED_CHAINS", "").split(",") if c.strip()
@@ -662,3 +738,35 @@ CRYPTO_SOLANA_SCAN_SECONDS = env_int("CRYPTO_SOLANA_SCAN_SECONDS", 15)
 CRYPTO_SOLANA_SCAN_PAGE = env_int("CRYPTO_SOLANA_SCAN_PAGE", 1000)
 # Scheduled sweeps move a deposit account's tokens to the hot wallet from this many tokens.
 CRYPTO_SOLANA_SWEEP_MIN_TOKENS = env_int("CRYPTO_SOLANA_SWEEP_MIN_TOKENS", 50)
+
+# The staff console (docs/admin.md). Its home counts what has waited longer than expected, in
+# minutes: a trade by kind and state since its last move (in its hold: past the hold's end), a
+# cashout by state since it was asked for. CONSOLE_EXPECTED_MINUTES overrides some as JSON, e.g.
+# {"withdraw.pending": 240}.
+CONSOLE_EXPECTED_MINUTES: dict[str, int] = {
+    "withdraw.initiated": 10,  # the merchant's approval is answered or timed out within a minute
+    "withdraw.pending": 120,  # bought: the seller's offer to the recipient
+    "withdraw.active": STEAM_DELIVERY_OFFER_MINUTES + 60,  # an unanswered offer is cancelled
+    "withdraw.hold": 30,  # the hold sweep runs every minute
+    "deposit.initiated": 35,  # the offer is retried each minute and given up after 30
+    "deposit.pending": 35,
+    "deposit.active": DEPOSIT_OFFER_MINUTES + 30,  # an ignored offer is withdrawn
+    "deposit.hold": 30,
+    "cashout.awaiting_approval": 10,  # the merchant's approval callback
+    "cashout.in_review": 60,  # staff's review
+    "cashout.approved": 15,  # the broadcast sweep runs every 10 s
+}
+_expected_overrides = json.loads(os.environ.get("CONSOLE_EXPECTED_MINUTES") or "{}")
+if set(_expected_overrides) - set(CONSOLE_EXPECTED_MINUTES):
+    raise ImproperlyConfigured(
+        f"CONSOLE_EXPECTED_MINUTES knows only {', '.join(CONSOLE_EXPECTED_MINUTES)}."
+    )
+CONSOLE_EXPECTED_MINUTES |= {key: int(value) for key, value in _expected_overrides.items()}
+# A supplier whose balance (USD) is below this is on the console's home.
+CONSOLE_SUPPLIER_LOW_BALANCE = Decimal(os.environ.get("CONSOLE_SUPPLIER_LOW_BALANCE", "100"))
+# A chain's deposit scanner further behind than this (seconds) is on the console's home.
+CONSOLE_SCANNER_LAG_SECONDS = env_int("CONSOLE_SCANNER_LAG_SECONDS", 300)
+# Webhook events given up on (failed) within this many days put their merchant on the home.
+CONSOLE_WEBHOOK_FAILED_DAYS = env_int("CONSOLE_WEBHOOK_FAILED_DAYS", 3)
+# Beat runs check_wallet this often and stores the result; the home flags an older one.
+WALLET_CHECK_SECONDS = env_int("WALLET_CHECK_SECONDS", 3600)

@@ -8,6 +8,7 @@ from django.urls.resolvers import RoutePattern
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularSwaggerView
 
+from config.guides import guide_view
 from config.health import HealthApi
 from config.metrics import metrics_view
 from config.openapi import OpenApiDocumentApi
@@ -47,6 +48,7 @@ urlpatterns = [
     path("openapi.json", OpenApiDocumentApi.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     # APPEND_SLASH is off (API paths are exact), so the one page people type without it is sent on.
+    path("docs/<slug:slug>", guide_view, name="guide"),
     path("docs", RedirectView.as_view(pattern_name="docs", permanent=True, query_string=True)),
     path("admin/", admin.site.urls),
     *by_first_segment(API_ROUTES),

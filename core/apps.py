@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 
 
 class CoreConfig(AppConfig):
@@ -14,3 +15,12 @@ class CoreConfig(AppConfig):
         from core.metrics.broker import queue_metrics
 
         SCRAPE_COLLECTORS.append(queue_metrics)
+
+
+class ConsoleAdminConfig(admin_apps.AdminConfig):
+    """Django's admin with the console's site (its home is the attention board), named in
+    ``INSTALLED_APPS`` instead of ``django.contrib.admin``."""
+
+    # Not core's own configuration: Django picks CoreConfig for "core".
+    default = False
+    default_site = "core.admin_site.ConsoleSite"

@@ -1,10 +1,12 @@
 """The request being served now: its id (for the envelope and every log line) and a memo of
-values read once per request. A worker's task is served the same way (``task_started``)."""
+values read once per request. A worker's task is served the same way (``task_started``), under
+the id of the request that caused it when one did (docs/ops/logs.md)."""
 
 import logging
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -39,26 +41,47 @@ def start_request(sent_id: str | None = None) -> str:
 
 
 def end_request() -> None:
-    """The memo lives for one request only; work after it reads afresh."""
+    """The memo lives for one request only; work after it reads afresh, and what this thread
+    logs next names no request (``-``) until another starts."""
     _memo.set(None)
+    _request_id.set("-")
+    _merchant_id.set(None)
+    _trade_id.set(None)
 
 
-def task_started(task_id: str) -> None:
-    """A worker's task is one unit of work, like a request: its log lines carry its id and the
-    switches (the sandbox clock) are read once for it, not at every ``clock.now()``. A task run
-    eagerly inside a request keeps the request's."""
+def task_started(task_id: str, request_id: str | None = None) -> None:
+    """A worker's task is one unit of work, like a request: its log lines carry the id of the
+    request that caused it (``request_id``, sent with the task) or else the task's own, and the
+    task's id beside it; the switches (the sandbox clock) are read once for it, not at every
+    ``clock.now()``. A task run eagerly inside a request keeps the request's."""
     if _memo.get() is None:
-        start_request(task_id)
+        start_request(request_id or task_id)
         _task_serving.set(task_id)
 
 
 def task_ended(task_id: str) -> None:
     if _task_serving.get() == task_id:
         end_request()
-        _request_id.set("-")
-        _merchant_id.set(None)
-        _trade_id.set(None)
         _task_serving.set(None)
+
+
+@contextmanager
+def context_request_bound(request_id: str, merchant_id: object = None) -> Iterator[None]:
+    """Work done now on behalf of an earlier request (a webhook event it caused, delivered by a
+    worker): its log lines, and the tasks and events it makes, name that request (and its
+    merchant); after it, the request or task in hand again. An empty ``request_id`` (a row
+    written before ids were kept) changes nothing."""
+    if not request_id:
+        yield
+        return
+    kept = _request_id.set(request_id)
+    merchant = _merchant_id.set(str(merchant_id)) if merchant_id is not None else None
+    try:
+        yield
+    finally:
+        if merchant is not None:
+            _merchant_id.reset(merchant)
+        _request_id.reset(kept)
 
 
 def context_merchant_set(merchant_id: object) -> None:
@@ -103,12 +126,13 @@ def request_memo_forget(key: str) -> None:
 
 
 class RequestIdLogFilter(logging.Filter):
-    """Puts the request id, and the merchant and trade when known, on every log record
-    (settings.LOGGING names it before the apps load, so this module imports nothing of the
-    service)."""
+    """Puts the request id, and the merchant, trade and task when known, on every log record
+    (settings.LOGGING and config/gunicorn.py name it before the apps load, so this module
+    imports nothing of the service)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = current_request_id()
         record.merchant_id = _merchant_id.get()
         record.trade_id = _trade_id.get()
+        record.task_id = _task_serving.get()
         return True

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from core.context import context_request_bound, current_request_id
+
 logger = logging.getLogger(__name__)
 
 
@@ -36,8 +38,9 @@ class Handoff:
 # Declared -> hands one id to a worker.
 HANDOFFS: dict[Handoff, Callable[[str], None]] = {}
 
-# (runs after the rest, work) kept by the enclosing ``handoffs_followed`` block.
-_followed: ContextVar[list[tuple[bool, Callable[[], None]]] | None] = ContextVar(
+# (runs after the rest, the request it was kept for, work) kept by the enclosing
+# ``handoffs_followed`` block.
+_followed: ContextVar[list[tuple[bool, str, Callable[[], None]]] | None] = ContextVar(
     "followed", default=None
 )
 
@@ -55,11 +58,13 @@ def handoff_on_commit(handoff: Handoff, subject_id: str) -> None:
 def handoff_follow(work: Callable[[], None], *, after_the_rest: bool = False) -> bool:
     """Keep ``work`` for the end of the enclosing ``handoffs_followed`` block; False outside
     one (then the caller hands it to a worker). Work ``after_the_rest`` runs once the other
-    kept work is done (a webhook delivery, which waits on the merchant, after a purchase)."""
+    kept work is done (a webhook delivery, which waits on the merchant, after a purchase). It
+    runs under the request id in hand when it was kept (an approval's purchase under the
+    withdrawal's request, however its delivery came to run)."""
     followed = _followed.get()
     if followed is None:
         return False
-    followed.append((after_the_rest, work))
+    followed.append((after_the_rest, current_request_id(), work))
     return True
 
 
@@ -68,14 +73,15 @@ def handoffs_followed() -> Iterator[None]:
     """Work kept by ``handoff_follow`` inside the block runs when the block ends without an
     error, in this thread, outside any transaction. Work that fails is logged and left to its
     sweep, as a lost hand-off would be; so is work kept by a block that raised."""
-    followed: list[tuple[bool, Callable[[], None]]] = []
+    followed: list[tuple[bool, str, Callable[[], None]]] = []
     token = _followed.set(followed)
     try:
         yield
     finally:
         _followed.reset(token)
-    for _, work in sorted(followed, key=lambda kept: kept[0]):
+    for _, request_id, work in sorted(followed, key=lambda kept: kept[0]):
         try:
-            work()
+            with context_request_bound(request_id):
+                work()
         except Exception:
             logger.exception("work after the task failed; it is left to its sweep")

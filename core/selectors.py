@@ -5,7 +5,7 @@ from django.core.cache import cache
 from django.core.cache.backends.redis import RedisSerializer
 
 from core.context import request_memo, request_memo_set
-from core.models import ServiceSettings
+from core.models import ServiceSettings, StaffAction
 from core.shared_keys import shared_cache_key
 
 # What is cached is a ``Switches`` value; the keys used before held model rows, which a process
@@ -75,3 +75,9 @@ def service_settings_received(raw: bytes | None) -> Switches:
 
 def maintenance_is_on() -> bool:
     return service_settings_get().maintenance
+
+
+def staff_actions_of(*, subject_type: str, subject_id: str, limit: int = 50) -> list[StaffAction]:
+    """The newest staff actions taken on one row (its page lists them)."""
+    rows = StaffAction.objects.filter(subject_type=subject_type, subject_id=subject_id)
+    return list(rows.order_by("-created_at", "-id")[:limit])

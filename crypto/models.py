@@ -32,6 +32,7 @@ class AddressAllocation(models.Model):
                 fields=["merchant", "platform_id"], name="address_allocation_per_user"
             )
         ]
+        permissions = [("sweep_address", "Can sweep a deposit address to the hot wallet")]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.platform_id} @ {self.merchant_id}"
@@ -188,6 +189,10 @@ class CryptoDeposit(models.Model):
         return int(self.amount_usd * 100)
 
 
+# Cashouts waiting for the merchant's approval, staff's review or their broadcast.
+CASHOUT_WAITING = ("awaiting_approval", "in_review", "approved")
+
+
 class CryptoWithdrawal(models.Model):
     class Status(models.TextChoices):
         AWAITING_APPROVAL = "awaiting_approval"
@@ -252,6 +257,13 @@ class CryptoWithdrawal(models.Model):
                 name="withdrawal_broadcast_due",
             ),
             models.Index(fields=["status"], condition=Q(status="sent"), name="withdrawal_sent"),
+            # Cashouts waiting for a decision or their broadcast, oldest first (the console's
+            # home counts them by state).
+            models.Index(
+                fields=["status", "created_at"],
+                condition=Q(status__in=CASHOUT_WAITING),
+                name="withdrawal_waiting",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -1,18 +1,20 @@
 """Reads: a user's address allocation, a user's deposits and cashouts, newest first in ``before``
-pages, what cashouts hold of merchants' locked balances, and where the deposit scanner of each
-real EVM chain is."""
+pages, what cashouts hold of merchants' locked balances, where the deposit scanner of each real
+EVM chain is, and what the console's home counts: cashouts waiting, Solana accounts behind."""
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TypeVar
 
+from django.conf import settings
 from django.db import connection
-from django.db.models import QuerySet, Sum
+from django.db.models import Count, Min, QuerySet, Sum
 
 from core.db import ModelRows
 from crypto.chains.evm import evm_served_chains
 from crypto.evm.models import EvmCursor
-from crypto.models import AddressAllocation, CryptoDeposit, CryptoWithdrawal
+from crypto.models import CASHOUT_WAITING, AddressAllocation, CryptoDeposit, CryptoWithdrawal
+from crypto.solana.models import SolanaCursor
 from merchants.models import Merchant
 from wallet.selectors import LockHolding
 
@@ -148,3 +150,41 @@ def chain_scan_states() -> list[ChainScanState]:
     chains = evm_served_chains()
     cursors = {cursor.chain: cursor for cursor in EvmCursor.objects.filter(chain__in=chains)}
     return [chain_scan_state(chain, cursors.get(chain)) for chain in chains]
+
+
+@dataclass(frozen=True)
+class CashoutsWaiting:
+    """Cashouts in one waiting state: how many, how many past its expected time, the oldest."""
+
+    status: str
+    count: int
+    late: int
+    oldest_created_at: datetime | None
+
+
+def cashouts_late(*, status: str, now: datetime) -> QuerySet[CryptoWithdrawal]:
+    """Cashouts asked for longer ago than ``status`` is expected to last."""
+    minutes = settings.CONSOLE_EXPECTED_MINUTES[f"cashout.{status}"]
+    return CryptoWithdrawal.objects.filter(
+        status=status, created_at__lt=now - timedelta(minutes=minutes)
+    )
+
+
+def cashouts_waiting(*, now: datetime) -> list[CashoutsWaiting]:
+    """Each waiting state (the merchant's approval, staff's review, the broadcast): ranges of
+    the partial index ``withdrawal_waiting``."""
+    waiting = []
+    for status in CASHOUT_WAITING:
+        found = CryptoWithdrawal.objects.filter(status=status).aggregate(
+            n=Count("*"), oldest=Min("created_at")
+        )
+        late = cashouts_late(status=status, now=now).count()
+        waiting.append(CashoutsWaiting(status, found["n"], late, found["oldest"]))
+    return waiting
+
+
+def solana_accounts_behind(*, now: datetime) -> QuerySet[SolanaCursor]:
+    """Deposit token accounts whose scan is overdue by more than the console's lag: the Solana
+    scanner is behind on them (the index ``solana_cursor_due`` holds the due times)."""
+    behind = now - timedelta(seconds=settings.CONSOLE_SCANNER_LAG_SECONDS)
+    return SolanaCursor.objects.filter(next_scan_at__lt=behind)

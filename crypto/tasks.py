@@ -13,6 +13,8 @@ from crypto.evm.scanner import evm_deposits_scan_all
 from crypto.evm.sweeps import evm_sweeps_advance, evm_sweeps_plan, evm_sweeps_request
 from crypto.evm.transactions import evm_transactions_sweep
 from crypto.services.addresses import (
+    ACCOUNT_SWEEP,
+    ADDRESS_SWEEP,
     TOKEN_ACCOUNT_CLOSE,
     solana_account_close,
     solana_accounts_sweep,
@@ -94,8 +96,8 @@ def evm_sweep_address(allocation_id: int) -> int:
     return len(evm_sweeps_request(allocation_id=allocation_id, chains=evm_served_chains()))
 
 
-def enqueue_address_sweep(allocation_id: int) -> None:
-    enqueue(evm_sweep_address, allocation_id)
+def enqueue_address_sweep(allocation_id: str) -> None:
+    enqueue(evm_sweep_address, int(allocation_id))
 
 
 # Real Solana: idle unless CRYPTO_CHAINS is (or holds) the Solana gateway with a node.
@@ -138,5 +140,9 @@ def solana_sweep_account(account_id: int) -> bool:
         return False
 
 
-def enqueue_account_sweep(account_id: int) -> None:
-    enqueue(solana_sweep_account, account_id)
+def enqueue_account_sweep(account_id: str) -> None:
+    enqueue(solana_sweep_account, int(account_id))
+
+
+handoff_register(ADDRESS_SWEEP, enqueue_address_sweep)
+handoff_register(ACCOUNT_SWEEP, enqueue_account_sweep)

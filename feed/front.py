@@ -8,11 +8,17 @@ meant to replace it.
 The forwarding is plain HTTP/1.1 to gunicorn (over a Unix socket in the quick start): the
 request's body read whole (the API's bodies are small and bounded, and gunicorn hands Django no
 chunked body), its client address appended to ``X-Forwarded-For`` as nginx's
-``$proxy_add_x_forwarded_for`` does, the answer streamed back as it comes."""
+``$proxy_add_x_forwarded_for`` does, the answer streamed back as it comes.
+
+A forwarder keeps nothing between callers: each request carries its own client's headers and
+nothing else (no cookie jar, no credentials, no header the client did not send; aiohttp would
+add its own ``Accept-Encoding``, and answers came gzip-compressed to clients that never asked),
+and each answer goes back to its own client only. The HTTP server in front of this app bounds a
+request's head in size and time (feed/front_server.py)."""
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import aiohttp
@@ -28,8 +34,8 @@ Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-# Headers of one connection, not of the request (RFC 9110, section 7.6.1), and the length,
-# which the forwarded request sets itself.
+# Headers of one connection, not of the request (RFC 9110, section 7.6.1; with those its
+# Connection header names), and the length, which the forwarded request sets itself.
 HOP_BY_HOP = frozenset(
     {
         "connection",
@@ -48,6 +54,8 @@ HOP_BY_HOP = frozenset(
 MAX_BODY_BYTES = 16 * 1024 * 1024
 # The web server's answer may take as long as a request may; connecting must be quick.
 TIMEOUT = aiohttp.ClientTimeout(total=None, connect=5, sock_read=120)
+# Headers aiohttp writes itself when a request has none: the client's go as sent, or not at all.
+AS_THE_CLIENT_SENT = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
 
 
 class ApiForwarder:
@@ -65,9 +73,16 @@ class ApiForwarder:
             if self.socket_path
             else aiohttp.TCPConnector()
         )
-        # Bodies pass through as they are (compressed or not); redirects reach the client.
+        # Bodies pass through as they are (compressed or not); redirects reach the client. No
+        # cookie jar: one kept every Set-Cookie and sent it with everybody's requests (a staff
+        # login made the admin anyone's); no credentials or proxies from the environment.
         self.session = aiohttp.ClientSession(
-            connector=connector, timeout=TIMEOUT, auto_decompress=False
+            connector=connector,
+            timeout=TIMEOUT,
+            auto_decompress=False,
+            cookie_jar=aiohttp.DummyCookieJar(),
+            skip_auto_headers=AS_THE_CLIENT_SENT,
+            trust_env=False,
         )
 
     async def stop(self) -> None:
@@ -92,9 +107,10 @@ class ApiForwarder:
                 scope["method"],
                 self.base + target.decode("latin-1"),
                 headers=_forwarded_headers(scope),
-                data=body,
+                data=body or None,  # no length on a request that has no body
                 allow_redirects=False,
             ) as answer:
+                dropped = _hop_by_hop(answer.raw_headers) - {"content-length"}
                 await send(
                     {
                         "type": "http.response.start",
@@ -102,7 +118,7 @@ class ApiForwarder:
                         "headers": [
                             (name.lower(), value)
                             for name, value in answer.raw_headers
-                            if name.decode("latin-1").lower() not in HOP_BY_HOP - {"content-length"}
+                            if name.decode("latin-1").lower() not in dropped
                         ],
                     }
                 )
@@ -132,14 +148,29 @@ async def _body(receive: Receive) -> bytes | None:
     return b"".join(chunks)
 
 
+def _hop_by_hop(headers: Iterable[tuple[bytes, bytes]]) -> frozenset[str]:
+    """The names (lower case) of the headers that end at this hop: ``HOP_BY_HOP`` and every
+    option of the message's ``Connection`` headers (RFC 9110, section 7.6.1)."""
+    options = frozenset(
+        option.strip().lower()
+        for name, value in headers
+        if name.lower() == b"connection"
+        for option in value.decode("latin-1").split(",")
+    )
+    return HOP_BY_HOP | options
+
+
 def _forwarded_headers(scope: Scope) -> list[tuple[str, str]]:
     headers: list[tuple[str, str]] = []
     forwarded_for = ""
+    dropped = _hop_by_hop(scope["headers"])
     for raw_name, raw_value in scope["headers"]:
         name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
+        if name.lower() in dropped:
+            continue
         if name.lower() == "x-forwarded-for":
             forwarded_for = f"{forwarded_for}, {value}" if forwarded_for else value
-        elif name.lower() not in HOP_BY_HOP:
+        else:
             headers.append((name, value))
     client = scope.get("client")
     peer = str(client[0]) if client else ""
@@ -147,8 +178,10 @@ def _forwarded_headers(scope: Scope) -> list[tuple[str, str]]:
     return headers
 
 
-async def _refuse(send: Send, key: str, fields: dict[str, str] | None) -> None:
-    """The API's error envelope, for what the front answers itself."""
+def refusal(
+    key: str, fields: dict[str, str] | None
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """The API's error envelope, for what the front answers itself: status, headers, body."""
     spec = CATALOG[key]
     error: dict[str, Any] = {"code": spec.code, "key": spec.key, "message": spec.message}
     if fields is not None:
@@ -158,7 +191,12 @@ async def _refuse(send: Send, key: str, fields: dict[str, str] | None) -> None:
     headers = [(b"content-type", b"application/json"), (b"x-request-id", request_id.encode())]
     if spec.status == 503:
         headers.append((b"retry-after", b"5"))
-    await send({"type": "http.response.start", "status": spec.status, "headers": headers})
+    return spec.status, headers, body
+
+
+async def _refuse(send: Send, key: str, fields: dict[str, str] | None) -> None:
+    status, headers, body = refusal(key, fields)
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

@@ -1,32 +1,92 @@
 import ipaddress
+from datetime import timedelta
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 
+from core import clock
+from core.admin.staff import StaffOperation, StaffOperationsAdmin
+from core.admin_board import AttentionRow, board_section
 from core.admin_display import IndentedJSONField, ReadOnlyInline, json_readonly, readable_fields
-from core.errors import DomainError
+from core.staff import Staff
 from merchants.console import MERCHANT_PANELS, merchant_column
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
+from merchants.selectors import (
+    merchants_callbacks_disabled,
+    merchants_webhooks_failed,
+    merchants_webhooks_retrying,
+)
 from merchants.services import (
     api_key_create,
     api_key_revoke,
     api_secret_rotate,
     callers_changed,
     merchant_create,
+    webhook_event_resend_by_staff,
 )
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
-from merchants.webhooks.outbox import webhook_event_resend
+
+
+def _failed_since() -> Any:
+    return clock.now() - timedelta(days=settings.CONSOLE_WEBHOOK_FAILED_DAYS)
+
+
+# What the home counts of merchants' webhooks, and the list filter it links to.
+WEBHOOK_TROUBLE = {
+    "retrying": ("retrying a failed delivery", merchants_webhooks_retrying),
+    "failed": ("given up on lately", lambda: merchants_webhooks_failed(since=_failed_since())),
+    "disabled": ("callback disabled (410 Gone)", merchants_callbacks_disabled),
+}
+
+
+class WebhookTroubleFilter(admin.SimpleListFilter):
+    title = "webhooks"
+    parameter_name = "webhooks"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(key, label) for key, (label, _) in WEBHOOK_TROUBLE.items()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Merchant]) -> QuerySet[Merchant]:
+        if self.value() in WEBHOOK_TROUBLE:
+            return queryset & WEBHOOK_TROUBLE[str(self.value())][1]()
+        return queryset
+
+
+@board_section(slug="webhooks", title="Merchants' webhooks", position=20)
+def webhook_trouble() -> list[AttentionRow]:
+    listing = reverse("admin:merchants_merchant_changelist")
+    notes = {
+        "retrying": "merchants whose event waits for its next attempt",
+        "failed": f"merchants with an event whose every retry failed, within "
+        f"{settings.CONSOLE_WEBHOOK_FAILED_DAYS} days",
+        "disabled": "merchants sent nothing until a URL is set again",
+    }
+    rows = []
+    for key, (label, merchants) in WEBHOOK_TROUBLE.items():
+        count = merchants().count()
+        rows.append(
+            AttentionRow(
+                label=label,
+                count=count,
+                url=f"{listing}?webhooks={key}",
+                alert=count > 0,
+                note=notes[key],
+            )
+        )
+    return rows
 
 
 @admin.register(Merchant)
 class MerchantAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     list_display = ["name", "id", "status", "is_verified", "instant_deposits_enabled", "created_at"]
-    list_filter = ["status", "is_verified", "instant_deposits_enabled"]
+    list_filter = ["status", WebhookTroubleFilter, "is_verified", "instant_deposits_enabled"]
     search_fields = ["name", "id"]
     exclude = ["webhook_secret", "previous_webhook_secret"]
     # Setting a callback URL sends a test event: network I/O that must not run inside the
@@ -239,8 +299,27 @@ class WebhookDeliveryInline(ReadOnlyInline):
     readonly_fields = DELIVERY_FIELDS
 
 
+def _resend(event: WebhookEvent, staff: Staff) -> str:
+    webhook_event_resend_by_staff(event=event, staff=staff)
+    return "re-sending (same id and body)."
+
+
+RESEND = StaffOperation(
+    name="resend",
+    label="Re-send the webhook",
+    permission="merchants.resend_webhook",
+    explanation=(
+        "The event goes to the merchant's callback URL again with the same id and body and a "
+        "fresh retry budget; its earlier attempts stay listed. Approval callbacks are never "
+        "re-sent (the withdrawal has been decided)."
+    ),
+    perform=_resend,
+    offered=lambda event: not event.is_approval and event.status != WebhookEvent.Status.PENDING,
+)
+
+
 @admin.register(WebhookEvent)
-class WebhookEventAdmin(admin.ModelAdmin):
+class WebhookEventAdmin(StaffOperationsAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
@@ -255,9 +334,9 @@ class WebhookEventAdmin(admin.ModelAdmin):
     search_fields = ["id", "subject_id", "merchant__name"]
     inlines = [WebhookDeliveryInline]
     fields = readonly_fields = readable_fields(WebhookEvent)
-    actions = ["resend"]
     payload_json = json_readonly("payload")
     list_select_related = ["merchant"]
+    staff_operations = (RESEND,)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -265,16 +344,3 @@ class WebhookEventAdmin(admin.ModelAdmin):
     # The outbox is the record of what merchants were told; events are re-sent, never deleted.
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
-
-    @admin.action(description="Re-send (same id and body)", permissions=["change"])
-    def resend(self, request: HttpRequest, queryset: QuerySet[WebhookEvent]) -> None:
-        sent = 0
-        for event in queryset:
-            try:
-                webhook_event_resend(event=event)
-            except DomainError as exc:
-                self.message_user(request, f"{event.id}: {exc.message}", messages.ERROR)
-                continue
-            self.log_change(request, event, "Re-sent.")
-            sent += 1
-        self.message_user(request, f"Re-sending {sent} event(s).")

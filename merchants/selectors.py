@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
+from django.db.models import QuerySet
 
 from core import clock
 from core.context import request_memo_peek, request_memo_set
@@ -17,6 +18,7 @@ from merchants.tokens import (
     client_token_check,
     client_token_claimed_merchant,
 )
+from merchants.webhooks.models import WebhookEvent
 
 
 def api_key_hash(raw_key: str) -> str:
@@ -247,3 +249,27 @@ def api_secrets_for_verification(
         return [], None
     merchant: Merchant = _MERCHANTS.instance(rows[0][1])
     return [secret[_SECRET] for secret, _ in rows], merchant
+
+
+# Merchants whose webhooks need a person (the console's home and the merchants' list filter).
+def merchants_webhooks_retrying() -> QuerySet[Merchant]:
+    """Merchants with events being retried now: a delivery failed and the event waits for its
+    next attempt (pending events are few: the partial index ``webhook_event_due`` holds them)."""
+    retrying = WebhookEvent.objects.filter(
+        status=WebhookEvent.Status.PENDING, attempts__gte=1
+    ).values("merchant_id")
+    return Merchant.objects.filter(id__in=retrying)
+
+
+def merchants_webhooks_failed(*, since: datetime) -> QuerySet[Merchant]:
+    """Merchants with events given up on (every retry failed) since ``since``: an index-only
+    range of ``webhook_event_failed``."""
+    failed = WebhookEvent.objects.filter(
+        status=WebhookEvent.Status.FAILED, created_at__gte=since
+    ).values("merchant_id")
+    return Merchant.objects.filter(id__in=failed)
+
+
+def merchants_callbacks_disabled() -> QuerySet[Merchant]:
+    """Merchants whose callback URL answered 410 Gone: nothing is sent until a URL is set."""
+    return Merchant.objects.filter(callback_disabled_at__isnull=False)

@@ -18,18 +18,23 @@ from core.db import ModelRows
 from core.errors import DomainError
 from core.feed import feed_publish_on_commit
 from core.json import iso_ms
+from core.services import staff_action_record
+from core.staff import Staff
 from merchants.callers import callers_changed
 from merchants.models import ApiKey, ApiSecret, Client, IdempotentRequest, Merchant, Scope
 from merchants.selectors import api_key_hash, api_key_used, api_secret_for_signing
 from merchants.tokens import client_token_encode
 from merchants.tradeurls import trade_url_platform_id
 from merchants.webhooks.callbacks import callback_url_test
+from merchants.webhooks.models import WebhookEvent
+from merchants.webhooks.outbox import webhook_event_resend
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 SECRET_ROTATION_GRACE = timedelta(hours=24)
 
 
-def _webhook_secret() -> str:
+def webhook_secret_new() -> str:
+    """A Standard Webhooks secret: ``whsec_`` and 24 random bytes in base64."""
     return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
 
 
@@ -39,14 +44,16 @@ def merchant_create(
     is_verified: bool = False,
     callback_url: str = "",
     instant_deposits_enabled: bool = False,
+    webhook_secret: str = "",
 ) -> Merchant:
-    """A merchant with its webhook secret and a first API secret for client tokens. A callback
-    URL must first accept a signed test event (CALLBACK_URL_TEST_FAILED otherwise)."""
+    """A merchant with its webhook secret (a new one unless given) and a first API secret for
+    client tokens. A callback URL must first accept a test event signed with that secret
+    (CALLBACK_URL_TEST_FAILED otherwise)."""
     merchant = Merchant(
         name=name,
         is_verified=is_verified,
         instant_deposits_enabled=instant_deposits_enabled,
-        webhook_secret=_webhook_secret(),
+        webhook_secret=webhook_secret or webhook_secret_new(),
     )
     if callback_url:
         callback_url_test(merchant=merchant, url=callback_url)
@@ -236,7 +243,7 @@ def client_authenticate(
 
 # Idempotency keys (docs/decisions.md, "Idempotency-Key"): the first answer to a POST is kept
 # this long and replayed to retries; a request holding its key this long without answering is
-# taken for dead (its process killed), and a retry may run it again.
+# taken for dead (its process killed), and a retry may run it again. Both in real time.
 IDEMPOTENCY_KEPT = timedelta(hours=24)
 IDEMPOTENCY_LEASE = timedelta(seconds=60)
 
@@ -289,8 +296,9 @@ def idempotent_request_claim(
 ) -> IdempotencyClaim | KeptAnswer:
     """Claim ``key`` for this request, or find what holds it: the first answer to the same
     request (a ``KeptAnswer`` to replay), ``IDEMPOTENCY_KEY_REUSED`` when it was used for
-    another request, ``IDEMPOTENCY_KEY_IN_USE`` while that request still runs."""
-    now = clock.now()
+    another request, ``IDEMPOTENCY_KEY_IN_USE`` while that request still runs. Keys and leases
+    live on real time: another merchant moving the sandbox clock never frees a key."""
+    now = clock.real_now()
     claim = uuid.uuid4()
     values = {
         "merchant": merchant.pk,
@@ -350,3 +358,19 @@ def idempotent_requests_prune(*, now: datetime) -> int:
     """Delete the keys whose answers are no longer kept."""
     deleted, _ = IdempotentRequest.objects.filter(expires_at__lte=now).delete()
     return deleted
+
+
+def webhook_event_resend_by_staff(*, event: WebhookEvent, staff: Staff) -> WebhookEvent:
+    """Staff send an event again (same id and body, ``webhook_event_resend``), recorded against
+    the event's subject, so a trade's page shows who re-sent its webhook and why."""
+    with transaction.atomic():
+        staff_action_record(
+            staff=staff,
+            action="resend_webhook",
+            subject_type=event.subject_type,
+            subject_id=event.subject_id,
+            event=str(event.pk),
+            type=event.type,
+            sequence=event.sequence,
+        )
+        return webhook_event_resend(event=event)

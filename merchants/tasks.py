@@ -13,4 +13,4 @@ def prune_rate_limit_windows() -> int:
 @shared_task(name="merchants.prune_idempotent_requests", time_limit=60)
 def prune_idempotent_requests() -> int:
     """Idempotency keys older than 24 hours (their answers are no longer replayed)."""
-    return idempotent_requests_prune(now=clock.now())
+    return idempotent_requests_prune(now=clock.real_now())

@@ -128,3 +128,23 @@ RESET = {
     ],
     "autopilot": {"enabled": True, "stepSeconds": 5},
 }
+
+WEBHOOK_TEST_REQUEST = {"type": "trade.initiated", "url": "https://hooks.example.com/trading"}
+
+WEBHOOK_TEST = {
+    "webhookId": "5d7e3c1a-8f2b-4a6e-9c0d-1b2a3c4d5e6f",
+    "type": "trade.initiated",
+    "url": "https://hooks.example.com/trading",
+    "statusCode": 200,
+    "answer": '{"action": "approve"}',
+    "latencyMs": 41,
+    "error": None,
+    "payload": {
+        "id": "5d7e3c1a-8f2b-4a6e-9c0d-1b2a3c4d5e6f",
+        "type": "trade.initiated",
+        "createdAt": "2026-11-23T14:35:00.412Z",
+        "sequence": 1,
+        "trade": withdrawals.CLIENT_WITHDRAWAL,
+        "test": True,
+    },
+}

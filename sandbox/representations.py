@@ -1,7 +1,7 @@
 """Shapes of the ``/sandbox/`` helpers' answers (one description: the views build them, the
 OpenAPI document is generated from them)."""
 
-from typing import Annotated, Literal, TypedDict, cast
+from typing import Annotated, Any, Literal, TypedDict, cast
 
 from django.conf import settings
 
@@ -61,3 +61,26 @@ def reset_json(*, platform_users_forgotten: int) -> SandboxResetOut:
         ],
         "autopilot": autopilot_json(enabled=True),
     }
+
+
+class SandboxWebhookTestOut(TypedDict):
+    webhookId: Annotated[
+        str,
+        Doc(
+            "Its `webhook-id` header: the event's `id` (new each time), `test_...` for the URL test"
+        ),
+    ]
+    type: Annotated[str, Doc("The event type sent")]
+    url: Annotated[str, Doc("Where it was posted")]
+    statusCode: Annotated[
+        int | None, Doc("Your receiver's HTTP status; null when it gave no answer (see error)")
+    ]
+    answer: Annotated[str, Doc("The start of your receiver's answer (500 characters at most)")]
+    latencyMs: int
+    error: Annotated[
+        str | None, Doc("Why there was no answer (connection refused, timeout, ...); else null")
+    ]
+    payload: Annotated[
+        dict[str, Any],
+        Doc("The body posted: the event as a real one is, with `test: true`"),
+    ]

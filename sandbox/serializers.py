@@ -4,11 +4,12 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from django.core.validators import RegexValidator
+from django.core.validators import RegexValidator, URLValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.api.serializers import (
+    OnlyWhen,
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
@@ -19,6 +20,7 @@ from config.api.serializers import (
 from crypto.networks import CHAINS, TOKENS
 from merchants.tradeurls import PLATFORM_ID_PATTERN
 from sandbox.services.crypto import MAX_AMOUNT
+from sandbox.services.testevents import EVENT_TYPES, TRADE_TYPES
 from trading.games import GAMES, PHASES
 from trading.platform.base import TradeUrlState
 
@@ -161,3 +163,15 @@ class SandboxIdentityProviderIn(StrictSerializer):
 
 class SandboxAutopilotIn(StrictSerializer):
     enabled = StrictBooleanField()
+
+
+class SandboxWebhookTestIn(StrictSerializer):
+    type = StrictChoiceField(choices=list(EVENT_TYPES))
+    # As a callback URL may be (its column's size); any host in the sandbox, as callbacks are.
+    url = StrictCharField(
+        max_length=500, required=False, validators=[URLValidator(schemes=["http", "https"])]
+    )
+    # Left out: a withdrawal (a default would be given with every type, and the rule refuse it).
+    tradeType = StrictChoiceField(choices=["withdraw", "deposit"], required=False)
+
+    rules = (OnlyWhen("tradeType", "type", TRADE_TYPES),)

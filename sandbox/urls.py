@@ -11,6 +11,7 @@ from sandbox.apis.democallback import SandboxDemoCallbackApi
 from sandbox.apis.identity import SandboxIdentityProviderApi, SandboxVerificationDecideApi
 from sandbox.apis.platform import SandboxBotsApi, SandboxPlatformUserApi
 from sandbox.apis.trades import SandboxTradeEventApi
+from sandbox.apis.webhooks import SandboxWebhookTestApi
 from sandbox.apis.world import SandboxAutopilotApi, SandboxResetApi
 
 urlpatterns = [
@@ -22,6 +23,7 @@ urlpatterns = [
     path("sandbox/clock", SandboxClockApi.as_view()),
     path("sandbox/clock/advance", SandboxClockAdvanceApi.as_view()),
     path("sandbox/demo-callback", SandboxDemoCallbackApi.as_view()),
+    path("sandbox/webhooks/test", SandboxWebhookTestApi.as_view()),
     path("sandbox/crypto/transfers", SandboxCryptoTransfersApi.as_view()),
     path(
         "sandbox/crypto/transfers/<str:txHash>/confirmations",

@@ -1,9 +1,11 @@
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.core.cache import cache
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.factories import Actor, make_actor
@@ -52,5 +54,38 @@ def clock_advance(db: None) -> Callable[[int], None]:
         row.clock_offset_seconds += seconds
         row.save(update_fields=["clock_offset_seconds"])
         cache.delete(SETTINGS_CACHE_KEY)
+
+    return advance
+
+
+@pytest.fixture
+def real_clock_advance(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """Moves real time as the service reads it (core.clock.real_now) forward by some seconds, in
+    this process (its threads and live server included): what the sandbox clock never moves
+    (leases, Idempotency-Keys, a provider's pause, replay windows) waits on it."""
+    from core import clock
+
+    ahead = timedelta()
+
+    def real_now() -> datetime:
+        return timezone.now() + ahead
+
+    def advance(seconds: int) -> None:
+        nonlocal ahead
+        ahead += timedelta(seconds=seconds)
+
+    monkeypatch.setattr(clock, "real_now", real_now)
+    return advance
+
+
+@pytest.fixture
+def time_passes(
+    clock_advance: Callable[[int], None], real_clock_advance: Callable[[int], None]
+) -> Callable[[int], None]:
+    """Real time passing: both clocks move (the service clock is real time plus its offset)."""
+
+    def advance(seconds: int) -> None:
+        clock_advance(seconds)
+        real_clock_advance(seconds)
 
     return advance

@@ -206,17 +206,10 @@ def test_a_validation_failure_is_not_kept_so_the_fixed_body_runs_under_the_key(a
 
 
 def test_a_request_still_running_answers_409_and_a_dead_ones_key_is_taken_over(
-    api, alice, item, clock_advance
+    api, alice, item, real_clock_advance
 ):
     body = buy_body(item)
-    # Another request holds the key (claimed, no answer yet): it runs, or its process died.
-    running = requests.Request(
-        "POST",
-        api.base + "/secure/buy",
-        data=dumps(body),
-        headers={"Content-Type": "application/json", "Idempotency-Key": KEY},
-    )
-    held = hold_key(alice, KEY, running)
+    held = hold_buy(api, alice, body)  # it runs, or its process died
 
     busy = api.post("/secure/buy", body, alice.headers, KEY)
     assert (busy.status_code, error_key(busy)) == (409, "IDEMPOTENCY_KEY_IN_USE")
@@ -224,7 +217,7 @@ def test_a_request_still_running_answers_409_and_a_dead_ones_key_is_taken_over(
     assert 1 <= int(busy.headers["Retry-After"]) <= 60
     assert trades(alice) == 0
 
-    clock_advance(61)  # its lease ends: the process that held it is taken for dead
+    real_clock_advance(61)  # its lease ends: the process that held it is taken for dead
     taken = api.post("/secure/buy", body, alice.headers, KEY)
     assert taken.status_code == 200, taken.text
     assert "Idempotent-Replayed" not in taken.headers
@@ -234,15 +227,22 @@ def test_a_request_still_running_answers_409_and_a_dead_ones_key_is_taken_over(
     assert row.status_code == 200
 
 
-def hold_key(actor: Actor, key: str, request: requests.Request) -> IdempotencyClaim:
-    """The key claimed as the live server would claim it for ``request``."""
+def hold_buy(api: Api, actor: Actor, body: dict[str, Any]) -> IdempotencyClaim:
+    """Another request holds KEY for this buy (claimed, no answer yet), claimed as the live
+    server would claim it."""
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory
 
     from config.api.idempotency import request_fingerprint
     from config.api.rendering import DecimalJSONParser
 
-    prepared = request.prepare()
+    running = requests.Request(
+        "POST",
+        api.base + "/secure/buy",
+        data=dumps(body),
+        headers={"Content-Type": "application/json", "Idempotency-Key": KEY},
+    )
+    prepared = running.prepare()
     raw = APIRequestFactory().post(
         prepared.path_url, prepared.body, content_type="application/json"
     )
@@ -250,7 +250,7 @@ def hold_key(actor: Actor, key: str, request: requests.Request) -> IdempotencyCl
     claim = idempotent_request_claim(
         merchant=actor.merchant,
         caller="",
-        key=key,
+        key=KEY,
         fingerprint=request_fingerprint(parsed),
         request_id="held-by-another-request",
     )
@@ -372,28 +372,67 @@ def test_the_longest_key_and_any_visible_ascii_are_accepted(api, alice, item):
         assert response.status_code == 200, response.text
 
 
-def test_a_key_is_kept_24_hours_then_the_same_request_runs_again(api, alice, clock_advance):
+def test_a_key_is_kept_24_hours_then_the_same_request_runs_again(api, alice, real_clock_advance):
     first = api.post("/auth/authenticate-client", auth_body(1), alice.headers, KEY)
-    clock_advance(24 * 3600 - 60)
+    real_clock_advance(24 * 3600 - 60)
     within = api.post("/auth/authenticate-client", auth_body(1), alice.headers, KEY)
-    clock_advance(120)
-    pruned = idempotent_requests_prune(now=clock.now())
+    real_clock_advance(120)
+    pruned = idempotent_requests_prune(now=clock.real_now())
     after = api.post("/auth/authenticate-client", auth_body(1), alice.headers, KEY)
 
     assert within.headers["Idempotent-Replayed"] == "true"
     assert within.json()["data"] == first.json()["data"]
     assert pruned == 1
     assert "Idempotent-Replayed" not in after.headers
-    assert after.json()["data"]["token"] != first.json()["data"]["token"]  # issued anew
+    kept = IdempotentRequest.objects.get(merchant=alice.merchant, key=KEY)
+    assert kept.request_id == after.json()["requestId"] != first.json()["requestId"]  # ran anew
 
 
-def test_the_prune_task_deletes_only_expired_keys(api, alice, bob, item, clock_advance):
+def test_the_prune_task_deletes_only_expired_keys(api, alice, bob, item, real_clock_advance):
     api.post("/secure/buy", buy_body(item), alice.headers, "old")
-    clock_advance(24 * 3600 + 1)
+    real_clock_advance(24 * 3600 + 1)
     api.post("/secure/buy", buy_body(item, partner=45), bob.headers, "new")
 
     assert prune_idempotent_requests() == 1
     assert list(IdempotentRequest.objects.values_list("key", flat=True)) == ["new"]
+
+
+def test_another_merchant_moving_the_sandbox_clock_never_frees_a_key(api, alice, bob, item):
+    """Issue 39's reproduction: bob moves the shared sandbox clock past the 24 hours a key is
+    kept; alice's retry with the same key still gets her first trade, and is not charged again.
+    Nor does the prune task forget her key."""
+    body = buy_body(item)
+    first = api.post("/secure/buy", body, alice.headers, KEY)
+    assert first.status_code == 200, first.text
+    charged = locked(alice)
+
+    advanced = api.post("/sandbox/clock/advance", {"minutes": 1441}, bob.headers)
+    assert advanced.status_code == 200, advanced.text
+    pruned = prune_idempotent_requests()
+    retry = api.post("/secure/buy", body, alice.headers, KEY)
+
+    assert pruned == 0
+    assert retry.status_code == 200, retry.text
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.json()["data"] == first.json()["data"]
+    assert trades(alice) == 1
+    assert locked(alice) == charged == Decimal("10.50")
+
+
+def test_another_merchant_moving_the_sandbox_clock_never_ends_a_running_requests_lease(
+    api, alice, bob, item
+):
+    body = buy_body(item)
+    held = hold_buy(api, alice, body)
+
+    advanced = api.post("/sandbox/clock/advance", {"minutes": 5}, bob.headers)
+    assert advanced.status_code == 200, advanced.text
+    retry = api.post("/secure/buy", body, alice.headers, KEY)
+
+    assert (retry.status_code, error_key(retry)) == (409, "IDEMPOTENCY_KEY_IN_USE")
+    assert 1 <= int(retry.headers["Retry-After"]) <= 60
+    assert trades(alice) == 0
+    assert IdempotentRequest.objects.get(merchant=alice.merchant, key=KEY).claim == held.claim
 
 
 def test_a_body_with_integers_beyond_64_bits_is_refused_not_a_500(api, alice):

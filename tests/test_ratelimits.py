@@ -285,6 +285,21 @@ def test_unverified_merchant_gets_100_an_hour_then_429(api, frozen_clock):
 
 
 @pytest.mark.django_db
+def test_the_sandbox_clock_never_opens_a_new_window(api, frozen_clock, clock_advance):
+    """Budgets count real time: another merchant moving the sandbox clock past the hour frees
+    no request (docs/decisions.md, "Clocks")."""
+    actor = make_actor(name="Unverified", is_verified=False)
+    for _ in range(100):
+        assert _authenticate(api, actor).status_code == 200
+
+    clock_advance(2 * HOUR)
+
+    refused = _authenticate(api, actor)
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == str(HOUR // 2)
+
+
+@pytest.mark.django_db
 def test_retry_after_is_the_time_left_in_the_window(api, frozen_clock):
     actor = make_actor(name="Unverified", is_verified=False)
     slot_start = frozen_clock["now"] - HOUR / 2

@@ -40,6 +40,7 @@ def deployment_env(*, sandbox: bool, database: str | None, var_dir: Path, **extr
     env.update(
         SANDBOX="true" if sandbox else "false",
         SECRET_KEY=settings.SECRET_KEY,
+        ALLOWED_HOSTS="127.0.0.1",
         CRYPTO_HD_MNEMONIC=settings.SANDBOX_HD_MNEMONIC,
         VAR_DIR=str(var_dir),
         LOG_LEVEL="WARNING",

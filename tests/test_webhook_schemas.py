@@ -198,5 +198,5 @@ def test_the_document_declares_every_webhook_and_names_the_guide(document):
         "callbackUrlTest",
     }
     for name, path_item in document["webhooks"].items():
-        assert "docs/webhooks.md" in path_item["post"]["description"], name
-    assert "docs/webhooks.md" in document["info"]["description"]
+        assert "(/docs/webhooks)" in path_item["post"]["description"], name
+    assert "(/docs/webhooks)" in document["info"]["description"]

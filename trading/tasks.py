@@ -6,18 +6,18 @@ from config.celery import enqueue
 from core.handoffs import handoff_follow, handoff_register
 from trading.deposits.services.offers import deposit_offer_send
 from trading.deposits.services.store import DEPOSIT_OFFER
+from trading.deposits.services.sweeps import (
+    deposit_holds_due_complete,
+    deposit_offers_abandon,
+    deposit_offers_due,
+    deposit_offers_expire,
+)
 from trading.marketplace.suppliers.clients import supplier_names
 from trading.services.offers import offer_pollers, offers_poll
 from trading.services.suppliers import (
     supplier_balances_check,
     supplier_listings_poll,
     supplier_orders_follow,
-)
-from trading.services.sweeps import (
-    deposit_holds_due_complete,
-    deposit_offers_abandon,
-    deposit_offers_due,
-    deposit_offers_expire,
 )
 from trading.withdrawals.services.cancels import (
     CANCELS_COMPLETE,

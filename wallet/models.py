@@ -91,3 +91,20 @@ class Posting(models.Model):
 
     def __str__(self) -> str:
         return f"{self.account} {self.amount}"
+
+
+class WalletCheck(models.Model):
+    """One run of the wallet's invariant check (``check_wallet``, and beat's
+    ``wallet.check_invariants``): when, how long it took, and what it found broken, by invariant.
+    The console's home shows the newest and its age."""
+
+    ran_at = models.DateTimeField()
+    seconds = models.FloatField(help_text="how long the check took")
+    is_clean = models.BooleanField("clean", help_text="every invariant held")
+    problems = models.JSONField(default=dict, blank=True, help_text="{invariant: [problem, ...]}")
+
+    class Meta:
+        indexes = [models.Index(fields=["-ran_at"], name="wallet_check_newest")]
+
+    def __str__(self) -> str:
+        return f"{'clean' if self.is_clean else 'BROKEN'} at {self.ran_at:%Y-%m-%d %H:%M:%S}"

@@ -1,6 +1,7 @@
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 from django.db import connection
@@ -9,7 +10,7 @@ from django.db.models.functions import Round
 
 from core.db import ModelRows
 from merchants.models import Merchant
-from wallet.models import Account, Posting
+from wallet.models import Account, Posting, WalletCheck
 from wallet.representations import WalletBalance
 
 _ACCOUNTS = ModelRows(Account, only=("kind", "balance"))
@@ -169,3 +170,37 @@ def wallet_balance_summary(*, merchant: Merchant) -> WalletBalance:
         "escrowBalance": balances[Account.Kind.ESCROW],
         "currency": "USD",
     }
+
+
+# Each invariant ``wallet_invariants_check`` proves, by its name in the report, as staff read it.
+INVARIANTS = {
+    "unbalanced_transfers": "unbalanced transfers",
+    "drifted_accounts": "accounts whose balance differs from their postings",
+    "negative_held_accounts": "held accounts below zero",
+    "orphan_locks": "locks without a live trade or cashout",
+    "unexplained_balances": "held balances no deposit explains",
+    "shared_assets": "assets in two live deposits",
+    "doubled_credits": "credits without exactly one asset behind them",
+}
+
+
+@dataclass(frozen=True)
+class WalletCheckResult:
+    """The last run of the invariant check: when (the service clock), and how many problems it
+    found under each invariant."""
+
+    ran_at: datetime
+    problems: dict[str, int]
+
+
+def wallet_check_last() -> WalletCheckResult | None:
+    """The newest stored run of the invariant check (``check_wallet``, beat's
+    ``wallet.check_invariants``), or None when none is: what the metrics export and the alerts
+    read (docs/ops/runbooks)."""
+    check = WalletCheck.objects.order_by("-ran_at", "-id").first()
+    if check is None:
+        return None
+    return WalletCheckResult(
+        ran_at=check.ran_at,
+        problems={name: len(found) for name, found in check.problems.items()},
+    )

@@ -1,6 +1,7 @@
 """What the OpenAPI document tells an integrator about an operation beyond its shapes: a summary, a
 description, examples of the request and the answer (``OperationDoc``, declared by each view as
-``ApiView.doc``), and its rate limit (``RateLimitDoc``, from the registry the views count with).
+``ApiView.doc``), its rate limit (``RateLimitDoc``, from the registry the views count with), and
+the guides (``GUIDES``: docs/*.md served under ``/docs/``) its description links to.
 
 ``config.api.schema`` renders them; docstrings never reach the document (they speak to developers).
 """
@@ -13,22 +14,51 @@ from typing import Any
 # An example as it travels: JSON objects, arrays, strings, numbers, booleans and null.
 Json = Any
 
+
+@dataclass(frozen=True)
+class Guide:
+    """A page of docs/ served at ``/docs/<slug>`` (``config.guides``) and linked from the API
+    reference: what integrators read beyond the operations."""
+
+    slug: str
+    file: str  # under docs/
+    title: str
+
+    @property
+    def path(self) -> str:
+        return f"/docs/{self.slug}"
+
+    def link(self, text: str = "") -> str:
+        return f"[{text or self.title}]({self.path})"
+
+
+WEBHOOKS_GUIDE = Guide("webhooks", "webhooks.md", "Receiving webhooks")
+ERRORS_GUIDE = Guide("errors", "errors.md", "Errors")
+IDEMPOTENCY_GUIDE = Guide("idempotency", "idempotency.md", "Safe retries")
+SANDBOX_GUIDE = Guide("sandbox", "sandbox.md", "The sandbox")
+FEED_GUIDE = Guide("feed", "feed.md", "The real-time feed")
+SDK_GUIDE = Guide("assetpay-sdk", "assetpay-sdk.md", "Coming from the AssetPay SDK")
+GUIDES = (WEBHOOKS_GUIDE, ERRORS_GUIDE, IDEMPOTENCY_GUIDE, SANDBOX_GUIDE, FEED_GUIDE, SDK_GUIDE)
+
 # The document's own description (``SPECTACULAR_SETTINGS["DESCRIPTION"]``): what holds for every
 # operation, so that each operation's description speaks only of itself.
-API_DESCRIPTION = """
+API_DESCRIPTION = f"""
 Merchant-facing API for trading game items: deposits (items sold to the service, credited to your
 USD wallet), withdrawals (market listings bought and delivered by trade offer), prices and market
 browsing, crypto deposits and cashouts, and your wallet's ledger.
+
+**Guides:** {", ".join(guide.link() for guide in GUIDES)}.
 
 **Callers.** Your backend calls with its API key in the `api-key` header (`/auth`, `/secure`,
 `/v1`, `/sandbox`). Your end users' apps call `/client/*` with a client token that your backend
 gets from `POST /auth/authenticate-client`, in `Authorization: Bearer <token>`.
 
-**Envelope.** Every answer is `{requestId, success: true, data}` or
-`{requestId, success: false, error: {code, key, message, fields?, details?}}`; the `requestId` is
-also the `X-Request-Id` header. Branch on `error.key` or `error.code`, never on `message`.
+**Envelope.** Every answer is `{{requestId, success: true, data}}` or
+`{{requestId, success: false, error: {{code, key, message, fields?, details?}}}}`; the `requestId`
+is also the `X-Request-Id` header. Branch on `error.key` or `error.code`, never on `message`.
 `VALIDATION_FAILED` names each refused input in `fields` (dotted paths such as `items.0.price`).
-Each operation lists the errors it can answer with, with an example body each.
+Each operation lists the errors it can answer with, with an example body each; every code is in
+{ERRORS_GUIDE.link("the error catalog")}.
 
 **Values.** USD amounts are JSON numbers with two decimals (fields ending in `Cents` are integer
 cents); token amounts are decimal strings; times are UTC ISO 8601 with milliseconds and `Z`.
@@ -43,15 +73,19 @@ not). A refused request is 429 `RATE_LIMITED` with `Retry-After`.
 
 **Events.** Trade and crypto changes are sent to your callback URL as signed webhooks (Standard
 Webhooks); withdrawals and client cashouts wait for your approval there first. Each is declared
-under `webhooks` with its body and what each answer of yours does; the receiving side's guide
-(verifying in Python and Node, approving and rejecting, retries, ordering, a receiver to copy) is
-`docs/webhooks.md` in the service's repository.
+under `webhooks` with its body and what each answer of yours does. The receiving side's guide,
+{WEBHOOKS_GUIDE.link()}, shows how to verify in Python, Node and TypeScript, approve and reject,
+retries, ordering and a receiver to copy; in the sandbox, `POST /sandbox/webhooks/test` sends
+your receiver a signed test event of any type. The same changes reach open sockets at once
+through {FEED_GUIDE.link()} (Socket.IO, best effort).
 
 **Safe retries.** Every POST takes an `Idempotency-Key` header: retried with the same key and
-body, it runs once and answers its first answer again (`Idempotent-Replayed: true`).
+body, it runs once and answers its first answer again (`Idempotent-Replayed: true`):
+{IDEMPOTENCY_GUIDE.link()}.
 
 **Sandbox.** With the sandbox on, the `/sandbox/*` helpers move the simulated outside world
-(platform users, bots, trades, chains, the identity provider, the clock) for your account.
+(platform users, bots, trades, chains, the identity provider, the clock) for your account:
+{SANDBOX_GUIDE.link()}.
 """
 
 

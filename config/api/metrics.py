@@ -6,11 +6,10 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
+from config.api.routes import request_route
 from core.db import db_pools_observe
 from core.metrics import HTTP_LATENCY, HTTP_REQUESTS
 
-# A path no route took (a 404, a static file): one series, whatever was asked.
-UNMATCHED = "unmatched"
 # Any other method (anyone may send any token there) is counted as one.
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
@@ -26,8 +25,7 @@ class RequestMetricsMiddleware:
         started = time.perf_counter()
         response = self.get_response(request)
         elapsed = time.perf_counter() - started
-        match = getattr(request, "resolver_match", None)
-        route = match.route if match is not None else UNMATCHED
+        route = request_route(request)
         method = request.method if request.method in METHODS else "other"
         HTTP_REQUESTS.labels(route, method, str(response.status_code)).inc()
         HTTP_LATENCY.labels(route, method).observe(elapsed)

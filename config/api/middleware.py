@@ -1,9 +1,11 @@
 """Request ids, request limits, maintenance mode, and the envelope for responses made outside
 DRF views."""
 
+import logging
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
@@ -15,6 +17,9 @@ from django.core.handlers.wsgi import get_bytes_from_wsgi
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import CsrfViewMiddleware
+from django.utils.encoding import escape_uri_path
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
 
 from config.api.exceptions import (
     REDIS_UNAVAILABLE,
@@ -22,10 +27,16 @@ from config.api.exceptions import (
     error_response,
     redis_unavailable,
 )
+from config.api.routes import request_route
 from config.api.views import ApiView
 from core.context import end_request, start_request
 from core.errors import DomainError, validation_error
+from core.logs import LOG_FIELDS
 from core.selectors import maintenance_is_on
+
+# One line per request answered (docs/ops/logs.md): a logger of its own, so that a deployment
+# can route or silence it apart from the rest.
+access_logger = logging.getLogger("access")
 
 API_PREFIXES = ("/auth/", "/secure/", "/client/", "/v1/", "/sandbox/")
 
@@ -39,17 +50,52 @@ NOT_TEXT = "Must be UTF-8 text without NUL characters."
 
 
 class RequestIdMiddleware:
+    """The request's id for its answer and every line it logs, and its access line once it is
+    answered (every answer: a 401 and a 429 alike; its merchant once authenticated)."""
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
         request_id = start_request(request.META.get("HTTP_X_REQUEST_ID"))
         try:
             response = self.get_response(request)
+            response["X-Request-Id"] = request_id
+            access_log(request, response, time.perf_counter() - started)
         finally:
             end_request()
-        response["X-Request-Id"] = request_id
         return response
+
+
+def access_log(request: HttpRequest, response: HttpResponse, seconds: float) -> None:
+    """``GET /v1/trades/T1 200 12.3 ms``; as JSON, the fields apart: the route is the URL
+    pattern the metrics count it under. The path is percent-encoded again (a decoded line
+    break would start a forged line of its own), the query string left out (it may hold a
+    trade URL's token)."""
+    if not access_logger.isEnabledFor(logging.INFO):
+        return
+    duration_ms = round(seconds * 1000, 1)
+    path = escape_uri_path(request.path)
+    access_logger.info(
+        "%s %s %s %s ms",
+        request.method,
+        path,
+        response.status_code,
+        duration_ms,
+        extra={
+            LOG_FIELDS: {
+                "method": request.method,
+                "path": path,
+                "route": request_route(request),
+                "status": response.status_code,
+                "durationMs": duration_ms,
+                # The caller's address as the API keys' IP lists see it (NUM_PROXIES); DRF
+                # reads only the request's META for it.
+                "client": BaseThrottle().get_ident(cast(Request, request)),
+            }
+        },
+    )
 
 
 class RequestLimitsMiddleware:
@@ -82,8 +128,9 @@ def _part_refused(request: HttpRequest) -> tuple[str, str] | None:
         return "url", f"The URL is longer than {MAX_URL_LENGTH} characters."
     if _headers_bytes(meta) > MAX_HEADERS_BYTES:
         return "headers", f"The headers are larger than {MAX_HEADERS_BYTES} bytes."
-    if _declared_body_too_large(meta):
-        return "body", "The body is too large."
+    body_refused = _declared_body_refused(meta)
+    if body_refused is not None:
+        return "body", body_refused
     if meta.get("HTTP_TRANSFER_ENCODING"):
         # Django reads a body by its Content-Length only: a chunked one would be read as empty.
         return "body", "Send the body with a Content-Length; a transfer coding is not read."
@@ -107,13 +154,15 @@ def _headers_bytes(meta: Mapping[str, Any]) -> int:
     )
 
 
-def _declared_body_too_large(meta: Mapping[str, Any]) -> bool:
+def _declared_body_refused(meta: Mapping[str, Any]) -> str | None:
+    """Why the declared body is refused: a Content-Length that is not a number of bytes
+    (Django's ``request.body`` raises ValueError on one; gunicorn refuses it first, a test client
+    or another server may not), or one over DATA_UPLOAD_MAX_MEMORY_SIZE."""
+    declared = meta.get("CONTENT_LENGTH") or "0"
+    if not (declared.isascii() and declared.isdigit()):
+        return "Content-Length is not a number of bytes."
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    try:
-        declared = int(meta.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return False  # Django reads no body then
-    return limit is not None and declared > limit
+    return "The body is too large." if limit is not None and int(declared) > limit else None
 
 
 def _query_pairs(query: bytes) -> Iterator[tuple[bytes, bytes]]:

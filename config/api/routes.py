@@ -5,7 +5,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from django.http import HttpRequest
 from django.urls import URLPattern, URLResolver, get_resolver
+
+# A path no route took (a 404, a static file): one series in the metrics, whatever was asked.
+UNMATCHED = "unmatched"
 
 
 def routed_views() -> Iterator[tuple[str, type]]:
@@ -24,3 +28,10 @@ def _routes(patterns: list[Any], prefix: str) -> Iterator[tuple[str, type]]:
             )
             if view is not None:
                 yield route, view
+
+
+def request_route(request: HttpRequest) -> str:
+    """The URL pattern Django resolved for an answered request (the metrics' and the access
+    log's ``route``: as many as the routes, never the raw path), or ``unmatched``."""
+    match = getattr(request, "resolver_match", None)
+    return match.route if match is not None else UNMATCHED

@@ -32,7 +32,7 @@ from rest_framework.exceptions import ValidationError
 from typing_extensions import TypeAliasType
 
 from config.api.digits import integer_text_pattern
-from config.api.docs import OperationDoc, rate_limit_markdown
+from config.api.docs import IDEMPOTENCY_GUIDE, OperationDoc, rate_limit_markdown
 from config.api.exceptions import as_domain_error
 from config.api.idempotency import (
     HEADER,
@@ -96,7 +96,7 @@ IDEMPOTENCY_KEY_PARAMETER = {
             "first request still runs, `IDEMPOTENCY_KEY_IN_USE` (1015, with `Retry-After`).",
             "Not kept, so a retry runs again: `VALIDATION_FAILED` and answers with",
             "`Retry-After`. Keys are the merchant's own (a client token's account has keys of",
-            'its own). README, "Safe retries".',
+            f"its own). {IDEMPOTENCY_GUIDE.link()}.",
         ]
     ),
 }

@@ -2,4 +2,4 @@
 token accounts, review thresholds, flagged senders) and the real chains' bookkeeping (``evm``,
 ``solana``)."""
 
-from crypto.admin import evm, money, solana  # noqa: F401 (each registers its pages)
+from crypto.admin import board, evm, money, solana  # noqa: F401 (each registers its pages)

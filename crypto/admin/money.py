@@ -1,6 +1,7 @@
 """Staff console for crypto: deposits (release or refund frozen ones), cashouts (approve or
-reject those in review, cancel those not sent), allocations, token accounts, review thresholds and
-flagged senders. Every action is in the admin log."""
+reject those in review, cancel those not sent), allocations and token accounts (swept to the hot
+wallet by staff, with a reason), review thresholds and flagged senders. Every action is in the
+admin log."""
 
 from collections.abc import Callable
 from typing import Any
@@ -9,10 +10,11 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from core import clock
+from core.admin.staff import StaffOperation, StaffOperationsAdmin
 from core.admin_display import ReadOnlyAdmin
 from core.errors import DomainError
-from crypto.chains.evm import evm_served_chains
-from crypto.chains.solana import solana_served
+from core.staff import Staff
 from crypto.models import (
     AddressAllocation,
     CryptoDeposit,
@@ -21,12 +23,13 @@ from crypto.models import (
     MerchantCryptoPolicy,
     SolanaTokenAccount,
 )
+from crypto.selectors import solana_accounts_behind
+from crypto.services.addresses import allocation_sweep_request
 from crypto.services.deposits import crypto_deposit_refund, crypto_deposit_release
 from crypto.services.withdrawals import (
     crypto_withdrawal_cancel,
     crypto_withdrawal_review,
 )
-from crypto.tasks import enqueue_account_sweep, enqueue_address_sweep
 from merchants.console import merchant_column
 from merchants.webhooks.models import WebhookEvent
 from wallet.models import Transfer
@@ -176,8 +179,43 @@ class CryptoWithdrawalAdmin(ReadOnlyAdmin):
         )
 
 
+def _sweep_allocation(allocation: AddressAllocation, staff: Staff) -> str:
+    return allocation_sweep_request(allocation=allocation, staff=staff)
+
+
+def _sweep_account(account: SolanaTokenAccount, staff: Staff) -> str:
+    return allocation_sweep_request(allocation=account.allocation, staff=staff, accounts=[account])
+
+
+SWEEP_EXPLAINED = (
+    "A worker asks the chain for the balance and moves the tokens to the hot wallet now, "
+    "whatever the amount (the schedule waits for a minimum balance), topping up the gas from "
+    "the hot wallet when the address has too little. No USD moves: the tokens were credited "
+    "when they arrived. The sweeps are listed under EVM and Solana sweeps."
+)
+SWEEP_ADDRESS = StaffOperation(
+    name="sweep",
+    label="Sweep to the hot wallet",
+    permission="crypto.sweep_address",
+    explanation=SWEEP_EXPLAINED,
+    perform=_sweep_allocation,
+)
+SWEEP_ACCOUNT = StaffOperation(
+    name="sweep",
+    label="Sweep to the hot wallet",
+    permission="crypto.sweep_address",
+    explanation=SWEEP_EXPLAINED,
+    perform=_sweep_account,
+    offered=lambda account: account.status == SolanaTokenAccount.Status.ACTIVE,
+)
+
+
+class StaffReadOnlyAdmin(StaffOperationsAdmin, ReadOnlyAdmin):
+    """A read-only page whose rows staff act on through services."""
+
+
 @admin.register(AddressAllocation)
-class AddressAllocationAdmin(ReadOnlyAdmin):
+class AddressAllocationAdmin(StaffReadOnlyAdmin):
     ordering = ("-created_at", "-id")
     list_display = [
         "id",
@@ -189,25 +227,29 @@ class AddressAllocationAdmin(ReadOnlyAdmin):
     ]
     search_fields = ["platform_id", "evm_address", "solana_owner", "merchant__name"]
     list_select_related = ["merchant"]
-    actions = ["sweep"]
+    staff_operations = (SWEEP_ADDRESS,)
+    staff_subject = "address_allocation"
 
-    @admin.action(description="Sweep EVM tokens to the hot wallet now", permissions=["decide"])
-    def sweep(self, request: HttpRequest, queryset: QuerySet[AddressAllocation]) -> None:
-        if not evm_served_chains():
-            self.message_user(request, "No EVM chain is served here.", messages.ERROR)
-            return
-        for allocation in queryset:
-            enqueue_address_sweep(allocation.pk)
-            self.log_change(
-                request,
-                allocation,
-                f"Sweep to the hot wallet requested by {request.user.get_username()}.",
-            )
-        self.message_user(request, f"Sweeps requested for {queryset.count()} address(es).")
+
+class ScanBehindFilter(admin.SimpleListFilter):
+    """Accounts whose scan is overdue past the console's lag (the home links here)."""
+
+    title = "scan"
+    parameter_name = "scan"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("behind", "behind")]
+
+    def queryset(
+        self, request: HttpRequest, queryset: QuerySet[SolanaTokenAccount]
+    ) -> QuerySet[SolanaTokenAccount]:
+        if self.value() == "behind":
+            return queryset.filter(cursor__in=solana_accounts_behind(now=clock.now()))
+        return queryset
 
 
 @admin.register(SolanaTokenAccount)
-class SolanaTokenAccountAdmin(ReadOnlyAdmin):
+class SolanaTokenAccountAdmin(StaffReadOnlyAdmin):
     # No creation time of their own: the accounts that changed last come first.
     ordering = ("-updated_at", "-id")
     list_display = [
@@ -220,10 +262,10 @@ class SolanaTokenAccountAdmin(ReadOnlyAdmin):
         "scanned_at",
         "updated_at",
     ]
-    list_filter = ["status", "token", "close_pending"]
+    list_filter = ["status", "token", "close_pending", ScanBehindFilter]
     search_fields = ["address", "allocation__solana_owner", "allocation__platform_id"]
     list_select_related = ["allocation", "cursor"]
-    actions = ["sweep"]
+    staff_operations = (SWEEP_ACCOUNT,)
 
     @admin.display(description="scanned up to (signature)")
     def scanned_up_to(self, account: SolanaTokenAccount) -> str:
@@ -234,20 +276,6 @@ class SolanaTokenAccountAdmin(ReadOnlyAdmin):
     def scanned_at(self, account: SolanaTokenAccount) -> object:
         cursor = getattr(account, "cursor", None)
         return cursor.scanned_at if cursor is not None else None
-
-    @admin.action(description="Sweep Solana tokens to the hot wallet now", permissions=["decide"])
-    def sweep(self, request: HttpRequest, queryset: QuerySet[SolanaTokenAccount]) -> None:
-        if not solana_served():
-            self.message_user(request, "Solana is not served here.", messages.ERROR)
-            return
-        for account in queryset:
-            enqueue_account_sweep(account.pk)
-            self.log_change(
-                request,
-                account,
-                f"Sweep to the hot wallet requested by {request.user.get_username()}.",
-            )
-        self.message_user(request, f"Sweeps requested for {queryset.count()} account(s).")
 
 
 class AuditedAdmin(admin.ModelAdmin):

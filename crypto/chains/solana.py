@@ -37,7 +37,7 @@ from crypto.chains.unconfigured import UnconfiguredChains
 from crypto.keys import solana_hot_wallet_keypair
 from crypto.models import SolanaTokenAccount
 from crypto.networks import SOL, min_confirmations, network
-from crypto.solana.models import SolanaAttempt, SolanaTransaction
+from crypto.solana.models import SolanaAttempt, SolanaSweep, SolanaTransaction
 from crypto.solana.node import Status, solana_node
 from crypto.solana.sweeps import solana_account_close_step
 from crypto.solana.transactions import (
@@ -98,6 +98,11 @@ class SolanaChains:
     def token_account_state(self, *, address: str) -> str:
         if not self.chains:
             return self.other.token_account_state(address=address)
+        if SolanaSweep.objects.filter(
+            address=address, status=SolanaSweep.Status.SWEEPING, closes=True
+        ).exists():
+            # Its closing sweep may land any moment: open it again once that is over.
+            return AccountState.CLOSED
         if solana_node().account_owner(address) == str(TOKEN_PROGRAM_ID):
             return AccountState.OPEN
         opening = (

@@ -88,7 +88,7 @@ def _attempt(chain_tx: EvmTransaction, fees: Fees, chain_id: int) -> EvmAttempt:
         max_fee_per_gas=fees.max_fee_per_gas,
         max_priority_fee_per_gas=fees.max_priority_fee_per_gas,
         raw="0x" + bytes(signed.raw_transaction).hex(),
-        created_at=clock.now(),
+        created_at=clock.real_now(),  # the fee bump measures its wait for a block in real time
     )
 
 
@@ -251,7 +251,9 @@ def evm_transaction_check(*, transaction_id: str) -> EvmTransaction | None:
         _record(chain_tx, status=Status.DROPPED, next_check_at=None)
     else:
         latest = _latest(chain_tx)
-        if latest.created_at <= now - timedelta(seconds=settings.CRYPTO_EVM_FEE_BUMP_SECONDS):
+        # The chain's blocks come in real time: the sandbox clock never bumps fees (gas) early.
+        waited = clock.real_now() - latest.created_at
+        if waited >= timedelta(seconds=settings.CRYPTO_EVM_FEE_BUMP_SECONDS):
             latest = _bump(chain_tx, latest, node.fees(), node.chain_id()) or latest
         # Out of every block (never arrived, dropped by the pool, reorganised away): again.
         _record(

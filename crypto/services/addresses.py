@@ -1,16 +1,22 @@
 """Deposit addresses: one HD allocation per (merchant, end user), and Solana token accounts that
-open on request (pending until the chain has created them) and close once emptied."""
+open on request (pending until the chain has created them), close once emptied, and close again
+when a transfer re-creates one closed here."""
 
 from dataclasses import replace
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 
 from core import clock
 from core.errors import DomainError
 from core.handoffs import Handoff, handoff_on_commit
+from core.services import staff_action_record
+from core.staff import Staff
 from crypto.chains import get_chains
 from crypto.chains.base import AccountState, ChainError
+from crypto.chains.evm import evm_served_chains
+from crypto.chains.solana import solana_served
 from crypto.keys import associated_token_account, evm_address, solana_owner
 from crypto.models import AddressAllocation, ChainLock, CryptoDeposit, SolanaTokenAccount
 from crypto.networks import (
@@ -163,6 +169,18 @@ def deposit_address_get(
     )
 
 
+def _closing(accounts: QuerySet[SolanaTokenAccount], address: str) -> bool:
+    """Close these rows here, a new round of closing (``closed_at``); the chain closes the
+    account after commit."""
+    now = clock.now()
+    closed = accounts.update(
+        status=Status.CLOSED, close_pending=True, closed_at=now, updated_at=now
+    )
+    if closed:
+        handoff_on_commit(TOKEN_ACCOUNT_CLOSE, address)
+    return bool(closed)
+
+
 def solana_account_close_if_emptied(*, deposit: CryptoDeposit) -> bool:
     """In a completed deposit's transaction: the service sweeps the account, so it closes,
     unless another deposit to it is still in flight. The chain closes it after commit."""
@@ -178,13 +196,19 @@ def solana_account_close_if_emptied(*, deposit: CryptoDeposit) -> bool:
     )
     if in_flight:
         return False
-    now = clock.now()
-    closed = SolanaTokenAccount.objects.filter(
-        address=deposit.token_account, status=Status.ACTIVE
-    ).update(status=Status.CLOSED, close_pending=True, closed_at=now, updated_at=now)
-    if closed:
-        handoff_on_commit(TOKEN_ACCOUNT_CLOSE, deposit.token_account)
-    return bool(closed)
+    active = SolanaTokenAccount.objects.filter(address=deposit.token_account, status=Status.ACTIVE)
+    return _closing(active, deposit.token_account)
+
+
+def solana_account_reclose(*, deposit: CryptoDeposit) -> bool:
+    """In the transaction that records a new deposit: a transfer into an account closed here
+    means the chain has the account again (the sender's wallet re-created it to pay into it),
+    so it closes again, its tokens swept with the rest whatever becomes of the deposit. The new
+    round makes a closing step that read the chain before this transfer record nothing."""
+    if deposit.chain != SOL or not deposit.token_account:
+        return False
+    closed = SolanaTokenAccount.objects.filter(address=deposit.token_account, status=Status.CLOSED)
+    return _closing(closed, deposit.token_account)
 
 
 def solana_account_close(*, address: str) -> None:
@@ -200,8 +224,10 @@ def solana_account_close(*, address: str) -> None:
     except ChainError:
         return  # the sweep tries again
     if state == AccountState.CLOSED:
+        # For the round it read only: a transfer recorded meanwhile may have landed after the
+        # chain answered, and renewed the round.
         SolanaTokenAccount.objects.filter(
-            pk=account.pk, status=Status.CLOSED, close_pending=True
+            pk=account.pk, status=Status.CLOSED, close_pending=True, closed_at=account.closed_at
         ).update(close_pending=False)
 
 
@@ -218,3 +244,47 @@ def solana_accounts_sweep() -> int:
         solana_account_close(address=address)
         moved += 1
     return moved
+
+
+# Staff's sweeps of deposit addresses, started by a worker (the chain is asked first).
+ADDRESS_SWEEP = Handoff("crypto.evm_sweep_address")
+ACCOUNT_SWEEP = Handoff("crypto.solana_sweep_account")
+
+
+def allocation_sweep_request(
+    *, allocation: AddressAllocation, staff: Staff, accounts: list[SolanaTokenAccount] | None = None
+) -> str:
+    """Staff ask for a deposit address's tokens to go to the hot wallet now, whatever their
+    amount: on every EVM chain served, each token at its address; on Solana, each of its open
+    token accounts (or only ``accounts``). A worker starts each sweep after the commit (the
+    chain is asked first); the request is recorded with who asked and why. Returns what was
+    asked for."""
+    evm = bool(evm_served_chains()) and bool(allocation.evm_address)
+    if accounts is None:
+        accounts = (
+            list(allocation.token_accounts.filter(status=SolanaTokenAccount.Status.ACTIVE))
+            if solana_served()
+            else []
+        )
+    elif not solana_served():
+        accounts = []
+    if not evm and not accounts:
+        raise DomainError(
+            "ONCHAIN_DISABLED", "No real chain with this address's tokens is served here."
+        )
+    with transaction.atomic():
+        staff_action_record(
+            staff=staff,
+            action="sweep_address",
+            subject_type="address_allocation",
+            subject_id=str(allocation.pk),
+            evm_chains=list(evm_served_chains()) if evm else [],
+            token_accounts=[account.address for account in accounts],
+        )
+        if evm:
+            handoff_on_commit(ADDRESS_SWEEP, str(allocation.pk))
+        for account in accounts:
+            handoff_on_commit(ACCOUNT_SWEEP, str(account.pk))
+    asked = [f"EVM ({', '.join(evm_served_chains())})"] if evm else []
+    asked += [f"Solana {account.token} account" for account in accounts]
+    return "Sweeps requested: " + ", ".join(asked) + "."

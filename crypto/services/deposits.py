@@ -18,7 +18,7 @@ from crypto.chains import get_chains
 from crypto.chains.base import DepositTarget
 from crypto.models import AddressAllocation, CryptoDeposit, FlaggedAddress, SolanaTokenAccount
 from crypto.networks import EVM_CHAINS, min_confirmations, min_deposit_cents
-from crypto.services.addresses import solana_account_close_if_emptied
+from crypto.services.addresses import solana_account_close_if_emptied, solana_account_reclose
 from crypto.services.common import (
     chain_paused,
     chain_paused_or_unknown,
@@ -235,6 +235,7 @@ def crypto_deposit_observe(
                         from_address=from_address,
                         amount_crypto=amount_crypto,
                     )
+                    solana_account_reclose(deposit=deposit)
             except IntegrityError:
                 deposit = _lock(**transfer)  # a twin observer created it
             assert deposit is not None

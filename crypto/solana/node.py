@@ -1,8 +1,9 @@
 """The Solana JSON-RPC node (``CRYPTO_SOL_RPC_URL``) through solana-py, reduced to what the
 gateway asks: blockhashes and block heights, an account's signatures and a transaction's token
-balances, signature statuses, accounts and token balances, rent, health, and raw sends. Every
-failure of the node or the network is a ChainError; a send the node refused for good (it failed
-preflight or its signatures, so it was not forwarded) is a SendRefusedError.
+balances, signature statuses, accounts (one, or many at once) and token balances, rent, health,
+and raw sends. Every failure of the node or the network is a ChainError; a send the node refused
+for good (it failed preflight or its signatures, so it was not forwarded) is a
+SendRefusedError.
 
 solana-py's client is asynchronous only (0.40 on) and the service is not: one event loop per
 process runs in a daemon thread and keeps one client per node, its connections kept alive
@@ -23,7 +24,7 @@ from solana.exceptions import SolanaRpcException
 from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Commitment
 from solana.rpc.core import RPCException
-from solana.rpc.models import TxOpts
+from solana.rpc.models import DataSliceOpts, TxOpts
 from solders.pubkey import Pubkey
 from solders.rpc.errors import (
     NodeUnhealthyMessage,
@@ -40,6 +41,7 @@ from crypto.chains.base import ChainError
 
 RPC_TIMEOUT_SECONDS = 10
 TOKEN_ACCOUNT_SIZE = 165  # bytes of an SPL token account (spl-token's Account::LEN)
+MULTIPLE_ACCOUNTS = 100  # getMultipleAccounts' limit (Solana RPC docs; agave MAX_MULTIPLE_ACCOUNTS)
 FINALIZED = Commitment("finalized")
 CONFIRMED = Commitment("confirmed")
 T = TypeVar("T")
@@ -154,13 +156,18 @@ class SolanaNode:
         async def run() -> T:
             try:
                 async with asyncio.timeout(RPC_TIMEOUT_SECONDS):
-                    return await make(self._client())
+                    answer = await make(self._client())
             except TimeoutError as exc:  # the deadline (an OSError: before the next clause)
                 raise ChainError(f"{what}: no answer in {RPC_TIMEOUT_SECONDS} s") from exc
             except RPCException as exc:
                 raise _rpc_error(what, exc.args[0] if exc.args else exc) from exc
             except (SolanaRpcException, OSError, ValueError) as exc:
                 raise ChainError(f"{what}: {exc.__cause__ or exc}") from exc
+            if type(answer) is int:
+                # solders answers the bare code of an error it does not know (agave's -32017
+                # on, a provider's -32000) instead of raising: it is an error all the same.
+                raise _rpc_error(what, answer)
+            return answer
 
         future = asyncio.run_coroutine_threadsafe(run(), _LOOP.get())
         try:
@@ -205,6 +212,19 @@ class SolanaNode:
             lambda c: c.get_account_info(Pubkey.from_string(address), commitment=CONFIRMED),
         )
         return str(answer.value.owner) if answer.value is not None else None
+
+    def account_owners(self, addresses: list[str]) -> list[str | None]:
+        """The program that owns each account, None for one that does not exist; at most
+        ``MULTIPLE_ACCOUNTS`` addresses a call, the accounts' data left out."""
+        answer = self._call(
+            "getMultipleAccounts",
+            lambda c: c.get_multiple_accounts(
+                [Pubkey.from_string(address) for address in addresses],
+                commitment=CONFIRMED,
+                data_slice=DataSliceOpts(offset=0, length=0),
+            ),
+        )
+        return [str(found.owner) if found is not None else None for found in answer.value]
 
     def token_account_mint(self, address: str) -> str | None:
         """The mint of an SPL token account (its first 32 bytes), None when it is not one."""
@@ -323,10 +343,19 @@ class AccountNotFoundError(ChainError):
     """-32602 "could not find account": the account does not exist (yet, or any more)."""
 
 
+class SignatureNotFoundError(ChainError):
+    """-32020: a ``before`` or ``until`` signature the node cannot locate (agave 3.0 on: a node
+    that forgot it, or one behind the one that served it). Older nodes answer as if none was
+    given."""
+
+
+FILTER_TRANSACTION_NOT_FOUND = -32020
+
+
 def _rpc_error(what: str, error: object) -> ChainError:
     """The node's JSON-RPC error as the gateway acts on it (agave rpc-client-api
     ``custom_error.rs``: -32002 preflight failure, -32003 signature verification failure,
-    -32005 node unhealthy; -32602 invalid params)."""
+    -32005 node unhealthy, -32020 a filter's transaction not found; -32602 invalid params)."""
     text = f"{what}: {_describe(error)}"
     if isinstance(error, SendTransactionPreflightFailureMessage):
         if "AlreadyProcessed" in str(error.data.err):
@@ -338,6 +367,10 @@ def _rpc_error(what: str, error: object) -> ChainError:
         return ChainError(text)
     if "could not find account" in text:
         return AccountNotFoundError(text)
+    if error == FILTER_TRANSACTION_NOT_FOUND:
+        return SignatureNotFoundError(f"{what}: a signature it was given is not found")
+    if isinstance(error, int):
+        return ChainError(f"{what}: JSON-RPC error {error}")
     return ChainError(text)
 
 

@@ -13,31 +13,65 @@ transaction that failed moved no tokens; one that took tokens out (a sweep) is n
 
 Accounts scanned: those opening or open, those closed here whose closing the chain has not
 done yet, and those closed within the last hour (a transfer can land before the closing
-does). Each waits CRYPTO_SOLANA_SCAN_SECONDS of service clock between two scans."""
+does). Each waits CRYPTO_SOLANA_SCAN_SECONDS of service clock between two scans. A closed
+account past its hour is looked at every five minutes, a hundred to a ``getMultipleAccounts``:
+one the chain has again (a wallet re-created it to pay into it, as Phantom and exchanges do for
+a missing associated token account) is scanned as an open one, and what it received closes it
+again (the deposit service)."""
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
 from django.db.models import F, Q
+from spl.token.constants import TOKEN_PROGRAM_ID
 
 from core import clock
 from crypto.chains.base import ChainError, DepositObserver, DepositTarget
 from crypto.models import SolanaTokenAccount
 from crypto.networks import SOL, min_confirmations
 from crypto.solana.models import SolanaCursor
-from crypto.solana.node import SignatureInfo, SolanaNode, TokenTransaction, solana_node
+from crypto.solana.node import (
+    MULTIPLE_ACCOUNTS,
+    SignatureInfo,
+    SignatureNotFoundError,
+    SolanaNode,
+    TokenTransaction,
+    solana_node,
+)
 
 logger = logging.getLogger(__name__)
 
 AccountStatus = SolanaTokenAccount.Status
 CLOSED_WATCH = timedelta(hours=1)
+CLOSED_LOOK = timedelta(minutes=5)
 ACCOUNTS_PER_RUN = 200
+LOOKS_PER_RUN = 1_000
+TOKEN_PROGRAM = str(TOKEN_PROGRAM_ID)
 
 
-def _newer_signatures(node: SolanaNode, address: str, until: str) -> list[SignatureInfo]:
-    """Every signature of the account newer than ``until``, oldest first."""
+def _newer_signatures(
+    node: SolanaNode, address: str, until: str, until_slot: int | None
+) -> list[SignatureInfo]:
+    """Every signature of the account newer than ``until``, oldest first. A node that cannot
+    find ``until`` (its ledger no longer holds it, or it is behind the node that served it) is
+    read back to that signature's slot instead: what that slot holds comes again, and the
+    deposit service takes each repeat for what it is."""
+    try:
+        return _listed(node, address, until=until, floor=None)
+    except SignatureNotFoundError:
+        if not until or until_slot is None:
+            raise
+        logger.info(
+            "SOL %s: the node has no %s; reading back to slot %s", address, until, until_slot
+        )
+        return _listed(node, address, until="", floor=until_slot)
+
+
+def _listed(
+    node: SolanaNode, address: str, *, until: str, floor: int | None
+) -> list[SignatureInfo]:
     page_size = max(1, min(settings.CRYPTO_SOLANA_SCAN_PAGE, 1000))
     found: list[SignatureInfo] = []
     before = ""
@@ -49,8 +83,8 @@ def _newer_signatures(node: SolanaNode, address: str, until: str) -> list[Signat
             before=before,
             limit=page_size,
         )
-        found += page
-        if len(page) < page_size:
+        found += [info for info in page if floor is None or info.slot >= floor]
+        if len(page) < page_size or (floor is not None and page[-1].slot < floor):
             return found[::-1]
         before = page[-1].signature
 
@@ -111,7 +145,7 @@ def solana_account_scan(
     seen = cursor.last_signature
     observed = 0
     try:
-        for info in _newer_signatures(node, account.address, seen):
+        for info in _newer_signatures(node, account.address, seen, cursor.last_slot):
             if not info.failed:
                 found = node.transaction(
                     info.signature, commitment=settings.CRYPTO_SOLANA_COMMITMENT
@@ -135,10 +169,35 @@ def solana_account_scan(
     return observed
 
 
+def _reappeared(node: SolanaNode, now: datetime) -> list[SolanaTokenAccount]:
+    """The closed accounts past their hour whose look is due, asked whether the chain has them
+    (a batch per call); each is looked at again ``CLOSED_LOOK`` later. Returns those the chain
+    has again: a wallet created one again to pay into it."""
+    dormant = list(
+        SolanaTokenAccount.objects.filter(
+            status=AccountStatus.CLOSED, close_pending=False, closed_at__lt=now - CLOSED_WATCH
+        )
+        .filter(Q(cursor__isnull=True) | Q(cursor__next_scan_at__lte=now))
+        .select_related("allocation__merchant")
+        .order_by(F("cursor__next_scan_at").asc(nulls_first=True), "pk")[:LOOKS_PER_RUN]
+    )
+    SolanaCursor.objects.bulk_create(
+        [SolanaCursor(account=account, next_scan_at=now) for account in dormant],
+        ignore_conflicts=True,
+    )
+    back: list[SolanaTokenAccount] = []
+    for start in range(0, len(dormant), MULTIPLE_ACCOUNTS):
+        batch = dormant[start : start + MULTIPLE_ACCOUNTS]
+        owners = node.account_owners([account.address for account in batch])
+        SolanaCursor.objects.filter(account__in=batch).update(next_scan_at=now + CLOSED_LOOK)
+        back += [a for a, owner in zip(batch, owners, strict=True) if owner == TOKEN_PROGRAM]
+    return back
+
+
 def solana_deposits_scan(*, observe: DepositObserver) -> int:
-    """Scan the watched accounts whose turn came; returns the deposits handed on. An account
-    whose node call fails waits for the next run; a node that says it is behind, the whole
-    run."""
+    """Scan the watched accounts whose turn came, and the closed ones the chain has again;
+    returns the deposits handed on. An account whose node call fails waits for the next run; a
+    node that says it is behind, the whole run."""
     node = solana_node()
     node.health()
     now = clock.now()
@@ -152,10 +211,18 @@ def solana_deposits_scan(*, observe: DepositObserver) -> int:
         .select_related("allocation__merchant")
         .order_by(F("cursor__next_scan_at").asc(nulls_first=True), "pk")[:ACCOUNTS_PER_RUN]
     )
-    observed = 0
-    for account in due:
-        try:
-            observed += solana_account_scan(account=account, node=node, observe=observe)
-        except ChainError as exc:
-            logger.warning("SOL scan of %s stopped: %s", account.address, exc)
-    return observed
+    observed = sum(_scanned(account, node, observe) for account in due)
+    try:
+        back = _reappeared(node, now)
+    except ChainError as exc:
+        logger.warning("SOL look at closed accounts stopped: %s", exc)
+        back = []
+    return observed + sum(_scanned(account, node, observe) for account in back)
+
+
+def _scanned(account: SolanaTokenAccount, node: SolanaNode, observe: DepositObserver) -> int:
+    try:
+        return solana_account_scan(account=account, node=node, observe=observe)
+    except ChainError as exc:
+        logger.warning("SOL scan of %s stopped: %s", account.address, exc)
+        return 0

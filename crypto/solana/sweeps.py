@@ -3,12 +3,12 @@ mint, every sweep recorded. One transaction each: ``transferChecked`` of the who
 by the deposit owner (the hot wallet pays the fee, so no top-up is needed as on EVM chains) and,
 when the account closes, ``closeAccount`` with its rent back to the hot wallet.
 
-A sweep closes an account once a completed deposit emptied it (the domain's close, through the
-gateway), runs on a schedule for open accounts credited since their last sweep (from
-CRYPTO_SOLANA_SWEEP_MIN_TOKENS) and at once when staff ask in the admin (any balance). A
-transfer that lands between the balance read and the sweep makes ``closeAccount`` fail, and with
-it the whole transaction: the sweep fails, the next one reads the balance again. No USD moves:
-the tokens were credited when they arrived."""
+A sweep closes an account once a completed deposit emptied it, and again once a transfer
+created it anew after that (the domain's close, through the gateway), runs on a schedule for
+open accounts credited since their last sweep (from CRYPTO_SOLANA_SWEEP_MIN_TOKENS) and at once
+when staff ask in the admin (any balance). A transfer that lands between the balance read and
+the sweep makes ``closeAccount`` fail, and with it the whole transaction: the sweep fails, the
+next one reads the balance again. No USD moves: the tokens were credited when they arrived."""
 
 import logging
 from datetime import timedelta
@@ -85,12 +85,14 @@ def solana_sweep_start(
     """Sweep the account's tokens (and close it with ``closes``) when it holds at least
     ``minimum`` (and more than nothing, unless it closes). None when there is nothing to do or
     a sweep of it is under way. Network I/O first."""
+    # Taken before the balance is read: a deposit credited after this moment may not be in it,
+    # and the schedule counts such a deposit as swept only by a sweep started after it.
+    now = clock.now()
     units = solana_node().token_balance(account.address)
     decimals = network(SOL).token(account.token).decimals
     amount = Decimal(units or 0).scaleb(-decimals)
     if units is None or (not closes and (units <= 0 or amount < minimum)):
         return None
-    now = clock.now()
     try:
         with transaction.atomic():
             sweep = SolanaSweep.objects.create(
@@ -169,14 +171,14 @@ def _finish(sweep: SolanaSweep, status: str, *, reason: str = "", tx_hash: str =
 
 def solana_account_close_step(*, account: SolanaTokenAccount) -> str:
     """One step of closing a deposit account on the chain (the domain closed it): a closing
-    sweep started, or looked at. An AccountState: CLOSED once the chain no longer has it."""
+    sweep started, or looked at. An AccountState: CLOSED once the chain no longer has it, read
+    after any sweep of it ended: a closing that completed closed the account it found, and a
+    wallet may have created it again since, paying into it."""
     live = SolanaSweep.objects.filter(address=account.address, status=Status.SWEEPING).first()
     if live is not None:
         live = solana_sweep_step(sweep_id=live.pk)
         if live is not None and live.status == Status.SWEEPING:
             return AccountState.OPEN
-        if live is not None and live.status == Status.COMPLETED and live.closes:
-            return AccountState.CLOSED
     if solana_node().account_owner(account.address) is None:
         return AccountState.CLOSED
     solana_sweep_start(

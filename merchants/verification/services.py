@@ -47,9 +47,11 @@ MAX_CHECK_INTERVAL = timedelta(hours=1)
 # A provider's notification is taken this long after the provider made it, and no longer: the
 # service remembers what it took for as long, so a copy is refused as a replay. Sumsub re-sends
 # a notification it could not deliver 5 minutes, 1 hour, 5 and 18 hours later
-# (https://docs.sumsub.com/docs/webhooks), about 24 hours in all: two days covers it.
+# (https://docs.sumsub.com/docs/webhooks), about 24 hours in all: two days covers it. The
+# provider dates a notification by its own clock, real time: the window is real time too, never
+# the sandbox clock.
 NOTIFICATION_MAX_AGE = timedelta(days=2)
-# How far ahead of the service's clock the provider's may run.
+# How far ahead of real time the provider's clock may run.
 NOTIFICATION_MAX_SKEW = timedelta(minutes=5)
 
 
@@ -216,7 +218,7 @@ def verification_notification_receive(
     its verdict applied to the dossier's process, as the verdict sweep would apply a fetched one.
     Answers the process it was about, or None (an unknown dossier, another event)."""
     notification = _notification_read(body=body, headers=headers)
-    now = clock.now()
+    now = clock.real_now()
     if notification.created_at < now - NOTIFICATION_MAX_AGE:
         raise DomainError(
             "PROVIDER_NOTIFICATION_REPLAYED",

@@ -26,4 +26,4 @@ def sweep_verifications() -> int:
 
 @shared_task(name="merchants.prune_identity_notifications", time_limit=60)
 def prune_identity_notifications() -> int:
-    return verification_notifications_prune(now=clock.now())
+    return verification_notifications_prune(now=clock.real_now())

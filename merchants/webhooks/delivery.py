@@ -3,7 +3,9 @@ transaction, then one delivery row per attempt and the event's next state (a ret
 failed, or the approval's outcome handed to its app) recorded together.
 
 A periodic sweep re-drives whatever a lost task left. Delivery is at least once: receivers
-de-duplicate on ``id`` and order on ``sequence``.
+de-duplicate on ``id`` and order on ``sequence``. Each attempt is logged (``webhooks`` logger)
+under the id of the request that caused the event, and names its merchant, whichever task
+delivers it (docs/ops/logs.md).
 
 One merchant's deliveries take a bounded share of the workers: at most
 ``WEBHOOK_DELIVERIES_PER_MERCHANT`` of them are in flight at once, service-wide (counted in the
@@ -26,8 +28,10 @@ from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from core import clock
+from core.context import context_request_bound
 from core.db import ModelRows, advisory_lock, row_lock
 from core.handoffs import handoff_on_commit
+from core.logs import LOG_FIELDS
 from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_commit
 from merchants.callers import callers_changed
 from merchants.models import Merchant
@@ -39,7 +43,9 @@ logger = logging.getLogger(__name__)
 
 # An attempt's deadline: connection, status line, headers and body together (egress).
 ATTEMPT_TIMEOUT_SECONDS = 10
-# Longer than any attempt can take, with room for a worker that stalls.
+# Longer than any attempt can take, with room for a worker that stalls. Leases
+# are real time (``clock.real_now``): the sandbox clock moves when an event is due, never when a
+# worker's hold on it ends.
 LEASE = timedelta(seconds=120)
 # Regular events: about 72 hours of retries, each delay with +-10 % jitter.
 RETRY_DELAYS = [
@@ -110,11 +116,12 @@ def _share() -> int:
 
 
 def _claimed(
-    *, event_id: str, now: datetime, lease_until: datetime, share: int
+    *, event_id: str, now: datetime, real_now: datetime, lease_until: datetime, share: int
 ) -> tuple[WebhookEvent, int] | None:
     """The event with its merchant, leased to this worker until ``lease_until``, and the
-    number of its merchant's deliveries in flight with it; None when it is not due or a live
-    lease holds it. A count above the merchant's ``share`` leaves the claim undone."""
+    number of its merchant's deliveries in flight with it; None when it is not due (by the
+    service clock) or a live lease holds it (by real time). A count above the merchant's
+    ``share`` leaves the claim undone."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             _CLAIM,
@@ -123,7 +130,7 @@ def _claimed(
                 _EVENTS.param("id", event_id),
                 WebhookEvent.Status.PENDING,
                 _EVENTS.param("next_attempt_at", now),
-                _EVENTS.param("lease_until", now),
+                _EVENTS.param("lease_until", real_now),
             ],
         )
         row = cursor.fetchone()
@@ -135,7 +142,7 @@ def _claimed(
             _MERCHANT_IN_FLIGHT,
             [
                 WebhookEvent.Status.PENDING,
-                _EVENTS.param("lease_until", now),
+                _EVENTS.param("lease_until", real_now),
                 _MERCHANTS.param("id", event.merchant_id),
             ],
         )
@@ -150,24 +157,26 @@ def _claimed(
 def webhook_event_deliver(*, event_id: str) -> None:
     """Deliver one due event once, or defer it while its merchant's share of deliveries is in
     flight. Safe to run twice: the lease and the status guard the row."""
-    now = clock.now()
-    lease_until = now + LEASE
+    now, real_now = clock.now(), clock.real_now()
+    lease_until = real_now + LEASE
     share = _share()
-    claim = _claimed(event_id=event_id, now=now, lease_until=lease_until, share=share)
+    claim = _claimed(
+        event_id=event_id, now=now, real_now=real_now, lease_until=lease_until, share=share
+    )
     if claim is None:
         _approval_resume(event_id=event_id)
         return
     event, in_flight = claim
     if in_flight > share:
         return  # deferred: still due, handed on when one of the merchant's deliveries ends
-    _attempt(event=event, lease_until=lease_until)
+    with context_request_bound(event.request_id, event.merchant_id):
+        _deliver(event, lease_until)
     if in_flight == share:
         _waiting_hand_on(merchant_id=event.merchant_id, share=share)
 
 
-def _attempt(*, event: WebhookEvent, lease_until: datetime) -> None:
-    """One signed POST of a claimed event, and its outcome recorded."""
-    event_id = str(event.id)
+def _deliver(event: WebhookEvent, lease_until: datetime) -> None:
+    event_id = str(event.pk)
     merchant = event.merchant
     if not merchant.has_active_callback:
         result = PostResult(None, b"", 0, "no active callback URL")
@@ -206,7 +215,7 @@ def _approval_resume(*, event_id: str) -> None:
         # So are the events the answer emitted, which the first run delivers last (after the
         # work it made due) and a run that died left pending.
         for due_id in (
-            _due(clock.now())
+            _due()
             .filter(subject_type=subject_type, subject_id=subject_id, is_approval=False)
             .values_list("id", flat=True)
         ):
@@ -251,7 +260,7 @@ _SETTLED_FIELDS = (
 )
 _SETTLING = ModelRows(
     WebhookEvent,
-    only=("id", *_SETTLED_FIELDS, "merchant", "subject_type", "subject_id", "is_approval"),
+    only=("id", *_SETTLED_FIELDS, "merchant", "type", "subject_type", "subject_id", "is_approval"),
 )
 _DELIVERY_COLUMNS = (
     "event",
@@ -340,6 +349,38 @@ def _record(
             "approval" if event.is_approval else "event",
             ATTEMPT_OUTCOMES[event.status],
         )
+    _attempt_log(event, rows + 1, result)
+
+
+# Every attempt's line, under a logger of its own (docs/ops/logs.md).
+attempts_logger = logging.getLogger("webhooks")
+
+
+def _attempt_log(event: WebhookEvent, number: int, result: PostResult) -> None:
+    """The attempt's line, once it is recorded (``webhook trade.pending <event id> attempt 1:
+    HTTP 200 in 35 ms, delivered``). The URL is left out (a merchant's may hold a token)."""
+    outcome = ATTEMPT_OUTCOMES[event.status]
+    answer = f"HTTP {result.status_code}" if result.status_code else result.error or "no answer"
+    attempts_logger.log(
+        logging.INFO if outcome == "delivered" else logging.WARNING,
+        "webhook %s %s attempt %d: %s in %d ms, %s",
+        event.type,
+        event.pk,
+        number,
+        answer,
+        result.latency_ms,
+        outcome,
+        extra={
+            LOG_FIELDS: {
+                "eventId": str(event.pk),
+                "eventType": event.type,
+                "attempt": number,
+                "statusCode": result.status_code,
+                "latencyMs": result.latency_ms,
+                "outcome": outcome,
+            }
+        },
+    )
 
 
 def _finish(event: WebhookEvent, status: str, now: datetime) -> None:
@@ -387,18 +428,19 @@ def _settle_approval(event: WebhookEvent, result: PostResult, now: datetime) -> 
     APPROVAL_SUBJECTS[event.subject_type].resolve(event.subject_id, outcome, reason)
 
 
-def _due(now: datetime) -> QuerySet[WebhookEvent]:
-    """Pending events due by ``now`` and held by no live lease."""
+def _due() -> QuerySet[WebhookEvent]:
+    """Pending events due now (by the service clock) and held by no live lease (by real
+    time)."""
     return WebhookEvent.objects.filter(
-        status=WebhookEvent.Status.PENDING, next_attempt_at__lte=now
-    ).filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        status=WebhookEvent.Status.PENDING, next_attempt_at__lte=clock.now()
+    ).filter(Q(lease_until__isnull=True) | Q(lease_until__lt=clock.real_now()))
 
 
 def _waiting_hand_on(*, merchant_id: uuid.UUID, share: int) -> None:
     """The merchant's share was full while this delivery ran, so others may have been
     deferred: its oldest due events (a share of them) go to workers now that one ended."""
     waiting = (
-        _due(clock.now())
+        _due()
         .filter(merchant_id=merchant_id)
         .order_by("next_attempt_at")
         .values_list("id", flat=True)[:share]
@@ -412,7 +454,7 @@ def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:
     oldest comes first, then each one's second, ...: one merchant's backlog never pushes
     another merchant's events out of a pass, nor ahead of them in the queue."""
     rows = (
-        _due(clock.now())
+        _due()
         .annotate(
             turn=Window(
                 RowNumber(), partition_by=[F("merchant_id")], order_by=F("next_attempt_at").asc()

@@ -36,6 +36,13 @@ class WebhookEvent(models.Model):
     created_at = models.DateTimeField()
     delivered_at = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=300, blank=True)
+    request_id = models.CharField(
+        max_length=128,
+        blank=True,
+        default="",
+        help_text="The request (or task) whose change this event reports: its deliveries log "
+        "under that requestId (docs/ops/logs.md).",
+    )
 
     class Meta:
         indexes = [
@@ -58,7 +65,14 @@ class WebhookEvent(models.Model):
                 condition=Q(status="pending"),
                 name="webhook_event_merchant_due",
             ),
+            # Events given up on, newest first: the console's home names their merchants.
+            models.Index(
+                fields=["created_at", "merchant"],
+                condition=Q(status="failed"),
+                name="webhook_event_failed",
+            ),
         ]
+        permissions = [("resend_webhook", "Can re-send a webhook event")]
 
     def __str__(self) -> str:
         return f"{self.type} {self.id} ({self.status})"

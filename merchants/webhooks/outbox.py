@@ -5,11 +5,13 @@ app that asked (``APPROVAL_SUBJECTS``, filled in each app's ``AppConfig.ready``)
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import orjson
 
 from core import clock
+from core.context import current_request_id
 from core.errors import DomainError
 from core.handoffs import Handoff, handoff_on_commit
 from core.json import dumps, iso_ms
@@ -43,6 +45,26 @@ class ApprovalSubject:
 APPROVAL_SUBJECTS: dict[str, ApprovalSubject] = {}
 
 
+def webhook_payload(
+    *,
+    event_id: uuid.UUID,
+    type: str,
+    created_at: datetime,
+    sequence: int,
+    body_key: str,
+    body: Mapping[str, Any],
+) -> dict[str, Any]:
+    """An event's body as it is posted: its id, type, time and sequence, and its subject under
+    ``body_key`` as the API shows it. The outbox stores it; the sandbox's test events send it."""
+    return {
+        "id": str(event_id),
+        "type": type,
+        "createdAt": iso_ms(created_at),
+        "sequence": sequence,
+        body_key: orjson.loads(dumps(body)),
+    }
+
+
 def webhook_event_emit(
     *,
     merchant: Merchant,
@@ -54,16 +76,18 @@ def webhook_event_emit(
     body: Mapping[str, Any],
     is_approval: bool = False,
 ) -> WebhookEvent:
-    """Store an event in the caller's transaction; it is delivered after commit."""
+    """Store an event in the caller's transaction; it is delivered after commit, its attempts
+    logged under the id of the request (or task) that emitted it."""
     now = clock.now()
     event_id = uuid.uuid4()
-    payload = {
-        "id": str(event_id),
-        "type": type,
-        "createdAt": iso_ms(now),
-        "sequence": sequence,
-        body_key: orjson.loads(dumps(body)),
-    }
+    payload = webhook_payload(
+        event_id=event_id,
+        type=type,
+        created_at=now,
+        sequence=sequence,
+        body_key=body_key,
+        body=body,
+    )
     event = WebhookEvent.objects.create(
         id=event_id,
         merchant=merchant,
@@ -75,9 +99,15 @@ def webhook_event_emit(
         is_approval=is_approval,
         created_at=now,
         next_attempt_at=now,
+        request_id=_causing_request(),
     )
     handoff_on_commit(WEBHOOK_DELIVERY, str(event_id))
     return event
+
+
+def _causing_request() -> str:
+    request_id = current_request_id()
+    return "" if request_id == "-" else request_id
 
 
 def merchant_webhook_event_resend(*, merchant: Merchant, event_id: str) -> WebhookEvent:

@@ -4,6 +4,7 @@ from collections.abc import Callable
 
 from django.db import transaction
 
+from core import clock
 from core.errors import DomainError
 from merchants.models import Merchant
 from trading.deposits.services.offers import deposit_offer_send
@@ -43,7 +44,12 @@ def _ended(to: str, kind: str, error: str = "", reverted_by: str = "") -> Handle
 
 
 def _delivered(trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str) -> None:
-    withdrawal_items_delivered(trade=trade, items=items, targets=targets, actor=actor)
+    """The sandbox's seller sent its trade offer: the sandbox makes up that offer's id, as the
+    platform would have given it (ten digits, one per trade and event sequence)."""
+    offer_id = f"{int(clock.now().timestamp()) % 10**6:06d}{trade.next_sequence:04d}"
+    withdrawal_items_delivered(
+        trade=trade, items=items, targets=targets, actor=actor, offer_id=offer_id
+    )
 
 
 def _accepted(trade: Trade, items: list[TradeItem], targets: list[TradeItem], actor: str) -> None:

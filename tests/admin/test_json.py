@@ -58,18 +58,18 @@ def test_markup_inside_a_payload_is_escaped(admin_client, alice):
     assert json.loads(blocks(page)[0])["trade"]["externalId"] == markup
 
 
-def test_a_trade_shows_its_bot_and_event_details_indented(admin_client, trades):
+def test_a_trade_shows_its_bot_indented_and_a_staff_reason_escaped(admin_client, trades):
     deposit = trades.alice_deposit
     page = admin_client.get(f"/admin/trading/trade/{deposit.pk}/change/").content.decode()
     assert deposit.bot_info
     assert deposit.bot_info in [json.loads(text) for text in blocks(page)]
 
     buy = trades.alice_buy
-    admin_client.post(
-        "/admin/trading/trade/", {"action": "force_cancel", "_selected_action": [str(buy.pk)]}
-    )
+    reason = 'merchant asked <b>"now"</b>'
+    admin_client.post(f"/admin/trading/trade/{buy.pk}/staff/cancel_trade/", {"reason": reason})
     page = admin_client.get(f"/admin/trading/trade/{buy.pk}/change/").content.decode()
-    assert {"reason": "admin force-cancel"} in [json.loads(text) for text in blocks(page)]
+    assert "<b>" not in page
+    assert html.escape(f"reason: {reason}", quote=True) in page
 
 
 def test_the_risk_policy_is_edited_indented_and_saved_as_typed(admin_client, alice):

@@ -15,7 +15,7 @@ from merchants.services import api_key_revoke
 from merchants.webhooks.models import WebhookEvent
 from tests.factories import add_api_key
 from tests.withdrawals.test_history import stored_trade
-from trading.admin import RECENT_TRADES
+from trading.admin.panels import RECENT_TRADES
 
 pytestmark = pytest.mark.django_db
 

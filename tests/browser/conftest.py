@@ -1,6 +1,8 @@
 """Browser tests: Debian's headless Chromium driven by Selenium through its own chromedriver,
 against pytest-django's live server (which also serves the admin's static files)."""
 
+import base64
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +39,7 @@ __all__ = [
     "knife",
     "log_in",
     "owner",
+    "screenshot",
     "staff",
     "trades",
     "wait_for",
@@ -45,6 +48,11 @@ __all__ = [
 
 STAFF = "staff"
 PASSWORD = "correct horse battery staple"
+
+# Where the tests save their pictures of the console (docs/admin.md shows them): none unless
+# set, e.g. ADMIN_SCREENSHOTS=docs/admin bin/test tests/browser.
+SCREENSHOTS = os.environ.get("ADMIN_SCREENSHOTS", "")
+WIDTH, HEIGHT = 1400, 900
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -91,3 +99,25 @@ def log_in(browser: WebDriver, base_url: str, path: str) -> None:
     browser.find_element(By.ID, "id_password").send_keys(PASSWORD)
     browser.find_element(By.CSS_SELECTOR, "#login-form [type=submit]").click()
     wait_for(browser, "#content-main")
+
+
+def screenshot(browser: WebDriver, name: str) -> None:
+    """The whole page, as tall as it is, saved as ``<name>.png`` in ``ADMIN_SCREENSHOTS``
+    (Chromium's own full-page capture: a headless window is no taller than its screen)."""
+    if not SCREENSHOTS:
+        return
+    metrics = browser.execute_cdp_cmd("Page.getLayoutMetrics", {})  # type: ignore[attr-defined]
+    width = browser.get_window_size()["width"]
+    height = max(HEIGHT, int(metrics["cssContentSize"]["height"]))
+    browser.execute_cdp_cmd(  # type: ignore[attr-defined]
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        shot = browser.execute_cdp_cmd(  # type: ignore[attr-defined]
+            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}
+        )
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})  # type: ignore[attr-defined]
+    Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+    (Path(SCREENSHOTS) / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))

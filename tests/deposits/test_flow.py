@@ -27,7 +27,7 @@ from tests.withdrawals.conftest import (
     service_money,
     wallet_clean,
 )
-from trading.services.sweeps import deposit_holds_due_complete
+from trading.deposits.services.sweeps import deposit_holds_due_complete
 
 pytestmark = pytest.mark.django_db
 

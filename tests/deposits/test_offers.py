@@ -12,12 +12,12 @@ from tests.deposits.conftest import ak_item, configure_owner, deposit, fleet
 from tests.factories import assert_error
 from tests.withdrawals.conftest import ok_data, sandbox_event, wallet_clean
 from trading.deposits.services.offers import deposit_offer_send
-from trading.models import Trade, TradeEvent
-from trading.services.sweeps import (
+from trading.deposits.services.sweeps import (
     deposit_offers_abandon,
     deposit_offers_due,
     deposit_offers_expire,
 )
+from trading.models import Trade, TradeEvent
 from trading.tasks import sweep_deposit_offers
 
 pytestmark = pytest.mark.django_db

@@ -6,14 +6,18 @@ would send, after moving the service clock past their deadlines)."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 import redis
 import requests
 from django.conf import settings
+from django.db.models import QuerySet
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
@@ -104,6 +108,13 @@ def prefork_worker(
     process = celery_worker(env, tmp_path / "worker.log", "prefork").start()
     yield process
     process.stop()
+
+
+def lease_past(rows: QuerySet[Any], field: str = "lease_until") -> None:
+    """A dead worker's leases run out. Leases are real time, which a test cannot move in the
+    workers' processes (docs/decisions.md, "Clocks"): each is put a second in the past."""
+    ended = timezone.now() - timedelta(seconds=1)
+    assert rows.filter(**{f"{field}__isnull": False}).update(**{field: ended})
 
 
 def queued_tasks() -> list[str]:

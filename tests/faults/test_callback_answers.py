@@ -31,7 +31,7 @@ def test_an_endpoint_answering_nul_bytes_gets_each_callback_once(
     callback: CallbackServer,
     catalog_item: CatalogItem,
     worker: Process,
-    clock_advance: Callable[[int], None],
+    time_passes: Callable[[int], None],
 ) -> None:
     callback.answer = lambda _: (200, NUL_ANSWER)
     trade_id = buy(api, shop, [make_listing(catalog_item, "10.00")])
@@ -48,7 +48,7 @@ def test_an_endpoint_answering_nul_bytes_gets_each_callback_once(
     wait_until(lambda: events_delivered(shop), "every event delivered", alive=[worker])
     assert all("\x00" not in row.response_excerpt for row in WebhookDelivery.objects.all())
 
-    clock_advance(int(LEASE.total_seconds()) * 3)
+    time_passes(int(LEASE.total_seconds()) * 3)
     assert webhook_events_due() == []
     sweeps_send()
     # A later trade's approval travels behind the sweeps on the one worker: once it is

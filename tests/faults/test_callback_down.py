@@ -124,7 +124,12 @@ def test_three_days_down_then_back_the_failed_event_is_resent_by_api_and_admin(
 
         staff = admin_client.post(
             "/admin/merchants/webhookevent/",
-            {"action": "resend", "_selected_action": [str(failed.id)]},
+            {
+                "action": "resend",
+                "_selected_action": [str(failed.id)],
+                "staff_confirm": "yes",
+                "reason": "the merchant's server is back",
+            },
         )
         assert staff.status_code == 302
     rows = WebhookDelivery.objects.filter(event=failed).order_by("attempt")

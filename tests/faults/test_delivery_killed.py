@@ -20,9 +20,10 @@ from rest_framework.test import APIClient
 from core.sealed import seal
 from tests.factories import Actor, platform_id
 from tests.faults.callback import CallbackServer
-from tests.faults.conftest import TRADE_URL, events_delivered, every_event_received
+from tests.faults.conftest import TRADE_URL, events_delivered, every_event_received, lease_past
 from tests.faults.database import database_url
 from tests.faults.processes import Process, celery_worker, service_env, wait_until
+from tests.steam.conftest import BOOT
 from tests.steam.recorded import Asset, RecordedSteam, recorded_steam
 from tests.withdrawals.conftest import money, wallet_clean
 from trading.marketplace import get_marketplace
@@ -105,7 +106,7 @@ def stocked(steam: RecordedSteam, adapters: dict[str, str], shop: Actor) -> Stea
         refresh_token_sealed=seal(next(iter(recorded.refresh_tokens))),
         password_sealed=seal(recorded.password),
     )
-    assert steam_bot_log_in(bot=bot) == SteamBot.State.ONLINE
+    assert steam_bot_log_in(bot=bot, staff=BOOT) == SteamBot.State.ONLINE
     CatalogItem.objects.create(
         id="730-000100",
         game=730,
@@ -154,9 +155,11 @@ def test_a_worker_killed_mid_send_leaves_one_offer_and_the_restart_sends_none(
     locked = money(shop)["locked"]
     assert locked == Decimal("9.45")
 
-    # A new worker; the dead one's claim on the delivery (and its lease on the send) run out.
+    # A new worker; the dead one's claim on the delivery (service clock) and its lease on the
+    # send (real time) run out.
     steam_worker.start()
     clock_advance(int(CLAIM.total_seconds()) + 1)
+    lease_past(SteamOffer.objects.filter(pk=row.pk), "send_lease_until")
     sweep_deliveries.delay()
     wait_until(
         lambda: Trade.objects.filter(pk=trade_id, status=Status.ACTIVE).exists(),

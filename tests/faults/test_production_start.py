@@ -1,10 +1,11 @@
 """The deployment starts under production settings (``DATABASE_URL``, ``REDIS_URL`` and
 ``SECRET_KEY`` set, ``SANDBOX=false``) on a machine with no ``var/`` folder: the web server,
-a worker and beat, each as the README starts it. All three stay up, ``/health`` is 200, an
-authenticated call is served, beat's webhook sweep reaches the worker (a due event that only a
-sweep can find gets its attempt), and nothing is written under ``VAR_DIR``. Without the sandbox
-there are no ``/sandbox/`` routes, and an outside system nobody configured answers as
-unavailable.
+a worker and beat, each as the README starts it. All three stay up, ``/health`` is 200 over
+plain HTTP, an authenticated call is served with HSTS when the TLS proxy says it came over
+HTTPS and redirected to HTTPS when not, beat's webhook sweep reaches the worker (a due event
+that only a sweep can find gets its attempt), and nothing is written under ``VAR_DIR``.
+Without the sandbox there are no ``/sandbox/`` routes, and an outside system nobody configured
+answers as unavailable.
 
 Outside the sandbox the guard refuses plain-http loopback callbacks, so the attempt the worker
 records is that refusal: proof that beat sent the sweep and the worker ran what it found."""
@@ -43,8 +44,13 @@ def production_env(redis_url: str, var_dir: Path) -> dict[str, str]:
         VAR_DIR=str(var_dir),
         CRYPTO_HD_MNEMONIC=settings.SANDBOX_HD_MNEMONIC,
         ALLOWED_HOSTS="127.0.0.1",
+        SECURE_PROXY_SSL_HEADER="X-Forwarded-Proto",
     )
     return env
+
+
+# What the TLS proxy in front adds to a request that reached it over HTTPS (README, "Production").
+OVER_TLS = {"X-Forwarded-Proto": "https"}
 
 
 def due_event(actor: Actor) -> WebhookEvent:
@@ -82,13 +88,24 @@ def test_web_worker_and_beat_run_under_production_settings_without_var(
                 "cache": "ok",
                 "broker": "ok",
             }
-            balance = requests.get(f"{web}/v1/wallets/me/balance", headers=shop.headers, timeout=10)
+            assert "Strict-Transport-Security" not in health.headers  # plain HTTP, not redirected
+            plain = requests.get(
+                f"{web}/v1/wallets/me/balance?x=1",
+                headers=shop.headers,
+                timeout=10,
+                allow_redirects=False,
+            )
+            assert plain.status_code == 301
+            assert plain.headers["Location"] == f"https{web[4:]}/v1/wallets/me/balance?x=1"
+            proxied = shop.headers | OVER_TLS
+            balance = requests.get(f"{web}/v1/wallets/me/balance", headers=proxied, timeout=10)
             assert balance.status_code == 200, balance.text
             assert balance.json()["success"] is True
-            market = requests.get(f"{web}/secure/market", headers=shop.headers, timeout=10)
+            assert balance.headers["Strict-Transport-Security"] == "max-age=31536000"
+            market = requests.get(f"{web}/secure/market", headers=proxied, timeout=10)
             assert market.status_code == 503, market.text
             assert market.json()["error"]["key"] == "SERVICE_UNAVAILABLE"
-            helper = requests.get(f"{web}/sandbox/clock", headers=shop.headers, timeout=10)
+            helper = requests.get(f"{web}/sandbox/clock", headers=proxied, timeout=10)
             assert helper.status_code == 404
             assert helper.json()["error"]["key"] == "NOT_FOUND"
             wait_until(

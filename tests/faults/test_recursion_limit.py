@@ -100,7 +100,7 @@ WEB = "{bin}/gunicorn -c config/gunicorn.py config.wsgi:application --bind 127.0
 FEED = "{bin}/python manage.py feed --host 127.0.0.1 --port {port}"
 
 QUICK_START = [  # bin/start's commands
-    Kind("web", WEB + " --access-logfile -", every_worker_answers_http),
+    Kind("web", WEB, every_worker_answers_http),
     Kind(
         "worker with beat",
         "{bin}/celery -A config worker --beat --loglevel WARNING --pool threads --concurrency 4",

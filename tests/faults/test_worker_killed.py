@@ -19,7 +19,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
-from merchants.webhooks.delivery import LEASE, webhook_events_due
+from merchants.webhooks.delivery import webhook_events_due
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from sandbox.models import SandboxListing, SandboxPurchase
 from tests.factories import Actor
@@ -30,6 +30,7 @@ from tests.faults.conftest import (
     buy,
     events_delivered,
     every_event_received,
+    lease_past,
     queued_tasks,
     sweeps_send,
 )
@@ -96,7 +97,6 @@ def test_a_webhook_delivery_cut_by_a_kill_is_delivered_after_the_restart(
     callback: CallbackServer,
     catalog_item: CatalogItem,
     worker: Process,
-    clock_advance: Callable[[int], None],
 ) -> None:
     trade_id = bought(api, shop, [make_listing(catalog_item, "10.00")])
     before = money(shop)
@@ -120,7 +120,7 @@ def test_a_webhook_delivery_cut_by_a_kill_is_delivered_after_the_restart(
     assert str(event.id) not in webhook_events_due()
 
     worker.start()
-    clock_advance(seconds(LEASE))
+    lease_past(WebhookEvent.objects.filter(pk=event.pk))
     assert str(event.id) in webhook_events_due()
     sweeps_send()
     wait_until(lambda: events_delivered(shop), "every event delivered", alive=[worker])
@@ -142,7 +142,6 @@ def test_an_approval_cut_by_a_kill_is_asked_again_and_decided_once(
     callback: CallbackServer,
     catalog_item: CatalogItem,
     worker: Process,
-    clock_advance: Callable[[int], None],
 ) -> None:
     callback.hold(of_type("trade.initiated"))
     trade_id = buy(api, shop, [make_listing(catalog_item, "10.00")])
@@ -157,7 +156,7 @@ def test_an_approval_cut_by_a_kill_is_asked_again_and_decided_once(
     assert money(shop)["locked"] == Decimal("10.50")
 
     worker.start()
-    clock_advance(seconds(LEASE))
+    lease_past(WebhookEvent.objects.filter(pk=approval.pk))
     sweeps_send()
     (item,) = TradeItem.objects.filter(trade_id=trade_id)
     wait_until(

@@ -22,16 +22,23 @@ WAIT_SECONDS = 15.0
 
 class FeedProcess:
     """``manage.py feed`` on a free port: the Redis bus on the test's Redis and ``channel``,
-    unless ``overrides`` (environment variables) say otherwise."""
+    unless ``overrides`` (environment variables) say otherwise. With ``api_upstream``, the quick
+    start's front: every request but ``/socket.io/`` forwarded there."""
 
-    def __init__(self, log: Path, *, channel: str, **overrides: str) -> None:
+    def __init__(
+        self, log: Path, *, channel: str, api_upstream: str = "", **overrides: str
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = service_env(database_url=database_url(), redis_url=settings.REDIS_URL)
         env.update(FEED_BUS="redis", FEED_CHANNEL=channel, FEED_REDIS_URL=settings.REDIS_URL)
         env.update(overrides)
         argv = [sys.executable, "manage.py", "feed", "--host", "127.0.0.1"]
-        self.process = Process("feed", [*argv, "--port", str(self.port)], env, log)
+        argv += ["--port", str(self.port)]
+        self.front = bool(api_upstream)
+        if api_upstream:
+            argv += ["--api-upstream", api_upstream]
+        self.process = Process("feed", argv, env, log)
 
     def start(self) -> "FeedProcess":
         self.process.start()
@@ -39,8 +46,18 @@ class FeedProcess:
         return self
 
     def wait_ready(self) -> None:
-        """Serving, and reading the bus (what it publishes from now on reaches it)."""
+        """Serving, and reading the bus (what it publishes from now on reaches it); a front's
+        ``/health`` is its upstream's: serving and forwarding."""
+        if self.front:
+            wait_until(self.forwards, "the front", alive=[self.process])
+            return
         wait_until(lambda: self.health().get("status") == "ok", "the feed", alive=[self.process])
+
+    def forwards(self) -> bool:
+        try:
+            return requests.get(f"{self.url}/health", timeout=2).status_code == 200
+        except requests.RequestException:
+            return False
 
     def health(self) -> dict[str, Any]:
         try:

@@ -50,8 +50,8 @@ class Server:
 
 
 @contextmanager
-def serving(log: Path) -> Iterator[Server]:
-    env = service_env(database_url=database_url(), redis_url=settings.REDIS_URL)
+def serving(log: Path, **extra_env: str) -> Iterator[Server]:
+    env = service_env(database_url=database_url(), redis_url=settings.REDIS_URL) | extra_env
     port = free_port()
     process = web_server(env, port, log).start()
     try:

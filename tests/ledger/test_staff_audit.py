@@ -1,6 +1,6 @@
 """Every staff action of the console leaves exactly one audit entry (Django's admin LogEntry)
 naming the staff user and the object: merchants, keys, secrets, webhook re-sends, trade
-force-cancels, catalog, per-game deposit pauses and maintenance mode. Deleting the records
+cancels, catalog, per-game deposit pauses and maintenance mode. Deleting the records
 staff must keep is not offered."""
 
 from decimal import Decimal
@@ -136,12 +136,19 @@ class TestWebhookEvents:
 
         staff.post(
             "/admin/merchants/webhookevent/",
-            {"action": "resend", "_selected_action": [str(event.pk)]},
+            {
+                "action": "resend",
+                "_selected_action": [str(event.pk)],
+                "staff_confirm": "yes",
+                "reason": "their server is back",
+            },
         )
 
         event.refresh_from_db()
         assert event.status == WebhookEvent.Status.PENDING
-        assert only_entry(event).get_change_message() == "Re-sent."
+        assert only_entry(event).get_change_message() == (
+            "Re-send the webhook: re-sending (same id and body). Reason: their server is back"
+        )
         response = staff.post(f"/admin/merchants/webhookevent/{event.pk}/delete/", {"post": "yes"})
         assert response.status_code == 403
 
@@ -164,12 +171,19 @@ class TestTrades:
         with desk.capture(execute=True):
             staff.post(
                 "/admin/trading/trade/",
-                {"action": "force_cancel", "_selected_action": [trade["id"]]},
+                {
+                    "action": "cancel_trade",
+                    "_selected_action": [trade["id"]],
+                    "staff_confirm": "yes",
+                    "reason": "stuck at the supplier",
+                },
             )
 
         row = Trade.objects.get(pk=trade["id"])
         assert row.status == "canceled"
-        assert only_entry(row).get_change_message() == "Force-cancelled 1 item(s)."
+        assert only_entry(row).get_change_message() == (
+            "Cancel the trade: 1 item(s) ended and refunded. Reason: stuck at the supplier"
+        )
 
 
 class TestSwitches:
@@ -184,12 +198,17 @@ class TestSwitches:
         assert settings.deposits_paused
         assert "Deposits paused" in only_entry(settings).get_change_message()
 
-    def test_maintenance_mode_is_audited(self, staff, api, alice):
+    def test_maintenance_mode_is_audited(
+        self, staff, api, alice, django_capture_on_commit_callbacks
+    ):
         settings, _ = ServiceSettings.objects.get_or_create(id=ServiceSettings.SINGLETON_ID)
         url = f"/admin/core/servicesettings/{settings.pk}/change/"
         posted = {**change_form_data(staff, url), "maintenance": "on"}
 
-        assert staff.post(url, posted).status_code == 302
+        # The console's pages read the switches (the sandbox clock's banner), so they are
+        # cached: the saved switches replace them once the save commits.
+        with django_capture_on_commit_callbacks(execute=True):
+            assert staff.post(url, posted).status_code == 302
 
         assert "Maintenance" in only_entry(settings).get_change_message()
         response = api.get("/v1/ledger/transactions", headers=alice.headers)

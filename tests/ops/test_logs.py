@@ -47,6 +47,7 @@ with mock.patch.object(HealthApi, "get", side_effect=RuntimeError("boom-sentinel
     failed = client.get("/health", headers={"X-Request-Id": "req-sentry-1"})
 assert failed.status_code == 500, failed.content
 print("MERCHANT", actor.merchant.pk, flush=True)
+print("ANSWERED", answered["X-Request-Id"], flush=True)
 client_ = sentry_sdk.get_client()
 print("SENTRY", client_.is_active(), sorted(client_.integrations), flush=True)
 sentry_sdk.flush(timeout=10)
@@ -75,6 +76,10 @@ def run_child(**env_changes: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def answered_id(child: subprocess.CompletedProcess[str]) -> str:
+    return child.stdout.split("ANSWERED ")[1].split()[0]
+
+
 def test_json_logs_name_the_request_the_merchant_and_the_trade():
     child = run_child(LOG_FORMAT="json", SENTRY_DSN="")
     assert child.returncode == 0, child.stderr
@@ -92,12 +97,22 @@ def test_json_logs_name_the_request_the_merchant_and_the_trade():
     assert "RuntimeError: boom-sentinel" in failed["exception"]
     assert "tradeId" not in failed  # a new request starts with nothing known
     assert "SENTRY False" in child.stdout
+    (access,) = [line for line in lines if line["logger"] == "access" and line["status"] == 200]
+    assert access["route"] == access["path"].removeprefix("/") == "v1/wallets/me/balance"
+    assert access["method"] == "GET"
+    assert access["merchantId"] == merchant
+    assert access["requestId"] == answered_id(child)
+    (unhandled,) = [line for line in lines if line["logger"] == "access" and line["status"] == 500]
+    assert unhandled["requestId"] == "req-sentry-1"
+    assert unhandled["route"] == "health"
 
 
 def test_a_text_log_format_stays_the_default_and_a_wrong_one_is_refused():
     child = run_child(LOG_FORMAT="", SENTRY_DSN="")
     assert child.returncode == 0, child.stderr
     assert "WARNING trading.test requestId=task-1 moved on" in child.stderr
+    access = f"INFO access requestId={answered_id(child)} GET /v1/wallets/me/balance 200 "
+    assert access in child.stderr
     refused = run_child(LOG_FORMAT="xml")
     assert refused.returncode != 0
     assert "LOG_FORMAT must be line or json" in refused.stderr

@@ -1,13 +1,18 @@
 """GET /metrics: who may read it, and what a scrape shows after the API was used: requests by
-route pattern (never the raw path), statuses, latencies, the outbox, trades, money moved, tasks
-and the broker's queue. In one process (no PROMETHEUS_MULTIPROC_DIR), so values add up across
-tests: each test compares before and after."""
+route pattern (never the raw path), statuses, latencies, the outbox, trades, money moved, tasks,
+the broker's queue and the wallet check's last run. In one process (no
+PROMETHEUS_MULTIPROC_DIR), so values add up across tests: each test compares before and
+after."""
 
+import io
+import math
 from decimal import Decimal
 
 import pytest
 import redis
 from django.conf import settings
+from django.core.management import CommandError, call_command
+from django.db.models import F
 
 from core import clock
 from merchants.webhooks.models import WebhookEvent
@@ -16,6 +21,8 @@ from tests.eager import _eager_celery
 from tests.factories import assert_error, make_actor, trade_url
 from tests.ops.metrics import Samples, parsed, value
 from tests.withdrawals.conftest import alice_funded, catalog_item, hooks, make_listing
+from wallet.models import Account
+from wallet.selectors import INVARIANTS
 
 __all__ = ["_eager_celery", "alice_funded", "catalog_item", "hooks"]
 
@@ -186,3 +193,32 @@ def test_money_moved_is_counted_once_committed(
     with django_capture_on_commit_callbacks(execute=True):
         wallet_admin_credit(merchant=alice.merchant, amount=Decimal("12.34"), reason="test")
     assert value(scrape(api), moved, kind) - before == pytest.approx(12.34)
+
+
+def test_the_wallet_check_is_exported_from_its_last_run(
+    api, metrics_token, alice_funded, clock_advance
+):
+    problems = "trading_wallet_check_problems"
+    samples = scrape(api)
+    assert value(samples, "trading_wallet_check_age_seconds") == math.inf  # never run
+    assert {labels for name, labels in samples if name == problems} == {
+        frozenset({("invariant", invariant)}) for invariant in INVARIANTS
+    }
+    assert value(samples, problems) == 0
+
+    call_command("check_wallet", stdout=io.StringIO())
+    clock_advance(90)
+    samples = scrape(api)
+    assert 90 <= value(samples, "trading_wallet_check_age_seconds") < 150
+    assert value(samples, problems) == 0
+
+    # A balance moved behind the ledger's back: the next run finds it, and the metric says so.
+    Account.objects.filter(merchant=alice_funded.merchant, kind=Account.Kind.AVAILABLE).update(
+        balance=F("balance") + 1
+    )
+    with pytest.raises(CommandError, match="wallet invariants broken"):
+        call_command("check_wallet", stdout=io.StringIO(), stderr=io.StringIO())
+    samples = scrape(api)
+    assert value(samples, problems, {"invariant": "drifted_accounts"}) == 1
+    assert value(samples, problems) == 1
+    assert value(samples, "trading_wallet_check_age_seconds") < 60

@@ -1,11 +1,15 @@
 """The README's "First calls", in the README's order, against a real quick start: ``bin/start``
 (migrations, the seeded sandbox world, the demo merchant, gunicorn, a Celery worker and beat on
 SQLite and files) on a free port with a VAR_DIR of its own. Every curl of the README runs as
-written, with the values of its ``<placeholders>`` taken from the answers its notes name
-(tests/quickstart/readme_calls.py); the first call that fails fails the test, named."""
+written, in a shell that did not export ``PORT``, from a folder whose ``var/`` is the quick
+start's (where the README's first lines read the URL and the key), with the values of its
+``<placeholders>`` taken from the answers its notes name (tests/quickstart/readme_calls.py); the
+first call that fails fails the test, named. And what bin/start prints: a quiet start that ends
+with what to do next."""
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -77,7 +81,8 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture(scope="module")
 def quick_start(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart]:
-    var_dir = tmp_path_factory.mktemp("quick-start-var")
+    # Named var, as bin/start's own: the README's calls read var/demo.json from its parent.
+    var_dir = tmp_path_factory.mktemp("quick-start") / "var"
     started = QuickStart(port=_free_port(), var_dir=var_dir, log=var_dir / "bin-start.log")
     env = _quick_start_env(
         PORT=str(started.port),
@@ -88,6 +93,7 @@ def quick_start(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart
         SANDBOX_AUTOPILOT_SECONDS="1",
         CRYPTO_SANDBOX_ACCOUNT_OPEN_SECONDS="1",
     )
+    var_dir.mkdir()
     with started.log.open("wb") as log:
         process = subprocess.Popen(
             [str(settings.BASE_DIR / "bin" / "start")],
@@ -102,8 +108,8 @@ def quick_start(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail("bin/start did not come up:\n" + started.log.read_text()[-3000:])
             time.sleep(1)  # waiting for another process, not for the service clock
-        # bin/start sets the demo merchant's callback URL once the server answers.
-        while "Serving on" not in started.log.read_text():
+        # bin/start sets the demo merchant's callback URL once the server answers, then says so.
+        while "\nReady: " not in started.log.read_text():
             if process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail("bin/start did not finish:\n" + started.log.read_text()[-3000:])
             time.sleep(1)
@@ -126,7 +132,8 @@ def test_the_readme_first_calls_parse_into_calls_with_their_notes():
 
     assert len(calls) >= 60
     assert {"<token>", "<its token>", "<txHash>", "<funding id>", "<dossierId>"} <= defined
-    assert calls[-3].text.startswith("curl -s -X POST $B/sandbox/reset")
+    assert any(c.text.startswith("curl -s -X POST $B/sandbox/reset") for c in calls[-6:])
+    assert calls[-1].text.startswith("curl -s -X POST $B/sandbox/webhooks/test")
     assert script.count("readme_next ") == len(calls)
 
 
@@ -134,7 +141,7 @@ def test_every_placeholder_is_given_by_an_answer_above_its_first_use():
     _, commands = readme_calls.readme_script(
         README.read_text(), python=sys.executable, runner=str(RUNNER)
     )
-    given = {"<apiKey>"}  # printed by bin/start
+    given: set[str] = set()  # the URL and the key are read from var/demo.json
     used_before_given = []
     for command in commands:
         used = set(readme_calls.PLACEHOLDER.findall(command.text))
@@ -151,11 +158,13 @@ def test_the_readme_first_calls_work_in_order_against_the_quick_start(quick_star
         README.read_text(), python=sys.executable, runner=str(RUNNER)
     )
     state = tmp_path / "readme-state.json"
-    state.write_text(json.dumps({"values": {"<apiKey>": quick_start.api_key}, "calls": 0}))
+    state.write_text(json.dumps({"values": {}, "calls": 0}))
+    shell = {k: v for k, v in os.environ.items() if k != "PORT"}  # as a new shell has it
 
     done = subprocess.run(
         ["bash", "-c", script],
-        env=os.environ | {"PORT": str(quick_start.port), "README_STATE": str(state)},
+        cwd=quick_start.var_dir.parent,
+        env=shell | {"README_STATE": str(state)},
         capture_output=True,
         text=True,
         timeout=900,
@@ -189,9 +198,51 @@ def test_the_feed_answers_on_the_api_port(quick_start):
         assert json.loads(health.read())["data"]["maintenance"] == {"mode": "off"}
 
 
-def test_bin_start_prints_no_warning_before_the_key(quick_start):
-    log = quick_start.log.read_text()
-    before_key = log[: log.index("Demo merchant:")]
+def test_every_repeated_call_is_a_read():
+    """A call the README says to repeat until the world is there must change nothing: a POST
+    repeated would act again (or be refused as an illegal move)."""
+    _, commands = readme_calls.readme_script(
+        README.read_text(), python=sys.executable, runner=str(RUNNER)
+    )
+    repeated = [c for c in commands if any(readme_calls.REPEAT.match(n) for n in c.notes)]
 
+    assert len(repeated) >= 6
+    assert [c.text for c in repeated if " -X " in c.text or " -d " in c.text] == []
+
+
+def test_the_readme_names_no_fixed_port_for_its_calls():
+    section = README.read_text().split("\n## First calls\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
+
+    assert [b for b in blocks if "8000" in b.replace("# http://127.0.0.1:8000", "")] == []
+    assert "PORT" not in section
+
+
+def test_bin_start_is_quiet_and_ends_with_what_to_do_next(quick_start):
+    log = quick_start.log.read_text()
+    demo = json.loads((quick_start.var_dir / "demo.json").read_text())
+    before, _, rest = log.partition("\nReady: ")
+    block, _, after = rest.partition("-" * 80 + "\n")
+    base = f"http://127.0.0.1:{quick_start.port}"
+
+    assert demo["url"] == base
     assert "System check identified" not in log
-    assert "warning" not in before_key.lower(), before_key
+    assert "warning" not in before.lower(), before
+    assert "celery@" not in log  # no banner
+    assert len(before.splitlines()) < 12, before
+    # The password is kept, never printed; the block says where.
+    assert demo["adminPassword"] not in log
+    assert '"adminPassword" in ' in block
+    assert f"API key   {demo['apiKey']}\n" in block
+    assert f"Docs      {base}/docs/" in block
+    first_call = next(
+        line.strip() for line in block.splitlines() if line.strip().startswith("curl ")
+    )
+    # After the block only what the requests bring (the README's calls, webhooks): their access
+    # lines, and the log lines of the ones answered 5xx on purpose (FLEET_DEGRADED is a 503).
+    started = [line for line in after.splitlines() if line and "HTTP/1.1" not in line]
+    assert [line for line in started if "requestId=" not in line] == []
+    done = subprocess.run(["bash", "-c", first_call], capture_output=True, text=True, check=False)
+    answer = json.loads(done.stdout)
+    assert answer["success"] is True
+    assert answer["data"]["currency"] == "USD"

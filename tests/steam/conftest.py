@@ -8,6 +8,7 @@ import pytest
 from cryptography.fernet import Fernet
 
 from core.sealed import seal
+from core.staff import Staff
 from merchants.models import Merchant
 from tests.eager import _eager_celery  # noqa: F401 (autouse: tasks run eagerly)
 from tests.factories import Actor, make_actor, platform_id
@@ -23,6 +24,8 @@ OWNER = 1
 OTHER = 2
 BOT_ID = "76561199100000001"
 AK = "AK-47 | Redline (Field-Tested)"
+# Who logs the test's bot in before it trades (a staff action is recorded with its reason).
+BOOT = Staff("setup", "the test's bot starts online")
 
 
 @pytest.fixture
@@ -62,7 +65,7 @@ def bot_row(recorded: Bot, *, name: str = "Bot Atlas", games: tuple[int, ...] = 
 def bot(db: None, steam: RecordedSteam) -> SteamBot:
     """Online (staff pressed "log in again" after adding it)."""
     row = bot_row(steam.bot(BOT_ID, "atlas"))
-    assert steam_bot_log_in(bot=row) == SteamBot.State.ONLINE
+    assert steam_bot_log_in(bot=row, staff=BOOT) == SteamBot.State.ONLINE
     row.refresh_from_db()
     return row
 

@@ -1,10 +1,12 @@
 """Staff's pages for the bots, through the admin over HTTP (Django's test client): the list with
 each bot's state, the add form sealing the secrets typed in, the change form that never shows a
-secret again, and the "Log in again" action logging the bot in at the recorded Steam."""
+secret again, and the "Log in again" action (with the reason staff give) logging the bot in at
+the recorded Steam."""
 
 import pytest
 from django.contrib.admin.models import LogEntry
 
+from core.models import StaffAction
 from core.sealed import unseal
 from tests.steam.conftest import BOT_ID
 from tests.steam.recorded import RecordedSteam
@@ -89,14 +91,48 @@ def test_a_blank_secret_keeps_the_stored_one_and_a_bad_one_is_refused(admin_clie
     assert "not base64 at all!" not in refused.content.decode()  # not echoed back
 
 
-def test_log_in_again_logs_the_bot_in_at_steam(admin_client, steam):
-    bot = added(admin_client, steam)
-    response = admin_client.post(
-        LIST, {"action": "log_in_again", "_selected_action": [str(bot.pk)]}, follow=True
+def log_in_again(admin_client, bot: SteamBot, reason: str = "it went offline overnight"):
+    """The list's action, with the reason the page asks for."""
+    return admin_client.post(
+        LIST,
+        {
+            "action": "log_in_again",
+            "_selected_action": [str(bot.pk)],
+            "staff_confirm": "yes",
+            "reason": reason,
+        },
+        follow=True,
     )
 
+
+def test_log_in_again_asks_for_a_reason_first(admin_client, steam):
+    bot = added(admin_client, steam)
+    asked = admin_client.post(LIST, {"action": "log_in_again", "_selected_action": [str(bot.pk)]})
+
+    assert 'name="reason"' in asked.content.decode()
+    assert not steam.calls_to("GenerateAccessTokenForApp")
+    blank = log_in_again(admin_client, bot, reason="   ")
+    assert "This field is required." in blank.content.decode()
+    assert not StaffAction.objects.exists()
+
+
+def test_log_in_again_logs_the_bot_in_at_steam(admin_client, steam):
+    bot = added(admin_client, steam)
+    response = log_in_again(admin_client, bot)
+
     assert response.status_code == 200
-    assert "Bot Atlas: online" in response.content.decode()
+    assert f"{bot}: online." in response.content.decode()
+    action = StaffAction.objects.get()
+    assert (action.action, action.subject_type, action.subject_id) == (
+        "log_in_bot",
+        "steam_bot",
+        str(bot.pk),
+    )
+    assert (action.user, action.reason, action.detail["state"]) == (
+        "admin",
+        "it went offline overnight",
+        "online",
+    )
     bot.refresh_from_db()
     assert bot.state == SteamBot.State.ONLINE
     assert bot.last_login_at is not None
@@ -107,14 +143,12 @@ def test_log_in_again_logs_the_bot_in_at_steam(admin_client, steam):
 def test_log_in_again_with_a_refused_session_says_why(admin_client, steam):
     bot = added(admin_client, steam, password="wrong password")
     steam.revoke_refresh_tokens(BOT_ID)
-    response = admin_client.post(
-        LIST, {"action": "log_in_again", "_selected_action": [str(bot.pk)]}, follow=True
-    )
+    response = log_in_again(admin_client, bot)
 
     page = response.content.decode()
     bot.refresh_from_db()
     assert bot.state == SteamBot.State.SESSION_EXPIRED
-    assert f"Bot Atlas: session_expired: {bot.state_detail}" in page
+    assert f"{bot}: session_expired: {bot.state_detail}." in page
 
 
 def test_staff_see_the_bots_deliveries(admin_client):

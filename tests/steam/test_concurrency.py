@@ -72,7 +72,7 @@ def test_two_workers_applying_one_change_apply_it_once(alice, bot, accepted):
 
 
 def test_two_workers_polling_one_bot_at_once_apply_each_change_once(
-    alice, hooks, steam, bot, accepted, clock_advance
+    alice, hooks, steam, bot, accepted, time_passes
 ):
     """The overlap is forced: the recorded Steam holds the first poll's GetTradeOffers until
     the second one's arrives, and the second poll gets in because the first outlived its lease
@@ -92,7 +92,7 @@ def test_two_workers_polling_one_bot_at_once_apply_each_change_once(
     first = threading.Thread(target=poll_once)
     first.start()
     wait_until(lambda: steam.offer_polls_together.n_waiting == 1, "the first poll at Steam")
-    clock_advance(int(POLL_LEASE.total_seconds()) + 1)
+    time_passes(int(POLL_LEASE.total_seconds()) + 1)
     second = threading.Thread(target=poll_once)
     second.start()
     for thread in (first, second):

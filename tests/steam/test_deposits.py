@@ -8,8 +8,8 @@ import pytest
 
 from tests.steam.helpers import deposit, poll, row_of, sent_offer, trade_of
 from tests.withdrawals.conftest import money, ok_data, wallet_clean
+from trading.deposits.services.sweeps import deposit_holds_due_complete
 from trading.models import Trade, TradeEvent
-from trading.services.sweeps import deposit_holds_due_complete
 
 pytestmark = pytest.mark.django_db
 

@@ -28,6 +28,11 @@ class Suppliers:
     waxpeer: Recorded
     dmarket: Recorded
 
+    def clock_moved(self, seconds: float) -> None:
+        """The suppliers' clocks move with the service's (their timers, DMarket's locks)."""
+        self.waxpeer.world.elapsed += seconds
+        self.dmarket.world.elapsed += seconds
+
 
 @pytest.fixture
 def suppliers(settings, db) -> Iterator[Suppliers]:

@@ -32,7 +32,12 @@ def test_staff_see_health_balance_and_errors_and_switch_a_supplier(
 
     response = admin_client.post(
         "/admin/trading/supplier/",
-        {"action": "switch_off", "_selected_action": ["waxpeer"]},
+        {
+            "action": "switch_off",
+            "_selected_action": ["waxpeer"],
+            "staff_confirm": "yes",
+            "reason": "Waxpeer sellers are not sending",
+        },
     )
     assert response.status_code == 302
     assert Supplier.objects.get(pk="waxpeer").enabled is False
@@ -73,7 +78,13 @@ def test_staff_read_balances_and_switch_a_supplier_back_on(admin_client, supplie
     Supplier.objects.filter(pk="waxpeer").update(enabled=False)
     assert "switched off" in admin_client.get("/admin/trading/supplier/").content.decode()
     response = admin_client.post(
-        "/admin/trading/supplier/", {"action": "switch_on", "_selected_action": ["waxpeer"]}
+        "/admin/trading/supplier/",
+        {
+            "action": "switch_on",
+            "_selected_action": ["waxpeer"],
+            "staff_confirm": "yes",
+            "reason": "Waxpeer is sending again",
+        },
     )
     assert response.status_code == 302
     assert Supplier.objects.get(pk="waxpeer").enabled is True

@@ -21,6 +21,7 @@ from trading.models import (
     Supplier,
     SupplierListing,
     SupplierOrder,
+    SupplierWithdraw,
     Trade,
     TradeItem,
 )
@@ -42,16 +43,22 @@ NAME = "AK-47 | Redline (Field-Tested)"
 
 
 @pytest.fixture(autouse=True)
-def _clock(clock_advance) -> None:
+def _clock(clock_advance, suppliers) -> None:
     global _advance
-    _advance = clock_advance
+
+    def advance(seconds: int) -> None:
+        clock_advance(seconds)
+        suppliers.clock_moved(seconds)
+
+    _advance = advance
 
 
 _advance = None
 
 
 def later(minutes: float) -> None:
-    """Move the service clock on (deadlines and rechecks are read from it)."""
+    """Move the service clock on (deadlines and rechecks are read from it), and the
+    suppliers' with it."""
     assert _advance is not None
     _advance(int(minutes * 60))
 
@@ -151,10 +158,14 @@ def test_a_buy_is_filled_by_waxpeer_end_to_end(suppliers, desk, alice_funded, ca
     assert (sent["price"], sent["partner"], sent["item_id"]) == ("10500", "42", WAX_ID)
     assert not SupplierListing.objects.exists()  # bought: out of the market at once
 
-    suppliers.waxpeer.world.trades[order.reference]["status"] = 4  # the seller sent it
+    offer_id = suppliers.waxpeer.world.seller_sends(order.reference)
     assert follow() == 1
     assert item_of(trade_id).status == "active"
-    suppliers.waxpeer.world.trades[order.reference].update(status=5, done=True)
+    # The merchant's offerID is the Steam offer the seller sent, as Waxpeer reports it.
+    shown = ok_data(desk.get(f"/secure/trades/{trade_id}", headers=alice_funded.headers))
+    assert shown["offerID"] == offer_id
+    assert {row["offerID"] for row in shown["items"]} == {offer_id}
+    suppliers.waxpeer.world.recipient_accepts(order.reference)
     assert follow() == 1
     assert item_of(trade_id).status == "hold"
     later(8 * 24 * 60)
@@ -173,7 +184,7 @@ def test_a_buy_is_filled_by_dmarket_end_to_end(suppliers, desk, alice_funded, ca
     assert sent == {
         "offerId": DM_OFFER,
         "price": {"amount": "1100", "currency": "USD"},
-        "type": "dmarket",
+        "type": "dmarket",  # held by DMarket's bots (inMarket)
     }
     item = item_of(trade_id)
     assert item.status == "pending"
@@ -181,10 +192,20 @@ def test_a_buy_is_filled_by_dmarket_end_to_end(suppliers, desk, alice_funded, ca
     # delivery is expected from the purchase on (tests/steam/test_deliveries.py sends it).
     delivery = BotDelivery.objects.get(item=item)
     assert (delivery.bot_platform_id, delivery.asset_id) == (DMARKET_BOT, "")
-    suppliers.dmarket.world.trades[DM_ASSET]["Location"] = "AssetLocationInTransfer"
+    # Bought from DMarket's own inventory: ours at DMarket, withdrawn to our bot on request.
+    assert follow() == 0
+    (withdraw,) = suppliers.dmarket.world.withdraws
+    row = SupplierWithdraw.objects.get(order__key=f"ti-{item.pk}")
+    assert withdraw == {
+        "assets": [{"id": DM_ASSET, "gameId": "a8db", "classId": "310776898"}],
+        "requestId": row.request_id,
+    }
+    assert (row.state, row.attempts, row.transfer_id != "") == ("sent", 1, True)
+    assert suppliers.dmarket.world.trades[DM_ASSET]["Location"] == "AssetLocationInTransfer"
     assert follow() == 0  # on its way to our bot, not to the recipient
     assert item_of(trade_id).status == "pending"
-    suppliers.dmarket.world.trades[DM_ASSET]["Location"] = "AssetLocationInGame"
+    assert SupplierOrder.objects.get(key=f"ti-{item.pk}").state == "sent"
+    suppliers.dmarket.world.arrives_in_steam(DM_ASSET)
     assert follow() == 1
     assert item_of(trade_id).status == "pending"
     order = SupplierOrder.objects.get(key=f"ti-{item.pk}")
@@ -192,6 +213,7 @@ def test_a_buy_is_filled_by_dmarket_end_to_end(suppliers, desk, alice_funded, ca
     delivery.refresh_from_db()
     assert delivery.next_attempt_at <= clock.now()  # in our bot: due now
     assert follow() == 0  # DMarket has nothing more to tell
+    assert len(suppliers.dmarket.world.withdraws) == 1
     assert wallet_clean()
 
 
@@ -267,7 +289,7 @@ def test_a_supplier_cancel_is_refunded_exactly_once(suppliers, desk, alice_funde
     trade_id = ok_data(buy(desk, alice_funded, f"waxpeer-{WAX_ID}", "11.03"))["id"]
     reference = item_of(trade_id).purchase_ref
     # The seller never sent the trade: Waxpeer cancels it and refunds our account (status 6).
-    suppliers.waxpeer.world.trades[reference].update(status=6, reason="Seller did not send")
+    suppliers.waxpeer.world.waxpeer_cancels(reference, "Seller did not send")
     assert follow() == 1
     assert follow() == 0
     item = item_of(trade_id)
@@ -285,9 +307,9 @@ def test_a_cancel_after_sending_declines_and_refunds_once(
     before = money(alice_funded)
     trade_id = ok_data(buy(desk, alice_funded, f"waxpeer-{WAX_ID}", "11.03"))["id"]
     reference = item_of(trade_id).purchase_ref
-    suppliers.waxpeer.world.trades[reference]["status"] = 4
+    suppliers.waxpeer.world.seller_sends(reference)
     follow()
-    suppliers.waxpeer.world.trades[reference]["status"] = 6  # the recipient never accepted
+    suppliers.waxpeer.world.waxpeer_cancels(reference, "Buyer failed to accept")
     assert follow() == 1
     assert follow() == 0
     assert item_of(trade_id).status == "declined"
@@ -306,7 +328,7 @@ def test_switching_a_supplier_off_keeps_its_trades_in_flight(
     assert desk.run(lambda: supplier_switch(name="waxpeer", enabled=False)) == 0
     assert market(desk, alice_funded) == []
     assert poll() == 0  # switched off: not polled
-    suppliers.waxpeer.world.trades[reference]["status"] = 4
+    suppliers.waxpeer.world.seller_sends(reference)
     assert follow() == 1  # its bought trade is still followed
     assert item_of(trade_id).status == "active"
     supplier_switch(name="dmarket", enabled=True)
@@ -343,7 +365,9 @@ def test_balances_are_read_and_a_price_change_reprices_the_listing(
     assert wallet_clean()
 
 
-def test_dmarket_clock_skew_is_corrected_and_a_429_pauses(suppliers, catalog_item):
+def test_dmarket_clock_skew_is_corrected_and_a_429_pauses(
+    suppliers, catalog_item, clock_advance, real_clock_advance
+):
     stock(suppliers, wax=None)
     suppliers.dmarket.server.RequestHandlerClass.clock_offset = 600  # 10 minutes ahead
     assert supplier_listings_poll(name="dmarket") == 1
@@ -351,8 +375,15 @@ def test_dmarket_clock_skew_is_corrected_and_a_429_pauses(suppliers, catalog_ite
     suppliers.waxpeer.world.fault = "429"
     assert supplier_listings_poll(name="waxpeer") == 0
     waxpeer = Supplier.objects.get(pk="waxpeer")
-    assert waxpeer.paused_until > clock.now() + timedelta(seconds=15)
+    assert waxpeer.paused_until > clock.real_now() + timedelta(seconds=15)
     assert waxpeer.errors.get().message == "rate limited (429)"
     requests = len(suppliers.waxpeer.world.requests)
     assert supplier_listings_poll(name="waxpeer") == 0  # paused: not asked
+    # Waxpeer's rate limit is real time: the sandbox clock (any merchant's advance) lifts nothing.
+    clock_advance(3600)
+    assert supplier_listings_poll(name="waxpeer") == 0
     assert len(suppliers.waxpeer.world.requests) == requests
+    suppliers.waxpeer.world.fault = ""
+    real_clock_advance(int((waxpeer.paused_until - clock.real_now()).total_seconds()) + 1)
+    supplier_listings_poll(name="waxpeer")  # the pause is over: asked again
+    assert len(suppliers.waxpeer.world.requests) > requests

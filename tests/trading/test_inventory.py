@@ -447,6 +447,16 @@ class TestCollateral:
         who = Caller(api, alice, "client", {"Authorization": f"Bearer {token}"})
         assert inventory(who)["collateral"] == expected
 
+    def test_account_age_is_real_time(self, api, alice, stocked, clock_advance):
+        """The platform account's age, which raises instant-deposit collateral, is measured in
+        real time: another merchant moving the sandbox clock 30 days raises nothing."""
+        registered = (datetime.now(UTC) - timedelta(days=80)).isoformat().replace("+00:00", "Z")
+        data = {"kycLevel": 3, "fiatDeposits": True, "cryptoDeposits": True, "totalWager": 1000}
+        clock_advance(30 * 24 * 3600)
+        token = client_token(api, alice, 1, registrationDate=registered, **data)
+        who = Caller(api, alice, "client", {"Authorization": f"Bearer {token}"})
+        assert inventory(who)["collateral"] == D("120.00")  # under 90 days: no multiplier
+
     def test_per_merchant_policy(self, api, alice, bob, stocked):
         bob.merchant.risk_policy = {"base": 20, "both_deposits_kyc3_multiplier": "3"}
         bob.merchant.save()

@@ -66,11 +66,12 @@ def listing(catalog_item: CatalogItem) -> SandboxListing:
 
 
 def due_now() -> list[str]:
-    """Every event due now, of every merchant (the sweep takes a share of each one's)."""
-    now = clock.now()
+    """Every event due now, oldest first (the sweep takes turns between merchants)."""
     rows = (
-        WebhookEvent.objects.filter(status=WebhookEvent.Status.PENDING, next_attempt_at__lte=now)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        WebhookEvent.objects.filter(
+            status=WebhookEvent.Status.PENDING, next_attempt_at__lte=clock.now()
+        )
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=clock.real_now()))
         .order_by("next_attempt_at")
         .values_list("id", flat=True)
     )
@@ -96,6 +97,17 @@ def advance_to(clock_advance: Callable[[int], None]) -> Callable[[datetime], Non
 
     def run(moment: datetime) -> None:
         clock_advance(max(1, math.ceil((moment - clock.now()).total_seconds()) + 1))
+
+    return run
+
+
+@pytest.fixture
+def past_lease(time_passes: Callable[[int], None]) -> Callable[[datetime], None]:
+    """Time passes just past a lease's end (leases are real time: the sandbox clock alone never
+    ends one)."""
+
+    def run(lease_until: datetime) -> None:
+        time_passes(max(1, math.ceil((lease_until - clock.real_now()).total_seconds()) + 1))
 
     return run
 

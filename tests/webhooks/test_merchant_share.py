@@ -114,7 +114,7 @@ def test_a_merchant_beyond_its_share_waits_and_another_is_not_held(held, hooks, 
 def test_a_lease_left_by_a_dead_worker_takes_no_share(hooks, deliver):
     merchant = shop_actor("Shop", hooks.url).merchant
     dead = [emit(merchant, n) for n in (1, 2)]
-    expired = clock.now() - timedelta(seconds=1)
+    expired = clock.real_now() - timedelta(seconds=1)
     WebhookEvent.objects.filter(pk__in=[e.pk for e in dead]).update(lease_until=expired)
     event = emit(merchant, 3)
 

@@ -45,11 +45,11 @@ def storable(text: str) -> bool:
 
 
 def no_resend_after_the_lease(
-    event: WebhookEvent, hooks: Receiver, clock_advance: Callable[[int], None]
+    event: WebhookEvent, hooks: Receiver, time_passes: Callable[[int], None]
 ) -> None:
     """Long after any lease ran out the sweep finds nothing, and a stray task sends nothing."""
     sent = len(hooks.received)
-    clock_advance(int(LEASE.total_seconds()) * 3)
+    time_passes(int(LEASE.total_seconds()) * 3)
     assert str(event.id) not in webhook_events_due()
     delivery.webhook_event_deliver(event_id=str(event.id))
     assert len(hooks.received) == sent
@@ -57,7 +57,7 @@ def no_resend_after_the_lease(
 
 @pytest.mark.parametrize("answer", list(ANSWERS))
 def test_an_approval_answered_with_unstorable_bytes_is_applied_once(
-    api, shop, listing, hooks, deliver, clock_advance, answer
+    api, shop, listing, hooks, deliver, time_passes, answer
 ):
     hooks.answer = lambda _: (200, ANSWERS[answer])
     trade_id = bought(api, shop, listing)
@@ -77,14 +77,14 @@ def test_an_approval_answered_with_unstorable_bytes_is_applied_once(
     assert SandboxPurchase.objects.get().key == item.purchase_ref
     assert not SandboxListing.objects.filter(pk=listing.id).exists()
     assert [e.type for e in trade_events(trade_id)] == ["trade.initiated", "trade.pending"]
-    no_resend_after_the_lease(event, hooks, clock_advance)
+    no_resend_after_the_lease(event, hooks, time_passes)
     assert len(hooks.of_type("trade.initiated")) == 1
     assert SandboxPurchase.objects.count() == 1
     assert wallet_invariants_check().clean
 
 
 def test_a_rejection_whose_reason_holds_nul_is_applied_once(
-    api, shop, listing, hooks, deliver, clock_advance
+    api, shop, listing, hooks, deliver, time_passes
 ):
     answer = orjson.dumps({"action": "reject", "reason": "limit\x00reached"})
     assert b"\\u0000" in answer  # JSON's escape: it decodes to a NUL
@@ -100,14 +100,14 @@ def test_a_rejection_whose_reason_holds_nul_is_applied_once(
     assert (trade.status, trade.error) == ("failed", "MERCHANT_REJECTED")
     got = wallet_balances(merchant=shop.merchant)
     assert (got["available"], got["locked"]) == (Decimal("1000.00"), Decimal("0.00"))
-    no_resend_after_the_lease(event, hooks, clock_advance)
+    no_resend_after_the_lease(event, hooks, time_passes)
     assert wallet_invariants_check().clean
 
 
 @pytest.mark.parametrize("answer", list(ANSWERS))
 @pytest.mark.parametrize("status", [200, 500])
 def test_an_ordinary_webhook_answered_with_unstorable_bytes_is_recorded(
-    shop: Actor, hooks: Receiver, deliver, clock_advance, answer, status
+    shop: Actor, hooks: Receiver, deliver, time_passes, answer, status
 ):
     hooks.answer = lambda _: (status, ANSWERS[answer])
     event = webhook_event_emit(
@@ -130,7 +130,7 @@ def test_an_ordinary_webhook_answered_with_unstorable_bytes_is_recorded(
     assert len(hooks.received) == 1
     if status == 200:
         assert (event.status, event.attempts, event.lease_until) == ("delivered", 1, None)
-        no_resend_after_the_lease(event, hooks, clock_advance)
+        no_resend_after_the_lease(event, hooks, time_passes)
     else:  # a failed attempt, retried on the schedule like any other
         assert (event.status, event.attempts, event.lease_until) == ("pending", 1, None)
         assert event.next_attempt_at is not None
@@ -138,7 +138,7 @@ def test_an_ordinary_webhook_answered_with_unstorable_bytes_is_recorded(
 
 
 def test_an_approval_that_cannot_be_recorded_ends_instead_of_looping(
-    shop: Actor, hooks: Receiver, deliver, clock_advance, monkeypatch
+    shop: Actor, hooks: Receiver, deliver, time_passes, monkeypatch
 ):
     """Defence in depth: an answer whose outcome cannot be stored (here the subject's handler
     always fails) counts as a failed attempt; once the attempts are used up the event ends
@@ -165,7 +165,7 @@ def test_an_approval_that_cannot_be_recorded_ends_instead_of_looping(
         is_approval=True,
     )
     for _ in range(delivery.APPROVAL_ATTEMPTS + 2):
-        clock_advance(int(LEASE.total_seconds()) + 10)
+        time_passes(int(LEASE.total_seconds()) + 10)
         deliver()
 
     event.refresh_from_db()
@@ -175,7 +175,7 @@ def test_an_approval_that_cannot_be_recorded_ends_instead_of_looping(
     assert [r.attempt for r in rows] == [1, 2, 3]
     assert all(r.status_code is None and "could not be recorded" in r.error for r in rows)
     assert outcomes == ["approved", "approved", "approved", "timed_out"]
-    no_resend_after_the_lease(event, hooks, clock_advance)
+    no_resend_after_the_lease(event, hooks, time_passes)
 
 
 DRIP_SECONDS = 20.0

@@ -7,6 +7,7 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 
+from core.models import StaffAction
 from merchants.models import Scope
 from tests.factories import add_api_key, assert_error, trade_url
 from tests.withdrawals.conftest import make_listing, money, ok_data, sandbox_event, wallet_clean
@@ -70,8 +71,8 @@ class TestForceCancel:
 
         with django_capture_on_commit_callbacks(execute=True):
             response = staff.post(
-                "/admin/trading/trade/",
-                {"action": "force_cancel", "_selected_action": [trade["id"]]},
+                f"/admin/trading/trade/{trade['id']}/staff/cancel_trade/",
+                {"reason": "ticket 4411"},
             )
 
         assert response.status_code == 302
@@ -79,7 +80,9 @@ class TestForceCancel:
         assert row.status == "canceled"
         assert money(alice_funded)["available"] == before["available"] + Decimal("10.50")
         assert money(alice_funded)["locked"] == Decimal("0.00")
-        assert TradeEvent.objects.filter(trade=row, actor="staff:ops", kind="staff_note").exists()
+        assert TradeEvent.objects.filter(trade=row, actor="staff:ops", kind="force_cancel").exists()
+        action = StaffAction.objects.get(subject_type="trade", subject_id=str(row.pk))
+        assert (action.user, action.action, action.reason) == ("ops", "cancel_trade", "ticket 4411")
         assert LogEntry.objects.filter(object_id=str(row.pk), user__username="ops").exists()
         assert wallet_clean()
 
@@ -89,10 +92,11 @@ class TestForceCancel:
         sandbox_event(desk, alice_funded, trade["id"], "accepted")
 
         staff.post(
-            "/admin/trading/trade/", {"action": "force_cancel", "_selected_action": [trade["id"]]}
+            f"/admin/trading/trade/{trade['id']}/staff/cancel_trade/", {"reason": "asked to"}
         )
 
         assert TradeItem.objects.get(trade_id=trade["id"]).status == "hold"
+        assert not StaffAction.objects.exists()  # refused: nothing left to cancel
         assert money(alice_funded)["locked"] == Decimal("10.50")
 
     def test_the_trade_page_shows_items_events_webhooks_and_transfers(

@@ -113,7 +113,7 @@ def inventory_page(
         rows = rows[start : start + query.limit]
     collateral = (
         client_collateral_left(
-            client=facts.client, merchant=merchant, now=clock.now(), exposure=facts.exposure
+            client=facts.client, merchant=merchant, now=clock.real_now(), exposure=facts.exposure
         )
         if facts.client is not None
         else ZERO

@@ -1,7 +1,13 @@
 from trading.models.bots import SteamBot, SteamOffer
 from trading.models.catalog import CatalogItem, CatalogPhase
 from trading.models.deliveries import BotDelivery
-from trading.models.suppliers import Supplier, SupplierError, SupplierListing, SupplierOrder
+from trading.models.suppliers import (
+    Supplier,
+    SupplierError,
+    SupplierListing,
+    SupplierOrder,
+    SupplierWithdraw,
+)
 from trading.models.switches import GameSettings
 from trading.models.trades import (
     IN_FLIGHT,
@@ -26,6 +32,7 @@ __all__ = [
     "SupplierError",
     "SupplierListing",
     "SupplierOrder",
+    "SupplierWithdraw",
     "Trade",
     "TradeEvent",
     "TradeItem",

@@ -50,6 +50,7 @@ class SteamBot(models.Model):
 
     class Meta:
         ordering = ["id"]
+        permissions = [("log_in_bot", "Can log a bot in again")]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.account_name})"

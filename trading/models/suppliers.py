@@ -75,6 +75,9 @@ class SupplierListing(models.Model):
     paint_seed = models.PositiveIntegerField(null=True, blank=True)
     # Own stock (``instant``): the bot holding the item (``asset_ref`` is its asset id).
     bot_platform_id = models.CharField(max_length=32, blank=True)
+    # How the supplier sells it, where it has kinds (DMarket ``dmarket``: held by its bots, ours
+    # only once withdrawn; ``p2p``: traded by its seller); a buy names it.
+    offer_type = models.CharField(max_length=8, blank=True)
     seen_at = models.DateTimeField()
 
     class Meta:
@@ -143,7 +146,8 @@ class SupplierOrder(models.Model):
     trade_url = models.CharField(max_length=200, blank=True)
     state = models.CharField(max_length=10, choices=State.choices)
     reason = models.CharField(max_length=200, blank=True)
-    # The supplier's id of the purchase (Waxpeer trade id, DMarket order id).
+    # The supplier's id of the purchase (Waxpeer's own ``id``, not the Steam offer's
+    # ``trade_id``; DMarket's ``orderId``).
     supplier_order_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
@@ -169,3 +173,49 @@ class SupplierOrder(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reference} ({self.state})"
+
+
+class SupplierWithdraw(models.Model):
+    """A request to move an item bought into our account at the supplier (DMarket's own
+    inventory) to our bot's Steam inventory. Written, with its ``request_id``, in the
+    transaction that learnt the item may be withdrawn, and before the supplier is asked; the
+    sweep sends it and, when its answer was lost, asks the supplier's inventory where the item
+    is before asking again under the same ``request_id``, so the item is withdrawn once.
+
+    States: ``due`` (to send at ``next_attempt_at``), ``sending`` (claimed by an attempt until
+    ``next_attempt_at``), ``sent`` (the supplier took it: ``transfer_id``), ``unknown`` (the
+    answer was lost: the inventory tells), ``refused`` (the supplier said no; asked again
+    later while the item is still held for us)."""
+
+    class State(models.TextChoices):
+        DUE = "due"
+        SENDING = "sending"
+        SENT = "sent"
+        UNKNOWN = "unknown"
+        REFUSED = "refused"
+
+    order = models.OneToOneField(SupplierOrder, on_delete=models.CASCADE, related_name="withdraw")
+    request_id = models.CharField(max_length=64, unique=True)
+    asset_ref = models.CharField(max_length=64)
+    class_ref = models.CharField(max_length=64)
+    game = models.PositiveIntegerField()
+    state = models.CharField(max_length=8, choices=State.choices, default=State.DUE)
+    attempts = models.PositiveIntegerField(default=0)
+    transfer_id = models.CharField(max_length=64, blank=True)
+    reason = models.CharField(max_length=200, blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            # The sweep's range: requests still to send (or whose attempt died).
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=Q(state__in=["due", "sending"]),
+                name="supplier_withdraw_due",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.request_id} ({self.state})"

@@ -114,15 +114,30 @@ class Trade(ChangesSaved, models.Model):
                 condition=Q(offer_expires_at__isnull=False),
                 name="trade_offer_expiry_due",
             ),
-            # The trades in flight per type and status, counted at every metrics scrape.
+            # The trades in flight per type and status, counted at every metrics scrape, and
+            # since their last move: the console's home counts those past their state's
+            # expected time (an index-only range count per type and state).
             models.Index(
-                fields=["type", "status"],
+                fields=["type", "status", "updated_at"],
                 condition=Q(status__in=IN_FLIGHT),
-                name="trade_in_flight",
+                name="trade_in_flight_since",
             ),
+            # Trades in their hold by its end: the home counts those the hold sweep left.
+            models.Index(
+                fields=["type", "hold_end_date"],
+                condition=Q(status=Status.HOLD),
+                name="trade_hold_end",
+            ),
+            # Every merchant's trades, newest first: the console's list of trades.
+            models.Index(fields=["-created_at", "-id"], name="trade_newest"),
             # Keyset pages of a merchant's trades, newest first.
             models.Index(fields=["merchant", "source", "game", "-created_at", "-id"]),
             models.Index(fields=["merchant", "client_platform_id", "-created_at", "-id"]),
+        ]
+        # Staff actions on a trade (docs/admin.md); each also needs the console's login.
+        permissions = [
+            ("retry_purchase", "Can retry a withdrawal's purchase"),
+            ("cancel_trade", "Can cancel a trade, refunding what was not delivered"),
         ]
 
     def __str__(self) -> str:

@@ -1,5 +1,5 @@
 """Staff's writes to the bots (the admin): secrets sealed as they are entered, never read back
-for display; "log in again" renews the session now."""
+for display; "log in again" renews the session now, recorded with who asked and why."""
 
 import base64
 import binascii
@@ -7,6 +7,8 @@ import contextlib
 
 from core.errors import DomainError
 from core.sealed import seal
+from core.services import staff_action_record
+from core.staff import Staff
 from trading.models import SteamBot
 from trading.platform.base import PlatformError
 from trading.platform.steam.session import bot_login
@@ -45,9 +47,18 @@ def steam_bot_secrets_set(*, bot: SteamBot, secrets: dict[str, str]) -> list[str
     return changed
 
 
-def steam_bot_log_in(*, bot: SteamBot) -> str:
-    """Log the bot in again now; returns its state afterwards (the reason is on the bot)."""
+def steam_bot_log_in(*, bot: SteamBot, staff: Staff) -> str:
+    """Log the bot in again now; returns its state afterwards (the reason is on the bot). The
+    login is network I/O, so the record of the action is written after it, with its outcome."""
     with contextlib.suppress(PlatformError):  # the bot's state says why
         bot_login(bot)
     bot.refresh_from_db()
+    staff_action_record(
+        staff=staff,
+        action="log_in_bot",
+        subject_type="steam_bot",
+        subject_id=str(bot.pk),
+        state=bot.state,
+        state_detail=bot.state_detail,
+    )
     return bot.state

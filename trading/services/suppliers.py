@@ -23,7 +23,6 @@ from trading.marketplace.suppliers.base import (
     SupplierOffer,
     SupplierOutcomeUnknownError,
     SupplierUnavailableError,
-    TradeState,
     listing_id_of,
 )
 from trading.marketplace.suppliers.clients import supplier_clients
@@ -36,26 +35,16 @@ from trading.marketplace.suppliers.marketplace import (
 from trading.marketplace.suppliers.waxpeer_socket import WaxpeerSocket
 from trading.models import (
     CatalogItem,
-    Status,
     Supplier,
     SupplierListing,
     SupplierOrder,
-    Trade,
-    TradeItem,
 )
-from trading.trades.services import trade_lock
-from trading.withdrawals.services.handover import bot_delivery_arrived, bot_delivery_ended
-from trading.withdrawals.services.lifecycle import (
-    withdrawal_items_accepted,
-    withdrawal_items_delivered,
-    withdrawal_items_ended,
-)
+from trading.services.supplier_orders import WAITING_RECHECK, supplier_order_apply
+from trading.services.supplier_withdraws import supplier_withdraws_send
 
 # Requests per supplier per poll run (each covers ``names_per_call`` catalog items).
 POLL_REQUESTS = 5
 FOLLOW_BATCH = 100
-WAITING_RECHECK = timedelta(seconds=30)
-SENT_RECHECK = timedelta(seconds=60)
 UNAVAILABLE_RECHECK = timedelta(seconds=60)
 SWITCH_OFF_BATCH = 5000
 LISTING_FIELDS = (
@@ -67,6 +56,7 @@ LISTING_FIELDS = (
     "paint_index",
     "wear",
     "paint_seed",
+    "offer_type",
     "seen_at",
 )
 
@@ -141,6 +131,7 @@ def supplier_listings_replace(
                 paint_index=offer.paint_index,
                 wear=offer.wear,
                 paint_seed=offer.paint_seed,
+                offer_type=offer.offer_type,
                 seen_at=now,
             )
     with transaction.atomic():
@@ -215,6 +206,7 @@ def _offer_of(row: SupplierListing) -> SupplierOffer:
         paint_index=row.paint_index,
         wear=row.wear,
         paint_seed=row.paint_seed,
+        offer_type=row.offer_type,
     )
 
 
@@ -283,6 +275,7 @@ def supplier_orders_follow() -> int:
     ):
         orders = list(group)
         moved += _follow(clients.get(name), orders, game)
+    supplier_withdraws_send()
     return moved
 
 
@@ -304,7 +297,7 @@ def _follow(client: SupplierClient | None, orders: list[SupplierOrder], game: in
         if trade is None:
             _recheck([order], WAITING_RECHECK)
         else:
-            moved += supplier_order_apply(order=order, state=trade.state, reason=trade.reason)
+            moved += supplier_order_apply(order=order, trade=trade)
     return moved
 
 
@@ -312,87 +305,6 @@ def _recheck(orders: list[SupplierOrder], after: timedelta) -> None:
     SupplierOrder.objects.filter(pk__in=[o.pk for o in orders]).update(
         next_check_at=clock.now() + after
     )
-
-
-def supplier_order_apply(*, order: SupplierOrder, state: TradeState, reason: str = "") -> int:
-    """One supplier trade's news applied to its withdrawal item, once: the order and the item
-    move in one transaction, under the order's and the trade's locks."""
-    item_pk = int(order.key.removeprefix("ti-"))
-    trade_id = TradeItem.objects.filter(pk=item_pk).values_list("trade_id", flat=True).first()
-    if trade_id is None:
-        return 0
-    now = clock.now()
-    actor = f"supplier:{order.supplier_id}"
-    with transaction.atomic():
-        current = SupplierOrder.objects.select_for_update().get(pk=order.pk)
-        if current.state not in (SupplierOrder.State.BOUGHT, SupplierOrder.State.SENT):
-            return 0
-        trade, items = trade_lock(trade_id=str(trade_id))
-        item = next(i for i in items if i.pk == item_pk)
-        if item.status == Status.PENDING and item.purchase_ref != current.reference:
-            # The purchase is not recorded on the item yet: the purchase sweep records it.
-            current.next_check_at = now + WAITING_RECHECK
-            current.save(update_fields=["next_check_at"])
-            return 0
-        moved = 0
-        if state is TradeState.WAITING:
-            current.next_check_at = now + WAITING_RECHECK
-        elif current.listing.get("bot_platform_id") and state is not TradeState.CANCELED:
-            moved = _to_our_bot(current, item, state)
-        elif state is TradeState.SENT:
-            if item.status == Status.PENDING:
-                withdrawal_items_delivered(trade=trade, items=items, targets=[item], actor=actor)
-                moved = 1
-            current.state, current.next_check_at = SupplierOrder.State.SENT, now + SENT_RECHECK
-        elif state is TradeState.DELIVERED:
-            if item.status == Status.PENDING:
-                withdrawal_items_delivered(trade=trade, items=items, targets=[item], actor=actor)
-            if item.status == Status.ACTIVE:
-                withdrawal_items_accepted(trade=trade, items=items, targets=[item], actor=actor)
-                moved = 1
-            current.state, current.next_check_at = SupplierOrder.State.DELIVERED, None
-        else:
-            moved = _canceled(trade, items, item, actor)
-            current.state, current.next_check_at = SupplierOrder.State.CANCELED, None
-            current.reason = reason[:200]
-            bot_delivery_ended(item_pk=item.pk, reason=f"{current.supplier_id} cancelled")
-        current.updated_at = now
-        current.save()
-    return moved
-
-
-def _to_our_bot(order: SupplierOrder, item: TradeItem, state: TradeState) -> int:
-    """A supplier that delivers to our bot (DMarket): its trade offer on the way is the item
-    coming to us, not to the recipient (the item stays ``pending``); arrived, the item is the
-    bot's to hand over (``BotDelivery``), and the supplier has nothing more to tell."""
-    if state is TradeState.SENT:
-        order.state, order.next_check_at = SupplierOrder.State.SENT, clock.now() + SENT_RECHECK
-        return 0
-    order.state, order.next_check_at = SupplierOrder.State.AT_BOT, None
-    bot_delivery_arrived(item_pk=item.pk)
-    return 1
-
-
-def _canceled(trade: Trade, items: list[TradeItem], item: TradeItem, actor: str) -> int:
-    """The supplier cancelled (before sending: the purchase failed; after: not delivered):
-    the item ends and its lock goes back to the merchant, once."""
-    ends = {
-        Status.PENDING: (Status.FAILED, "PURCHASE_FAILED"),
-        Status.ACTIVE: (Status.DECLINED, "OFFER_NOT_ACCEPTED"),
-    }
-    if item.status not in ends:
-        return 0
-    to, error = ends[Status(item.status)]
-    withdrawal_items_ended(
-        trade=trade,
-        items=items,
-        targets=[item],
-        to=to,
-        actor=actor,
-        kind="supplier_canceled",
-        error=error,
-    )
-    return 1
 
 
 def supplier_balances_check() -> int:

@@ -52,7 +52,7 @@ def trade_get(*, scope: QuerySet[Trade], ref: str) -> Trade | None:
 
 def trades_in_flight_counts() -> dict[tuple[str, str], int]:
     """Trades not yet finished, per (type, status), every pair present (0 when none). An
-    index-only count over ``trade_in_flight`` (a partial index of those trades only), so its
+    index-only count over ``trade_in_flight_since`` (a partial index of those trades only), so its
     cost follows the trades in flight, not the history."""
     counts: dict[tuple[str, str], int] = {
         (kind, str(status)): 0 for kind in Trade.Type.values for status in IN_FLIGHT

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from core.metrics.store import role_start
 from feed.front import front_app
+from feed.front_server import FrontProtocol
 from feed.packets import MAX_MESSAGE_BYTES
 from feed.server import FeedServer
 
@@ -35,6 +36,9 @@ class Command(BaseCommand):
             front_app(server, api_upstream=upstream) if upstream else server.asgi_app(),
             host=str(options["host"]),
             port=int(str(options["port"])),
+            # The front faces clients with no proxy before it: a request's head bounded in size
+            # and time (feed/front_server.py). Behind production's proxy, uvicorn's default.
+            http=FrontProtocol if upstream else "auto",
             lifespan="on",
             # The client address comes from the peer and NUM_PROXIES, as in the API.
             proxy_headers=False,
@@ -44,5 +48,8 @@ class Command(BaseCommand):
             date_header=not upstream,
             # A websocket frame over the feed's limit closes the socket before it is kept.
             ws_max_size=MAX_MESSAGE_BYTES,
+            # uvicorn's own lines (its start, errors) through settings.LOGGING like the feed's:
+            # LOG_FORMAT, each with its requestId; uvicorn would set up its own text handlers.
+            log_config=None,
             log_level=settings.LOG_LEVEL.lower(),
         )

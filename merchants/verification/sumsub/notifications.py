@@ -19,6 +19,7 @@ stays pending).
 
 import hashlib
 import hmac
+import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +40,9 @@ DIGESTS: dict[str, Callable[[], Any]] = {
 }
 CREATED_AT_FORMATS = ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S")
 MAX_TEXT = 512  # Sumsub's externalUserId is at most 512 characters; ids are shorter
+# What a digest can be: hex. A header is any bytes the sender chose (WSGI gives them as latin-1
+# text), and ``hmac.compare_digest`` raises TypeError on text that is not ASCII.
+_HEX = re.compile(r"[0-9a-f]+")
 
 
 def payload_digest(*, secret: str, algorithm: str, body: bytes) -> str:
@@ -54,7 +58,7 @@ def notification_verify(*, secret: str, body: bytes, headers: Mapping[str, str])
     if algorithm not in DIGESTS:
         raise NotificationSignatureError("X-Payload-Digest-Alg is missing or unknown.")
     expected = payload_digest(secret=secret, algorithm=algorithm, body=body)
-    if not digest or not hmac.compare_digest(expected, digest):
+    if not _HEX.fullmatch(digest) or not hmac.compare_digest(expected.encode(), digest.encode()):
         raise NotificationSignatureError("X-Payload-Digest does not match the body.")
 
 

@@ -1,7 +1,11 @@
-"""The quick start's demo data: created on the first run, reprinted on every run."""
+"""The quick start's demo data, created on the first run and kept in ``var/demo.json``: the demo
+merchant (its id, API key and webhook secret), the staff login's password, and the URL the
+quick start serves on, so that the README's calls read it there (``bin/start`` prints what to
+do next from it; nothing secret is printed here)."""
 
 import json
 import secrets
+from argparse import ArgumentParser
 from decimal import Decimal
 from typing import Any
 
@@ -18,16 +22,21 @@ DEMO_BALANCE = 10_000
 
 
 class Command(BaseCommand):
-    help = "Create the demo merchant and a staff login once; print both."
+    help = (
+        "Create the demo merchant and a staff login once; keep them and the URL in var/demo.json."
+    )
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--url", required=True, help="where the quick start serves the API")
 
     def handle(self, *args: Any, **options: Any) -> None:
         state_file = settings.VAR_DIR / "demo.json"
-        if not state_file.exists():
-            state_file.write_text(json.dumps(self._create()))
-        state = json.loads(state_file.read_text())
-        self.stdout.write(f"Staff console: /admin/  user admin  password {state['adminPassword']}")
-        demo = {k: state[k] for k in ("merchantId", "apiKey", "webhookSecret")}
-        self.stdout.write("Demo merchant: " + json.dumps(demo))
+        created = not state_file.exists()
+        state = self._create() if created else json.loads(state_file.read_text())
+        # The port may differ from one start to the next.
+        state_file.write_text(json.dumps({**state, "url": options["url"]}, indent=2) + "\n")
+        made = "created" if created else "kept"
+        self.stdout.write(f"Demo merchant and staff login {made} in {state_file}")
 
     @transaction.atomic
     def _create(self) -> dict[str, str]:

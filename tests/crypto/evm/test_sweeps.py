@@ -8,6 +8,7 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
 
+from core.models import StaffAction
 from crypto.evm.models import EvmSweep, EvmTransaction
 from crypto.keys import hot_wallet
 from crypto.models import AddressAllocation
@@ -101,7 +102,12 @@ def test_staff_sweep_every_token_of_an_address_from_the_admin(
     answer = desk.run(
         lambda: desk.api.post(
             "/admin/crypto/addressallocation/",
-            {"action": "sweep", "_selected_action": [allocation.pk]},
+            {
+                "action": "sweep",
+                "_selected_action": [allocation.pk],
+                "staff_confirm": "yes",
+                "reason": "the merchant closes this user's account",
+            },
         )
     )
     assert answer.status_code == 302
@@ -112,7 +118,16 @@ def test_staff_sweep_every_token_of_an_address_from_the_admin(
     ]
     assert not EvmTransaction.objects.filter(purpose="gas").exists()
     entry = LogEntry.objects.get(object_id=str(allocation.pk))
-    assert "requested by staff" in entry.get_change_message()
+    assert entry.get_change_message() == (
+        "Sweep to the hot wallet: Sweeps requested: EVM (ETH). "
+        "Reason: the merchant closes this user's account"
+    )
+    action = StaffAction.objects.get()
+    assert (action.user, action.action, action.subject_id) == (
+        "staff",
+        "sweep_address",
+        str(allocation.pk),
+    )
 
     chain.settle()
     chain.mine(CONFIRMATIONS)

@@ -2,14 +2,18 @@
 runtime as a library, which verifies signatures and runs the real SPL Token, Associated Token
 Account and Memo programs on an in-memory bank. What a cluster adds around a bank is kept here:
 blocks and block heights, blockhashes valid for 150 blocks (``lastValidBlockHeight``),
-confirmed and finalized commitment, the signatures of each address, the token balances before
-and after each transaction, and the ways a real cluster loses or delays transactions (dropped on
-the way to the leader, held between preflight and execution).
+confirmed and finalized commitment, the signatures of each address (kept when the account
+closes, and going on when it is created again), the token balances before and after each
+transaction, and the ways a real cluster loses or delays transactions (dropped on the way to
+the leader, held between preflight and execution, never in a block when the fee payer cannot
+pay) or forgets them (a node whose ledger was cleaned up).
 
 Sources: Solana docs "Transaction Confirmation & Expiration" (blockhash valid for 150 blocks,
 the last valid block height), "Retrying Transactions" (dropped transactions, rebroadcasting),
-"Commitment levels"; the SPL Token account layout (mint 0..32, owner 32..64, amount 64..72
-little-endian, 165 bytes) and mint layout (decimals at byte 44) from solana-program-library
+"Commitment levels"; Solana Cookbook "Transactions" (a fee payer that cannot pay: dropped);
+agave ``ledger/src/token_balances.rs`` (token balances read from the bank before and after the
+batch); the SPL Token account layout (mint 0..32, owner 32..64, amount 64..72 little-endian,
+165 bytes) and mint layout (decimals at byte 44) from solana-program-library
 ``token/program/src/state.rs``."""
 
 import secrets
@@ -43,6 +47,21 @@ from spl.token.instructions import (
 from spl.token.models import FreezeAccountParams, MintToParams, TransferCheckedParams
 
 MAX_PROCESSING_AGE = 150  # blocks a blockhash stays valid (Solana docs, expiration)
+# Failures found before execution, while the fee payer and the message are checked: such a
+# transaction takes no fee and is in no block (agave's TransactionError variants of the
+# check and fee-payer stages).
+NEVER_COMMITTED = {
+    "AccountNotFound",
+    "InsufficientFundsForFee",
+    "InvalidAccountForFee",
+    "BlockhashNotFound",
+    "AlreadyProcessed",
+    "AccountInUse",
+    "AccountLoadedTwice",
+    "SanitizeFailure",
+    "TooManyAccountLocks",
+    "SignatureFailure",
+}
 FIRST_HEIGHT = 200_000
 SKIPPED_SLOTS = 1_234  # slots run ahead of block heights (some slots have no block)
 TOKEN_ACCOUNT_SIZE = 165
@@ -121,7 +140,11 @@ class Ledger:
     finalized_height: int = FIRST_HEIGHT
     auto_finalize: bool = True  # each new block is finalized at once; off: ``finalize()``
     blockhashes: dict[str, int] = field(default_factory=dict)  # blockhash -> last valid height
+    blockhash_at: dict[int, str] = field(default_factory=dict)  # height -> its block's hash
     tip_blockhash: str = ""
+    # The oldest block whose transactions the node still serves: an RPC node keeps a limited
+    # ledger (``--limit-ledger-size``) and, without a long-term store, forgets what is older.
+    first_available_height: int = 0
     landed: dict[str, Landed] = field(default_factory=dict)
     by_address: dict[str, list[str]] = field(default_factory=dict)  # oldest first
     # How a real cluster loses or delays transactions (the tests switch these):
@@ -143,6 +166,7 @@ class Ledger:
         self.height += 1
         blockhash = str(Hash(secrets.token_bytes(32)))
         self.blockhashes[blockhash] = self.height + MAX_PROCESSING_AGE
+        self.blockhash_at[self.height] = blockhash
         self.tip_blockhash = blockhash
         if self.auto_finalize:
             self.finalized_height = self.height
@@ -157,9 +181,22 @@ class Ledger:
         with self.lock:
             self.finalized_height = self.height
 
-    def latest_blockhash(self) -> tuple[str, int]:
+    def latest_blockhash(self, *, finalized: bool = False) -> tuple[str, int]:
+        """The newest block's hash (or the newest finalized one's) and its last valid height."""
         with self.lock:
-            return self.tip_blockhash, self.blockhashes[self.tip_blockhash]
+            blockhash = (
+                self.blockhash_at[self.finalized_height] if finalized else self.tip_blockhash
+            )
+            return blockhash, self.blockhashes[blockhash]
+
+    def forget_before(self, height: int) -> None:
+        """The node no longer serves transactions of blocks below ``height`` (its ledger was
+        cleaned up): their signatures, statuses and bodies are unknown to it."""
+        with self.lock:
+            self.first_available_height = height
+
+    def served(self, landed: Landed) -> bool:
+        return landed.height >= self.first_available_height
 
     def blockhash_valid(self, blockhash: str) -> bool:
         """Can a transaction naming it still go into the next block?"""
@@ -360,8 +397,10 @@ class Ledger:
             return [landed for t in held if (landed := self.land(t)) is not None]
 
     def land(self, transaction: VersionedTransaction) -> Landed | None:
-        """Execute in a new block. None when it cannot be in one: its blockhash expired, or it
-        is already in one (the cluster deduplicates by signature)."""
+        """Execute in a new block. None when it cannot be in one: its blockhash expired, it is
+        already in one (the cluster deduplicates by signature), or its fee payer cannot pay
+        (such a transaction is dropped, never committed: Solana Cookbook "Transactions", Fees;
+        agave commits failed transactions only once their fee was taken)."""
         with self.lock:
             signature = str(transaction.signatures[0])
             blockhash = str(transaction.message.recent_blockhash)
@@ -373,6 +412,8 @@ class Ledger:
             result = self.svm.send_transaction(transaction)
             if isinstance(result, FailedTransactionMetadata):
                 err, meta = result.err(), result.meta()
+                if str(error_json(err)) in NEVER_COMMITTED:
+                    return None
             else:
                 err, meta = None, result
             self._new_block()
@@ -397,7 +438,7 @@ class Ledger:
     def status_of(self, signature: str, *, history: bool) -> Landed | None:
         with self.lock:
             landed = self.landed.get(signature)
-            if landed is None:
+            if landed is None or not self.served(landed):
                 return None
             # Without searchTransactionHistory only the recent status cache answers.
             if not history and self.height - landed.height > MAX_PROCESSING_AGE:

@@ -1,38 +1,49 @@
 """A recorded Solana JSON-RPC server for the tests: a real HTTP server on a loopback port of its
 own, answering the methods the gateway calls with the shapes of Solana's RPC documentation
 (solana.com/docs/rpc/http/<method>), over the ``Ledger`` (LiteSVM and the cluster around it).
+docs/solana.md lists every behaviour with its source, and where the sources disagree or are
+silent, the stricter answer given here.
 
-Sources, per method: getLatestBlockhash (``{context, value: {blockhash, lastValidBlockHeight}}``),
-getBlockHeight (the height at the asked commitment), getSignaturesForAddress (newest first,
-``before``/``until`` exclusive, ``limit`` 1-1000, only ``confirmed`` or ``finalized``; entries
-``{signature, slot, err, memo, blockTime, confirmationStatus}``), getTransaction (``jsonParsed``:
-``accountKeys`` as ``{pubkey, signer, writable, source}``, parsed spl-token,
-spl-associated-token-account and spl-memo instructions, ``meta`` with ``pre/postBalances``,
-``pre/postTokenBalances`` ``{accountIndex, mint, owner, programId, uiTokenAmount}``, ``err``,
-``status``, ``logMessages``; null when the transaction is not at that commitment; the version
-asked for with ``maxSupportedTransactionVersion``), getTokenAccountBalance (``-32602 Invalid
-param: could not find account`` for a missing one), getAccountInfo (base64 data), getBalance,
-getSignatureStatuses (``confirmations`` null once rooted; without ``searchTransactionHistory``
-only the recent status cache), getMinimumBalanceForRentExemption, getHealth (``ok``, or
-``-32005 Node is behind by N slots`` with ``numSlotsBehind``), sendTransaction (base64;
-signatures verified with solders, ``-32003 Transaction signature verification failure``;
-preflight unless ``skipPreflight``: ``-32002 Transaction simulation failed: <error>`` with the
-simulation result as ``data``, ``BlockhashNotFound`` for an expired blockhash; an expired
-transaction sent without preflight is accepted and never lands). Error codes: agave
-``rpc-client-api/src/custom_error.rs``. Rate limits: HTTP 429 with a JSON-RPC error body and
-``Retry-After``, as public RPC providers answer (Solana docs "Clusters": 100 requests per 10 s
-per IP on the public endpoints)."""
+Per method: getLatestBlockhash (``{context, value: {blockhash, lastValidBlockHeight}}``, the
+newest block's at ``confirmed``, the newest finalized one's at ``finalized``), getBlockHeight
+(at the asked commitment), getSignaturesForAddress (newest first, ``before``/``until``
+exclusive, ``limit`` 1-1000, ``processed`` refused; entries ``{signature, slot, err, memo,
+blockTime, confirmationStatus}``; a ``before`` or ``until`` the node cannot locate is ``-32020
+Transaction <signature> not found``, as agave 3.0 answers (anza-xyz/agave#7937), where older
+nodes answered as if it was not given), getTransaction (``jsonParsed`` only: ``accountKeys``
+as ``{pubkey, signer, writable, source}``, parsed spl-token, spl-associated-token-account and
+spl-memo instructions, ``meta`` with ``pre/postBalances``, ``pre/postTokenBalances``
+``{accountIndex, mint, owner, programId, uiTokenAmount}`` as the bank held them before and after
+the whole transaction (an account created in it has no entry before, one closed in it none
+after), ``err``, ``status``, ``logMessages``; null when the transaction is not at that
+commitment or the node no longer has it; ``processed`` refused; -32015 without
+``maxSupportedTransactionVersion``), getAccountInfo and getMultipleAccounts (at most 100; null
+for a missing account; data in ``binary``, ``base58`` or ``base64``, cut to ``dataSlice``,
+base58 refused above 128 bytes with -32600), getTokenAccountBalance (-32602 ``could not find
+account`` / ``not a Token account``), getBalance, getSignatureStatuses (at most 256;
+``confirmations`` null once rooted; without ``searchTransactionHistory`` only the recent status
+cache), getMinimumBalanceForRentExemption, getHealth (``ok``, or ``-32005 Node is behind by N
+slots`` with ``numSlotsBehind``), sendTransaction (base58 or base64; signatures verified,
+``-32003 Transaction signature verification failure``; preflight unless ``skipPreflight``: the
+node's health first (-32005), then ``-32002 Transaction simulation failed: <error>`` with the
+simulation result as ``data``, ``BlockhashNotFound`` for an expired blockhash,
+``AlreadyProcessed`` for one in a block; an expired transaction sent without preflight is
+accepted and never lands). Error codes and messages: agave ``rpc-client-api/src/custom_error.rs``
+and ``rpc/src/rpc.rs``. Rate limits: HTTP 429 with a JSON-RPC error body and ``Retry-After``, as
+public RPC providers answer (Solana docs "Clusters": 100 requests per 10 s per IP on the public
+endpoints)."""
 
 import base64
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from solders.account import Account
 from solders.pubkey import Pubkey
 from solders.transaction import VersionedTransaction
 from spl.memo.constants import MEMO_PROGRAM_ID
@@ -48,6 +59,8 @@ from tests.crypto.solana.ledger import (
 )
 
 BLOCK_TIME_BASE = 1_767_000_000
+MAX_MULTIPLE_ACCOUNTS = 100  # agave rpc-client-api request.rs
+MAX_BASE58_BYTES = 128  # agave account-decoder
 BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 
@@ -92,6 +105,9 @@ class SolanaRpc:
     throttle: int = 0  # the next N requests answer HTTP 429
     behind: int = 0  # getHealth: the node is behind by this many slots
     lose_answers: int = 0  # the next N sends are executed, but the answer is an HTTP 503
+    # Called with (method, params) once an answer is made and before it is sent: what happens
+    # elsewhere while the caller waits for it (a test's interleaving).
+    on_answer: Callable[[str, list[Any]], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def count(self, method: str) -> int:
@@ -106,7 +122,10 @@ class SolanaRpc:
         answer = getattr(self, f"rpc_{method}", None)
         if answer is None:
             raise RpcError(-32601, "Method not found")
-        return answer(*params)
+        result = answer(*params)
+        if self.on_answer is not None:
+            self.on_answer(str(method), params)
+        return result
 
     def _context(self) -> dict[str, Any]:
         return {"slot": self.ledger.height + 1234, "apiVersion": "2.2.0"}
@@ -127,7 +146,8 @@ class SolanaRpc:
         return "ok"
 
     def rpc_getLatestBlockhash(self, config: dict[str, Any] | None = None) -> Any:
-        blockhash, last_valid = self.ledger.latest_blockhash()
+        finalized = (config or {}).get("commitment", "finalized") == "finalized"
+        blockhash, last_valid = self.ledger.latest_blockhash(finalized=finalized)
         return {
             "context": self._context(),
             "value": {"blockhash": blockhash, "lastValidBlockHeight": last_valid},
@@ -145,24 +165,25 @@ class SolanaRpc:
 
     def rpc_getAccountInfo(self, address: str, config: dict[str, Any] | None = None) -> Any:
         found = self.ledger.account(_pubkey(address))
-        if found is None:
-            return {"context": self._context(), "value": None}
+        return {"context": self._context(), "value": _account_json(found, config or {})}
+
+    def rpc_getMultipleAccounts(
+        self, addresses: list[str], config: dict[str, Any] | None = None
+    ) -> Any:
+        if len(addresses) > MAX_MULTIPLE_ACCOUNTS:
+            raise RpcError(-32602, f"Too many inputs provided; max {MAX_MULTIPLE_ACCOUNTS}")
+        found = [self.ledger.account(_pubkey(address)) for address in addresses]
         return {
             "context": self._context(),
-            "value": {
-                "data": [base64.b64encode(bytes(found.data)).decode(), "base64"],
-                "executable": found.executable,
-                "lamports": found.lamports,
-                "owner": str(found.owner),
-                "rentEpoch": 18446744073709551615,
-                "space": len(found.data),
-            },
+            "value": [_account_json(account, config or {}) for account in found],
         }
 
     def rpc_getTokenAccountBalance(self, address: str, config: Any = None) -> Any:
-        held = self.ledger.token_account(_pubkey(address))
-        if held is None:
+        if self.ledger.account(_pubkey(address)) is None:
             raise RpcError(-32602, "Invalid param: could not find account")
+        held = self.ledger.token_account(address)
+        if held is None:
+            raise RpcError(-32602, "Invalid param: not a Token account")
         mint, _owner, amount = held
         return {"context": self._context(), "value": _ui_amount(amount, self.ledger.decimals(mint))}
 
@@ -173,27 +194,37 @@ class SolanaRpc:
     ) -> Any:
         config = config or {}
         commitment = config.get("commitment", "finalized")
-        if commitment == "processed":
-            raise RpcError(
-                -32602, "Invalid params: Method does not support commitment below `confirmed`"
-            )
+        _at_least_confirmed(commitment)
         limit = int(config.get("limit", 1000))
         if not 1 <= limit <= 1000:
             raise RpcError(-32602, "Invalid limit; max 1000")
         with self.ledger.lock:
             ours = list(reversed(self.ledger.by_address.get(_pubkey(address), [])))
             rows = [self.ledger.landed[s] for s in ours]
+            rows = [row for row in rows if self.ledger.served(row)]
             if commitment == "finalized":
                 rows = [row for row in rows if self.ledger.finalized(row)]
-            signatures = [row.signature for row in rows]
+            # The cursors are looked up among every transaction the node has, not only this
+            # address's; one it cannot find is an error (agave 3.0, anza-xyz/agave#7937).
+            for cursor in ("before", "until"):
+                signature = config.get(cursor)
+                if signature and not self._locatable(signature, commitment):
+                    raise RpcError(-32020, f"Transaction {signature} not found")
             if config.get("before"):
-                before = config["before"]
-                rows = rows[signatures.index(before) + 1 :] if before in signatures else []
+                before = self.ledger.landed[config["before"]]
+                rows = [row for row in rows if row.height < before.height]
             if config.get("until"):
-                names = [row.signature for row in rows]
-                until = config["until"]
-                rows = rows[: names.index(until)] if until in names else rows
+                until = self.ledger.landed[config["until"]]
+                rows = [row for row in rows if row.height > until.height]
             return [self._signature_entry(row) for row in rows[:limit]]
+
+    def _locatable(self, signature: str, commitment: str) -> bool:
+        landed = self.ledger.landed.get(signature)
+        return (
+            landed is not None
+            and self.ledger.served(landed)
+            and (commitment != "finalized" or self.ledger.finalized(landed))
+        )
 
     def _signature_entry(self, row: Landed) -> dict[str, Any]:
         return {
@@ -209,13 +240,13 @@ class SolanaRpc:
         config = config or {}
         if config.get("encoding") != "jsonParsed":
             raise RpcError(-32602, "Invalid params: this server answers encoding jsonParsed only")
+        commitment = config.get("commitment", "finalized")
+        _at_least_confirmed(commitment)
         with self.ledger.lock:
             landed = self.ledger.landed.get(signature)
-            if landed is None:
+            if landed is None or not self.ledger.served(landed):
                 return None
-            if config.get("commitment", "finalized") == "finalized" and not self.ledger.finalized(
-                landed
-            ):
+            if commitment == "finalized" and not self.ledger.finalized(landed):
                 return None
             if config.get("maxSupportedTransactionVersion") is None:
                 raise RpcError(
@@ -264,6 +295,12 @@ class SolanaRpc:
             raise RpcError(-32003, "Transaction signature verification failure")
         signature = str(transaction.signatures[0])
         if not config.get("skipPreflight", False):
+            if self.behind:  # preflight asks the node's health first (agave rpc.rs)
+                raise RpcError(
+                    -32005,
+                    f"Node is behind by {self.behind} slots",
+                    {"numSlotsBehind": self.behind},
+                )
             self._preflight(transaction, signature)
         self.ledger.accept(transaction)
         if self.lose_answers:
@@ -305,6 +342,48 @@ def _preflight_failure(err: str, message: str) -> RpcError:
         f"Transaction simulation failed: {message}",
         {"err": err, "logs": [], "accounts": None, "unitsConsumed": 0, "returnData": None},
     )
+
+
+def _at_least_confirmed(commitment: str) -> None:
+    """getSignaturesForAddress and getTransaction refuse ``processed`` (agave rpc.rs,
+    ``check_is_at_least_confirmed``)."""
+    if commitment not in ("confirmed", "finalized"):
+        raise RpcError(-32602, "Method does not support commitment below `confirmed`")
+
+
+def _account_json(found: Account | None, config: dict[str, Any]) -> dict[str, Any] | None:
+    """An account as getAccountInfo and getMultipleAccounts render it (agave ``encode_account``):
+    its data in the asked encoding, cut to ``dataSlice``; base58 (and the legacy bare
+    ``binary``, the default) only up to 128 bytes. jsonParsed and zstd are not served here."""
+    if found is None:
+        return None
+    data = bytes(found.data)
+    if config.get("dataSlice"):
+        offset, length = int(config["dataSlice"]["offset"]), int(config["dataSlice"]["length"])
+        data = data[offset : offset + length]
+    encoding = config.get("encoding", "binary")
+    if encoding in ("binary", "base58") and len(data) > MAX_BASE58_BYTES:
+        raise RpcError(
+            -32600,
+            f"Encoded binary (base 58) data should be less than {MAX_BASE58_BYTES} bytes, "
+            "please use Base64 encoding.",
+        )
+    if encoding == "binary":
+        encoded: Any = b58encode(data)
+    elif encoding == "base58":
+        encoded = [b58encode(data), "base58"]
+    elif encoding == "base64":
+        encoded = [base64.b64encode(data).decode(), "base64"]
+    else:
+        raise RpcError(-32602, f"Invalid params: this server answers no {encoding} encoding")
+    return {
+        "data": encoded,
+        "executable": found.executable,
+        "lamports": found.lamports,
+        "owner": str(found.owner),
+        "rentEpoch": 18446744073709551615,
+        "space": len(found.data),
+    }
 
 
 def _pubkey(address: str) -> str:

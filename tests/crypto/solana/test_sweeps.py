@@ -1,17 +1,19 @@
 """Sweeps of Solana deposit accounts through the recorded RPC server: a credited deposit sweeps
 its account to the hot wallet and closes it (rent back to the hot wallet), staff sweep an account
-from the admin, the schedule sweeps open accounts credited since their last sweep; every sweep
-recorded, no USD moved."""
+from the admin, the schedule sweeps open accounts credited since their last sweep (one credited
+while a sweep read the balance is left to the next sweep); every sweep recorded, no USD moved."""
 
 from decimal import Decimal
 
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import User
+from django.db import connections
 
 from crypto.keys import hot_wallet
 from crypto.models import CryptoDeposit, SolanaTokenAccount
 from crypto.solana.models import SolanaSweep, SolanaTransaction
+from crypto.solana.sweeps import solana_sweep_step
 from crypto.tasks import solana_plan_sweeps, solana_scan, solana_sweep_accounts, sweep_deposits
 from tests.crypto.conftest import OTHER_USER, clean, deposit_address, money
 from tests.crypto.solana.conftest import HOT_WALLET_TOKENS, deposits, observe, open_address
@@ -92,14 +94,22 @@ def test_staff_sweep_an_account_from_the_admin_and_it_stays_open(
     answer = desk.run(
         lambda: desk.api.post(
             "/admin/crypto/solanatokenaccount/",
-            {"action": "sweep", "_selected_action": [account.pk]},
+            {
+                "action": "sweep",
+                "_selected_action": [account.pk],
+                "staff_confirm": "yes",
+                "reason": "dust left under the minimum",
+            },
         )
     )
     assert answer.status_code == 302
     sweep = SolanaSweep.objects.get()
     assert (sweep.trigger, sweep.closes, sweep.amount) == ("staff", False, Decimal("0.4"))
     entry = LogEntry.objects.get(object_id=str(account.pk))
-    assert "requested by staff" in entry.get_change_message()
+    assert entry.get_change_message() == (
+        "Sweep to the hot wallet: Sweeps requested: Solana USDC account. "
+        "Reason: dust left under the minimum"
+    )
 
     clock_advance(STEP_SECONDS)
     desk.run(solana_sweep_accounts)
@@ -146,4 +156,50 @@ def test_the_schedule_sweeps_open_accounts_credited_since_their_last_sweep(
     assert desk.run(solana_plan_sweeps) == 0  # swept since its credit
     assert ledger.token_balance(address["address"], "USDC") == 0
     assert money(alice)["available"] == Decimal("1065.00")  # no USD moved
+    assert clean()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_deposit_credited_while_a_scheduled_sweep_reads_the_balance_is_swept_by_the_next(
+    desk, alice, settings, solana: SolanaRpc
+):
+    settings.CRYPTO_DEPOSIT_REVIEW_ABOVE_CENTS = 5_000
+    settings.CRYPTO_SOLANA_SWEEP_MIN_TOKENS = 10
+    ledger = solana.ledger
+    address = open_address(desk, alice)
+    paid(solana, address["address"], "60")  # frozen: the account stays open
+    paid(solana, address["address"], "45")
+    observe(desk)
+    late: list[str] = []
+
+    def meanwhile(method: str, params: list) -> None:
+        if method != "getTokenAccountBalance" or late:
+            return
+        late.append(paid(solana, address["address"], "20"))  # after the balance was read
+        try:
+            solana_scan()  # another worker credits it before the sweep is recorded
+        finally:
+            connections.close_all()
+
+    solana.on_answer = meanwhile
+    assert desk.run(solana_plan_sweeps) == 1
+    solana.on_answer = None
+    assert CryptoDeposit.objects.get(tx_hash=late[0]).status == "completed"
+    first = SolanaSweep.objects.get()
+    assert first.amount == Decimal("105")  # the balance it read
+    observe(desk)
+    desk.run(lambda: solana_sweep_step(sweep_id=first.pk))
+    first.refresh_from_db()
+    assert first.status == "completed"
+
+    assert desk.run(solana_plan_sweeps) == 1  # credited after the first read: swept again
+    second = SolanaSweep.objects.exclude(pk=first.pk).get()
+    assert (second.trigger, second.amount) == ("schedule", Decimal("20"))
+    desk.run(lambda: solana_sweep_step(sweep_id=second.pk))
+    second.refresh_from_db()
+    assert second.status == "completed"
+    assert ledger.token_balance(address["address"], "USDC") == 0
+    assert ledger.token_balance(hot_wallet("SOL"), "USDC") == Decimal(HOT_WALLET_TOKENS) + 125
+    assert desk.run(solana_plan_sweeps) == 0
+    assert money(alice)["available"] == Decimal("1065.00")
     assert clean()

@@ -183,7 +183,7 @@ class FakeSumsub:
     ) -> tuple[bytes, dict[str, str]]:
         """The webhook Sumsub posts about the applicant now: its body and headers."""
         applicant = self.applicants[applicant_id]
-        made = created_at or clock.now()
+        made = created_at or clock.real_now()  # Sumsub's clock: real time, not the sandbox's
         payload: dict[str, Any] = {
             "applicantId": applicant.id,
             "inspectionId": applicant.inspection_id,

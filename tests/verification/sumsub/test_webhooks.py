@@ -180,14 +180,14 @@ def test_a_webhook_older_than_the_window_is_refused(api, verifier, sumsub, start
     """Once its record is pruned a copy could not be told from a new one: refused by its age."""
     person, applicant_id = started
     sumsub.review(applicant_id, "GREEN")
-    made = clock.now() - timedelta(days=2, seconds=1)
+    made = clock.real_now() - timedelta(days=2, seconds=1)
 
     response = notify(api, sumsub.webhook(applicant_id, created_at=made))
 
     assert_error(response, 409, 3013, "PROVIDER_NOTIFICATION_REPLAYED")
     assert _status(verifier, person) == (0, "PENDING")
     # Sumsub's last retry, about a day after the first attempt, is still taken.
-    day_old = clock.now() - timedelta(days=1, hours=1)
+    day_old = clock.real_now() - timedelta(days=1, hours=1)
     ok(notify(api, sumsub.webhook(applicant_id, created_at=day_old)))
     assert _status(verifier, person) == (3, "ACCEPTED")
 
@@ -195,7 +195,7 @@ def test_a_webhook_older_than_the_window_is_refused(api, verifier, sumsub, start
 def test_a_webhook_from_the_future_is_refused(api, verifier, sumsub, started):
     person, applicant_id = started
     sumsub.review(applicant_id, "GREEN")
-    made = clock.now() + timedelta(minutes=6)
+    made = clock.real_now() + timedelta(minutes=6)
 
     error = assert_error(
         notify(api, sumsub.webhook(applicant_id, created_at=made)), 400, 1001, "VALIDATION_FAILED"
@@ -249,14 +249,36 @@ def test_other_methods_are_refused(api, sumsub, db):
     assert_error(api.get(NOTIFICATIONS), 405, 1003, "METHOD_NOT_ALLOWED")
 
 
-def test_notifications_are_forgotten_after_the_window(api, sumsub, started, clock_advance):
+def test_notifications_are_forgotten_after_the_window(api, sumsub, started, time_passes):
     """Beat prunes what the age check already refuses; younger records stay."""
     _, applicant_id = started
     ok(notify(api, sumsub.webhook(applicant_id, "applicantPending")))
-    clock_advance(24 * 3600)
+    time_passes(24 * 3600)
     ok(notify(api, sumsub.webhook(applicant_id, "applicantPending")))
-    clock_advance(24 * 3600 + 1)
+    time_passes(24 * 3600 + 1)
 
     assert prune_identity_notifications.apply().get() == 1
 
     assert IdentityNotification.objects.count() == 1
+
+
+def test_the_sandbox_clock_never_moves_the_replay_window(
+    api, verifier, sumsub, started, clock_advance
+):
+    """Sumsub dates a webhook by its own clock, real time: another merchant moving the sandbox
+    clock past the window neither makes a fresh webhook too old nor lets beat forget what was
+    taken (a copy of it is still a replay)."""
+    person, applicant_id = started
+    sumsub.review(applicant_id, "RED", "RETRY")
+    retry = sumsub.webhook(applicant_id)
+    ok(notify(api, retry))
+
+    clock_advance(3 * 24 * 3600)
+    sumsub.review(applicant_id, "GREEN")
+    ok(notify(api, sumsub.webhook(applicant_id)))
+
+    assert VerificationProcess.objects.get(dossier_id=applicant_id).status == "ACCEPTED"
+    assert person.client.verification_level == 3
+    assert prune_identity_notifications.apply().get() == 0
+    assert_error(notify(api, retry), 409, 3013, "PROVIDER_NOTIFICATION_REPLAYED")
+    assert IdentityNotification.objects.count() == 2

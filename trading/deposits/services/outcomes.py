@@ -8,10 +8,13 @@ from decimal import Decimal
 from django.db import transaction
 
 from core import clock
+from core.errors import DomainError
+from core.services import staff_action_record
+from core.staff import Staff
 from trading.accounts.selectors.inventory import inventory_cache_forget
 from trading.models import Status, Trade, TradeItem
 from trading.selectors.switches import game_settings_get
-from trading.trades.services import Move, trade_apply
+from trading.trades.services import Move, trade_apply, trade_lock
 from wallet.services import DepositCredit, wallet_deposit_post
 
 
@@ -93,3 +96,43 @@ def deposit_ended(
         moves=[Move(item, to, dict(fields)) for item in items],
         trade_fields={**fields, "pending_credit": Decimal("0.00"), "offer_expires_at": None},
     )
+
+
+def deposit_cancel_by_staff(*, trade_id: str, staff: Staff) -> int:
+    """Staff end a deposit whose offer is not out yet (waiting for a bot, or the platform's
+    answer): no money had moved, so nothing is refunded. A deposit whose offer the owner holds
+    is left to the offer's expiry, which withdraws it: cancelling here while the owner could
+    still accept would take their items without paying for them."""
+    with transaction.atomic():
+        trade, items = trade_lock(trade_id=trade_id)
+        if trade.type != Trade.Type.DEPOSIT:
+            raise DomainError("TRADE_NOT_CANCELLABLE", "This is not a deposit.")
+        if trade.status == Status.ACTIVE:
+            raise DomainError(
+                "TRADE_NOT_CANCELLABLE",
+                "The owner holds the offer: it is withdrawn when it expires, which ends the "
+                "deposit.",
+                details={"status": trade.status},
+            )
+        if trade.status not in (Status.INITIATED, Status.PENDING):
+            raise DomainError(
+                "TRADE_NOT_CANCELLABLE",
+                f"The deposit is {trade.status}: the offer was accepted or it has ended.",
+                details={"status": trade.status},
+            )
+        staff_action_record(
+            staff=staff,
+            action="cancel_trade",
+            subject_type="trade",
+            subject_id=str(trade.pk),
+            canceled=len(items),
+        )
+        deposit_ended(
+            trade=trade,
+            items=items,
+            to=Status.CANCELED,
+            actor=staff.actor,
+            kind="force_cancel",
+            error="CANCELED_BY_STAFF",
+        )
+    return len(items)

@@ -92,7 +92,9 @@ def deposit_credit_plan(
     if not is_instant:
         return {"pre_credit": zero, "pending_credit": value, **none}
     available = (
-        client_collateral_available(client=client, merchant=merchant, now=clock.now())
+        # The account's age is the platform's, in real time: the sandbox clock never raises
+        # what an instant deposit may be backed with.
+        client_collateral_available(client=client, merchant=merchant, now=clock.real_now())
         if client is not None
         else zero
     )

@@ -26,7 +26,9 @@ def supplier_row(name: str) -> Supplier:
 
 
 def supplier_usable(row: Supplier) -> bool:
-    return row.enabled and (row.paused_until is None or row.paused_until <= clock.now())
+    """Staff's switch is on and no pause holds: a pause is the supplier's own rate limit, kept
+    in real time (the sandbox clock never ends it early)."""
+    return row.enabled and (row.paused_until is None or row.paused_until <= clock.real_now())
 
 
 def supplier_ok(name: str) -> None:
@@ -44,7 +46,7 @@ def supplier_failed(name: str, operation: str, exc: Exception) -> None:
         exc.retry_after is not None or "429" in str(exc) or "maintenance" in str(exc)
     ):
         pause = timedelta(seconds=exc.retry_after) if exc.retry_after else DEFAULT_PAUSE
-        changes["paused_until"] = now + min(pause, MAX_PAUSE)
+        changes["paused_until"] = clock.real_now() + min(pause, MAX_PAUSE)
     supplier_row(name)
     Supplier.objects.filter(name=name).update(**changes)
     SupplierError.objects.create(

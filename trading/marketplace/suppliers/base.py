@@ -11,7 +11,7 @@ that it did nothing: down, maintenance, 429, a clock refusal); ``SupplierOutcome
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class SupplierRefusedError(Exception):
@@ -47,6 +47,9 @@ class SupplierOffer:
     paint_index: int | None = None
     wear: Decimal | None = None
     paint_seed: int | None = None
+    # How the supplier sells it, where it tells kinds apart (DMarket: ``dmarket``, an item its
+    # own bots hold, withdrawn to us on request; ``p2p``, traded by its seller); "" otherwise.
+    offer_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,20 @@ class TradeState(StrEnum):
 
 @dataclass(frozen=True)
 class SupplierTrade:
+    """A bought trade as the supplier reports it. ``offer_id`` is the platform's id of the
+    trade offer the supplier's seller sent to the recipient (Waxpeer's ``trade_id``), "" while
+    the supplier reports none. ``held``: the item sits in our account at the supplier and moves
+    only when we withdraw it (DMarket's own inventory), ``withdrawable`` once it may, with the
+    supplier's class id a withdrawal names (``class_ref``)."""
+
     reference: str
     state: TradeState
     supplier_order_id: str = ""
     reason: str = ""
+    offer_id: str = ""
+    held: bool = False
+    withdrawable: bool = False
+    class_ref: str = ""
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,18 @@ class BuyRequest:
     price: Decimal  # the listed price we accept, USD
     game: int
     trade_url: str
+    offer_type: str = ""
+
+
+@dataclass(frozen=True)
+class WithdrawRequest:
+    """Move an item held for us at the supplier to the Steam account linked to our supplier
+    account. ``request_id`` is ours, written down before the supplier is asked."""
+
+    request_id: str
+    asset_ref: str
+    class_ref: str
+    game: int
 
 
 class SupplierClient(Protocol):
@@ -119,6 +144,16 @@ class SupplierClient(Protocol):
 
     def balance(self) -> Decimal:
         """The account's spendable USD balance."""
+
+
+@runtime_checkable
+class SupplierHolding(Protocol):
+    """A supplier that holds bought items for us until we withdraw them (DMarket)."""
+
+    def withdraw(self, request: WithdrawRequest) -> str:
+        """Ask for the item to be sent to our linked Steam account; returns the supplier's id
+        of the transfer. Refused: ``SupplierRefusedError``; its answer lost:
+        ``SupplierOutcomeUnknownError``."""
 
 
 LISTING_ID_SEPARATOR = "-"

@@ -1,9 +1,10 @@
 """DMarket: every request signed with the account's Ed25519 key.
 
-Sources (public): DMarket's trading API reference (docs.dmarket.com, its OpenAPI as mirrored in
-api-evangelist/dmarket: openapi/dmarket-buy-items-api-openapi.yml, authentication/, errors/),
-and DMarket's own signing examples (github.com/dmarket/dm-trading-tools) as the open-source
-clients repeat them.
+Sources (public), each fact with its source in docs/suppliers.md ("What each adapter relies
+on"): DMarket's trading API reference (docs.dmarket.com, OpenAPI "DMarket trading API" v2.0.0,
+mirrored in api-evangelist/dmarket ``openapi/_original/dmarket-trading-openapi.yml``), DMarket's
+own signing examples (github.com/dmarket/dm-trading-tools), dmarket-client (PyPI, generated from
+DMarket's OpenAPI), and public clients that call the v1 inventory and ``withdraw-assets``.
 
 - Headers: ``X-Api-Key`` (the public key, hex), ``X-Sign-Date`` (Unix seconds, which must be
   within 2 minutes of the server's clock), ``X-Request-Sign``: ``dmar ed25519 `` + the hex
@@ -12,24 +13,34 @@ clients repeat them.
 - A request whose date is off is refused (401); we then take the server's ``Date`` header as
   the clock, remember the difference, and sign once more.
 - ``GET /exchange/v1/market/items?gameId=a8db&title=...&limit=100&orderBy=price&orderDir=asc
-  &currency=USD``: ``objects[]`` of ``{itemId, title, price: {USD: "<cents>"}, extra: {offerId,
-  floatValue, paintSeed, phase?}}`` (``title`` matches by prefix, so names are compared).
+  &currency=USD``: ``objects[]`` of ``{itemId, title, classId, inMarket, price: {USD:
+  "<cents>"}, extra: {offerId, floatValue, paintSeed, phase?}}`` (``title`` matches by prefix,
+  so names are compared). ``inMarket``: the item is held by DMarket's bots, an offer of type
+  ``dmarket``; otherwise a ``p2p`` offer its seller trades from their own Steam inventory. An
+  object without it is not listed (we could neither buy it nor know how it reaches us).
 - ``PATCH /exchange/v1/offers-buy`` ``{offers: [{offerId, price: {amount: "<cents>",
-  currency: "USD"}, type: "dmarket"}]}``: ``{orderId, status: TxPending|TxSuccess|TxFailed,
-  txId, dmOffersFailReason?: {code}}``; the price must match the listed one. It has no
-  idempotency key ("do not blindly retry buyOffers"): a lost answer is reconciled from our
-  inventory before anything else.
+  currency: "USD"}, type: "dmarket" | "p2p"}]}``: ``{orderId, status: TxPending|TxSuccess|
+  TxFailed, txId, dmOffersFailReason?: {code}}``; the price must match the listed one. It has
+  no idempotency key: a lost answer is reconciled from our inventory before anything else.
 - Errors: ``{code, message}`` (``NotEnoughBalance``, ``InsufficientFunds``, ...).
 - ``GET /marketplace-api/v1/user-inventory?GameID=a8db&Limit=&Offset=``: ``{Items: [{AssetID,
-  Title, Location}], Total}``; ``Location`` is ``AssetLocationInMarket`` (held at DMarket),
-  ``AssetLocationInTransfer`` (the trade offer is on its way), ``AssetLocationInGame`` (in the
-  Steam account). A bought item (its ``itemId``) shows up here.
+  ClassID, Title, Location, Withdrawable}], Total}``; ``Location`` is ``AssetLocationInMarket``
+  (held for us at DMarket), ``AssetLocationInTransfer`` (a trade offer is on its way to our
+  Steam account), ``AssetLocationInGame`` (in it). A bought item (its ``itemId``) shows up here.
+  DMarket's current reference lists ``GET /marketplace-api/v2/user/inventory`` instead, which
+  has no ``Location``: docs/suppliers.md says why this one is read.
+- ``POST /exchange/v1/withdraw-assets`` ``{assets: [{id: AssetID, gameId, classId: ClassID}],
+  requestId}``: ``{transferId}``: an item held for us is traded to our linked Steam account.
+  The ``requestId`` is ours and not promised to be idempotent
+  (``trading.services.supplier_withdraws`` never sends one again blind).
 - ``GET /account/v1/balance``: ``{usd: "<cents>", usdAvailableToWithdraw, dmc}``.
 
 DMarket delivers to the Steam account linked to our DMarket account (``DMARKET_BOT_STEAM_ID``,
-one of our bots), not to the recipient's trade URL: ``AssetLocationInTransfer`` is the item on
-its way to our bot, ``AssetLocationInGame`` the item in it; the bot then offers it to the
-recipient (``trading.withdrawals.services.deliveries``, docs/suppliers.md).
+one of our bots), not to the recipient's trade URL: a ``dmarket`` item once we withdraw it, a
+``p2p`` item by its seller's trade; ``AssetLocationInTransfer`` is the item on its way to our
+bot, ``AssetLocationInGame`` the item in it; the bot then offers it to the recipient
+(``trading.withdrawals.services.deliveries``, docs/suppliers.md). DMarket reports no trade
+offer to the recipient: the withdrawal's ``offerID`` is our bot's offer, as Steam numbers it.
 """
 
 import email.utils
@@ -50,6 +61,7 @@ from trading.marketplace.suppliers.base import (
     SupplierTrade,
     SupplierUnavailableError,
     TradeState,
+    WithdrawRequest,
 )
 from trading.marketplace.suppliers.http import SupplierHttp, json_body
 
@@ -62,6 +74,10 @@ LOCATIONS = {
     "AssetLocationInGame": TradeState.DELIVERED,
 }
 BALANCE_CODES = ("NotEnoughBalance", "InsufficientFunds")
+# Offer types (``offers-buy``'s ``type``): an item DMarket's bots hold (``inMarket``), ours at
+# DMarket once bought and withdrawn on request; or one its seller trades from their Steam.
+OWN_INVENTORY = "dmarket"
+P2P = "p2p"
 INVENTORY_PAGE = 100
 INVENTORY_PAGES = 20
 # A signing date further than this from the server's clock is corrected (DMarket allows 2 min).
@@ -188,7 +204,7 @@ class DMarketClient:
                     {
                         "offerId": request.offer_ref,
                         "price": {"amount": str(to_cents(request.price)), "currency": "USD"},
-                        "type": "dmarket",
+                        "type": request.offer_type,
                     }
                 ]
             },
@@ -234,10 +250,38 @@ class DMarketClient:
                         reference=order.reference,
                         state=state,
                         supplier_order_id=order.supplier_order_id,
+                        held=state is TradeState.WAITING,
+                        withdrawable=item.get("Withdrawable") is True,
+                        class_ref=str(item.get("ClassID") or ""),
                     )
             if len(rows) < INVENTORY_PAGE:
                 break
         return found
+
+    def withdraw(self, request: WithdrawRequest) -> str:
+        status, body = self._call(
+            "POST",
+            "/exchange/v1/withdraw-assets",
+            payload={
+                "assets": [
+                    {
+                        "id": request.asset_ref,
+                        "gameId": GAMES[request.game],
+                        "classId": request.class_ref,
+                    }
+                ],
+                "requestId": request.request_id,
+            },
+            changes_state=True,
+        )
+        transfer_id = body.get("transferId")
+        if status < 300 and isinstance(transfer_id, str) and transfer_id:
+            return transfer_id
+        if status < 300:  # taken, but not the answer the reference shows: we cannot tell
+            raise SupplierOutcomeUnknownError(f"withdraw-assets: no transferId in {body}")
+        raise SupplierRefusedError(
+            "SUPPLIER_REFUSED", f"withdraw-assets: HTTP {status} {body.get('code', '')}"
+        )
 
     def balance(self) -> Decimal:
         status, body = self._call("GET", "/account/v1/balance")
@@ -252,6 +296,9 @@ def _offer(item: dict[str, object], name: str) -> SupplierOffer | None:
     assert isinstance(extra, dict)
     if item.get("title") != name or not isinstance(price, dict) or not extra.get("offerId"):
         return None
+    held_by_dmarket = item.get("inMarket")
+    if not isinstance(held_by_dmarket, bool):
+        return None  # neither kind: we could neither buy it nor know how it reaches us
     cents = int(str(price.get("USD", "0")))
     if cents <= 0:
         return None
@@ -265,4 +312,5 @@ def _offer(item: dict[str, object], name: str) -> SupplierOffer | None:
         phase=str(extra.get("phase") or ""),
         wear=Decimal(str(wear)) if wear is not None else None,
         paint_seed=int(str(seed)) if seed is not None else None,
+        offer_type=OWN_INVENTORY if held_by_dmarket else P2P,
     )

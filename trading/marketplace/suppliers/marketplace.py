@@ -124,6 +124,7 @@ def listing_snapshot(row: SupplierListing, *, delivers_to: str = "") -> dict[str
         "paint_seed": row.paint_seed,
         "delivery": row.delivery,
         "bot_platform_id": row.bot_platform_id or delivers_to,
+        "offer_type": row.offer_type,
     }
 
 
@@ -274,6 +275,7 @@ class SupplierMarketplace:
             price=row.supplier_price,
             game=row.game,
             trade_url=trade_url,
+            offer_type=row.offer_type,
         )
         try:
             supplier_order_id = supplier_call(supplier, "buy", lambda: client.buy(request))

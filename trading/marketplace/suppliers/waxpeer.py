@@ -13,9 +13,12 @@ the trade timings quoted below) and centrual/waxpeer-api (ETradeStage: the statu
   is the most we pay. ``project_id`` ("your custom id string[50]") is our reference: Waxpeer
   recommends it "so that you can track a trade in case of a timeout or break of purchase
   request using the /check-many-project-id GET method one minute after the request".
-- ``check-many-project-id?id=...``: ``trades[]`` of ``{id, project_id, status, done, reason,
-  send_until, ...}``; status 0 waiting, 1 processing, 2 waiting for the seller's confirmation,
-  4 trade sent, 5 completed, 6 declined and refunded.
+- ``check-many-project-id?id=...``: ``trades[]`` of ``{id, project_id, status, trade_id, done,
+  reason, send_until, ...}``; status 0 waiting, 1 processing, 2 waiting for the seller's
+  confirmation, 4 trade sent, 5 completed, 6 declined and refunded. ``id`` is Waxpeer's own;
+  ``trade_id`` is the Steam trade offer the seller created and reported to Waxpeer
+  (``steam-trade``: "tradeid: Created Steam trade id"), a string (``"3547735377"``) or, in
+  ``history``, a number, null until the trade exists: it is the withdrawal's ``offerID``.
 - Timings: invalid seller details cancel at once (status 6); a seller who creates no trade is
   cancelled after 6 minutes; a created trade not confirmed after 11-15 minutes (6 hours when the
   seller's connection is lost). Each cancel refunds our Waxpeer balance; the withdrawal item
@@ -193,6 +196,7 @@ class WaxpeerClient:
                     state=state,
                     supplier_order_id=str(trade.get("id", "")),
                     reason=str(trade.get("reason") or ""),
+                    offer_id=steam_offer_id(trade.get("trade_id")),
                 )
         return found
 
@@ -203,6 +207,16 @@ class WaxpeerClient:
         if not isinstance(user, dict) or "wallet" not in user:
             raise SupplierUnavailableError("user: no wallet in the answer")
         return to_usd(user["wallet"])
+
+
+def steam_offer_id(trade_id: object) -> str:
+    """Waxpeer's ``trade_id``: the Steam trade offer the seller sent (a string in
+    ``check-many-project-id``'s example, a number in ``history``'s, null before it is sent);
+    anything but digits is no offer id."""
+    text = (
+        str(trade_id) if isinstance(trade_id, int | str) and not isinstance(trade_id, bool) else ""
+    )
+    return text if text.isdigit() else ""
 
 
 def _success_check(endpoint: str, body: dict[str, object]) -> None:

@@ -11,11 +11,17 @@ from django.conf import settings
 
 from core import clock
 from trading.models import SteamBot
-from trading.platform.base import PlatformRateLimitedError
-from trading.platform.steam.http import SessionExpiredError, SteamAnswer, steam_request
+from trading.platform.base import PlatformError, PlatformRateLimitedError
+from trading.platform.steam.http import (
+    SessionExpiredError,
+    SteamAnswer,
+    SteamRefusedError,
+    steam_request,
+)
 from trading.platform.steam.session import BotSession, bot_login, bot_session, bot_state_set
 
 T = TypeVar("T")
+FORBIDDEN = 403
 
 
 class BotClient:
@@ -35,7 +41,7 @@ class BotClient:
                 self.bot,
                 SteamBot.State.RATE_LIMITED,
                 "Steam answered 429 past the retries",
-                rate_limited_until=clock.now() + pause,
+                rate_limited_until=clock.real_now() + pause,  # Steam's limit: real time
             )
             raise
         except SessionExpiredError:
@@ -56,9 +62,13 @@ class BotClient:
                 params=fields if http_method == "GET" else None,
                 data=fields if http_method != "GET" else None,
             )
-            body = answer.body if isinstance(answer.body, dict) else {}
-            response = body.get("response", body)
-            return response if isinstance(response, dict) else {}
+            body = answer.body
+            response = body.get("response", body) if isinstance(body, dict) else None
+            if not isinstance(response, dict):
+                # Not an answer of the Web API: never read as an empty one (an empty
+                # ``response`` means something, GetTradeHoldDurations' wrong token).
+                raise PlatformError(f"{interface_method} answered no JSON object")
+            return response
 
         return self._as_bot(call)
 
@@ -71,22 +81,35 @@ class BotClient:
         form: dict[str, Any] | None = None,
         referer: str = "",
         retry: bool = True,
+        own: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> SteamAnswer:
         """A community page or form post with the bot's cookies (form posts carry the
-        ``sessionid`` field too)."""
+        ``sessionid`` field too). ``own``: a page of the bot's own that Steam shows its logged-in
+        owner whatever the privacy (its inventory), so a 403 there says that Steam did not take
+        the session (node-steamcommunity, components/users.js ``getUserInventoryContents``:
+        "We can never get private profile error for our own inventory!"; aiosteampy,
+        client/components/inventory.py ``private_inventory_ctx``)."""
 
         def call(session: BotSession) -> SteamAnswer:
             url = f"{settings.STEAM_COMMUNITY_URL}{path}"
-            headers = {"Referer": f"{settings.STEAM_COMMUNITY_URL}{referer}"} if referer else None
+            sent = dict(headers or {})
+            if referer:
+                sent["Referer"] = f"{settings.STEAM_COMMUNITY_URL}{referer}"
             data = {**form, "sessionid": session.session_id} if form is not None else None
-            return steam_request(
-                http_method,
-                url,
-                params=params,
-                data=data,
-                headers=headers,
-                cookies=session.cookies,
-                retry=retry,
-            )
+            try:
+                return steam_request(
+                    http_method,
+                    url,
+                    params=params,
+                    data=data,
+                    headers=sent or None,
+                    cookies=session.cookies,
+                    retry=retry,
+                )
+            except SteamRefusedError as exc:
+                if own and exc.status == FORBIDDEN:
+                    raise SessionExpiredError(f"{path} refused to its owner") from exc
+                raise
 
         return self._as_bot(call)

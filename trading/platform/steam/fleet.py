@@ -14,7 +14,7 @@ def _usable(bot: SteamBot) -> bool:
         return True
     paused_until = bot.rate_limited_until
     return bot.state == SteamBot.State.RATE_LIMITED and (
-        paused_until is None or paused_until <= clock.now()
+        paused_until is None or paused_until <= clock.real_now()
     )
 
 

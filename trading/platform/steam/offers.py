@@ -15,7 +15,8 @@ Confirming (DoctorMcKay/node-steamcommunity, components/confirmations.js): ``GET
 ``t`` and the tag), ``t``, ``m=react``, ``tag`` -> ``{"success", "conf": [{id, nonce,
 creator_id, type}]}``; the offer's confirmation is the one whose ``creator_id`` is the offer id;
 ``GET /mobileconf/ajaxop`` with ``op=allow``, ``cid`` (its id), ``ck`` (its nonce) ->
-``{"success": true}``.
+``{"success": true}``. Both with the mobile app's user agent: since July 2026 Steam answers 429
+to any other (node-steamcommunity issue 371, fixed there by commit f7fe587 sending okhttp's).
 
 Never twice: the offer's row exists (with its key) before anything is sent, a lease lets one
 worker send at a time, ``send_attempts`` is counted before the request, and an attempt after
@@ -53,6 +54,7 @@ CONTEXT = "2"  # the tradable context of both games
 ACTIVE = 2
 NEEDS_CONFIRMATION = 9
 TRADE_OFFER_CONFIRMATION = 2  # EConfirmationType.Trade
+MOBILE_APP_AGENT = {"User-Agent": "okhttp/4.9.2"}  # node-steamcommunity, confirmations.js
 # How a refused send ends the trade (EResult in the strError, or its words).
 REFUSALS = {
     15: "USER_NOT_TRADEABLE",  # AccessDenied: the token is stale, or the user cannot trade
@@ -109,7 +111,9 @@ def _trade_offer(row: SteamOffer) -> TradeOffer:
 
 
 def _lease(row: SteamOffer) -> bool:
-    now = clock.now()
+    """One worker sends at a time, for SEND_LEASE of real time (the sandbox clock never ends a
+    lease early)."""
+    now = clock.real_now()
     taken = (
         SteamOffer.objects.filter(pk=row.pk, offer_id="")
         .filter(Q(send_lease_until__isnull=True) | Q(send_lease_until__lt=now))
@@ -236,7 +240,10 @@ def offer_confirm(row: SteamOffer) -> TradeOffer:
     if not identity_secret:
         raise PlatformUnavailableError(f"bot {row.bot.account_name} has no identity secret")
     listed = client.community(
-        "GET", "/mobileconf/getlist", params=_conf_params(row.bot, identity_secret, "list")
+        "GET",
+        "/mobileconf/getlist",
+        params=_conf_params(row.bot, identity_secret, "list"),
+        headers=MOBILE_APP_AGENT,
     ).body
     confirmations = listed.get("conf") if isinstance(listed, dict) else None
     match = next((c for c in confirmations or [] if str(c.get("creator_id")) == row.offer_id), None)
@@ -251,6 +258,7 @@ def offer_confirm(row: SteamOffer) -> TradeOffer:
             "cid": match["id"],
             "ck": match["nonce"],
         },
+        headers=MOBILE_APP_AGENT,
     ).body
     if not (isinstance(answered, dict) and answered.get("success")):
         raise PlatformError(f"the confirmation of offer {row.offer_id} was not accepted")

@@ -76,7 +76,8 @@ class _Seen:
 
 
 def bot_poll_lease(bot: SteamBot) -> bool:
-    now = clock.now()
+    """One worker polls a bot at a time, for POLL_LEASE of real time."""
+    now = clock.real_now()
     taken = (
         SteamBot.objects.filter(pk=bot.pk)
         .filter(Q(poll_lease_until__isnull=True) | Q(poll_lease_until__lt=now))
@@ -91,7 +92,9 @@ def bot_offer_updates(bot: SteamBot) -> list[OfferUpdate]:
         return []
     client = BotClient(bot)
     now = clock.now()
-    since = bot.poll_since - BACKDATE_MARGIN if bot.poll_since else _unix(now - FIRST_POLL_SPAN)
+    # A time Steam compares with its own clock: real time.
+    first = _unix(clock.real_now() - FIRST_POLL_SPAN)
+    since = bot.poll_since - BACKDATE_MARGIN if bot.poll_since else first
     sent, received, described = _offers(client, since)
     _received_answer(client, bot, received, described)
     rows = {
@@ -118,10 +121,20 @@ def bot_offer_updates(bot: SteamBot) -> list[OfferUpdate]:
         "poll_lease_until": None,
     }
     if bot.inventory_counted_at is None or now - bot.inventory_counted_at > INVENTORY_COUNT_EVERY:
-        fields["inventory_count"] = sum(inventory_total(bot.steam_id, g) for g in bot.games)
-        fields["inventory_counted_at"] = now
+        fields.update(_inventory_count(client, now))
     SteamBot.objects.filter(pk=bot.pk).update(**fields)
     return updates
+
+
+def _inventory_count(client: BotClient, now: datetime) -> dict[str, Any]:
+    """The bot's item count for routing, or nothing when Steam would not tell now (tried
+    again next poll): the offer changes found by this poll are not lost to it."""
+    try:
+        count = sum(inventory_total(client, game) for game in client.bot.games)
+    except PlatformError as exc:
+        logger.warning("inventory of %s not counted: %s", client.bot.steam_id, exc)
+        return {}
+    return {"inventory_count": count, "inventory_counted_at": now}
 
 
 Described = dict[tuple[str, str, str], str]  # (appid, classid, instanceid) -> market hash name

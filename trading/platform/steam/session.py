@@ -4,12 +4,23 @@ from the stored refresh token, or, when that is refused, by a full login through
 ``IAuthenticationService`` with the password and a login code from the shared secret.
 
 The flow, as bukson/steampy (``login.py``) and DoctorMcKay/node-steam-session
-(``LoginSession``) drive it: ``GetPasswordRSAPublicKey`` -> ``BeginAuthSessionViaCredentials``
-(the password RSA-encrypted, PKCS#1 v1.5, with the key's timestamp) ->
-``UpdateAuthSessionWithSteamGuardCode`` (code type 3, a device code) ->
-``PollAuthSessionStatus`` (the refresh and access tokens); renewal:
-``GenerateAccessTokenForApp`` (refresh token and Steam id). The community's ``sessionid`` is a
-value the client makes up and sends back as cookie and form field (CSRF)."""
+(``LoginSession``, ``AuthenticationClient``) drive it: ``GetPasswordRSAPublicKey`` ->
+``BeginAuthSessionViaCredentials`` (the password RSA-encrypted, PKCS#1 v1.5, with the key's
+timestamp) -> ``UpdateAuthSessionWithSteamGuardCode`` (code type 3, a device code) ->
+``PollAuthSessionStatus`` (the refresh and access tokens); renewal: ``GenerateAccessTokenForApp``
+(refresh token and Steam id). The community's ``sessionid`` is a value the client makes up and
+sends back as cookie and form field (CSRF).
+
+The login is the mobile app's (``website_id`` "Mobile" and ``device_details`` with
+``platform_type`` 3, EAuthTokenPlatformType.MobileApp, as node-steam-session's
+``AuthenticationClient._getPlatformData`` sends them; form fields of a nested message are
+``device_details[name]``): Steam issues a refresh token for the platform the login names, and
+``GenerateAccessTokenForApp`` renews only a MobileApp one (a WebBrowser one is refused with
+AccessDenied: node-steam-session ``LoginSession.refreshAccessToken``). A stored refresh token
+of another platform is refused once, then replaced by a mobile login. Renewal asks for a new
+refresh token (``renewal_type`` 1) only in the last weeks of the current one: a renewed refresh
+token ends the old one (``LoginSession.renewRefreshToken``), so asking every time would let two
+workers renewing together lock each other out."""
 
 import base64
 import secrets
@@ -36,6 +47,15 @@ RENEW_MARGIN = timedelta(minutes=5)
 DEFAULT_LIFETIME = timedelta(hours=24)
 DEVICE_CODE = 3  # EAuthSessionGuardType.DeviceCode
 PERSISTENT = 1  # ESessionPersistence.Persistent
+# node-steam-session, AuthenticationClient._getPlatformData, EAuthTokenPlatformType.MobileApp
+MOBILE_APP_LOGIN = {
+    "website_id": "Mobile",
+    "device_details[device_friendly_name]": "trading service bot",
+    "device_details[platform_type]": 3,  # EAuthTokenPlatformType.MobileApp
+    "device_details[os_type]": -500,  # EOSType.AndroidUnknown
+    "device_details[gaming_device_type]": 528,
+}
+RENEW_REFRESH_WITHIN = timedelta(days=30)
 
 
 @dataclass(frozen=True)
@@ -63,13 +83,28 @@ def _response(body: Any) -> dict[str, Any]:
     return response
 
 
-def _expiry(access_token: str) -> datetime:
+def _token_end(token: str) -> datetime | None:
     """The token's own ``exp`` (read, not verified: Steam verifies it, we only plan renewals)."""
     try:
-        claims = jwt.decode(access_token, options={"verify_signature": False})
+        claims = jwt.decode(token, options={"verify_signature": False})
         return datetime.fromtimestamp(int(claims["exp"]), tz=UTC)
     except (jwt.PyJWTError, KeyError, TypeError, ValueError):
-        return clock.now() + DEFAULT_LIFETIME
+        return None
+
+
+def _mobile(refresh_token: str) -> bool:
+    """Issued to the mobile app: its audiences name "mobile" (node-steam-session,
+    EAuthTokenPlatformType.ts and LoginSession.ts ``refreshToken``)."""
+    try:
+        claims = jwt.decode(refresh_token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        return False
+    audience = claims.get("aud")
+    return "mobile" in (audience if isinstance(audience, list) else [audience])
+
+
+def _expiry(access_token: str) -> datetime:
+    return _token_end(access_token) or clock.real_now() + DEFAULT_LIFETIME
 
 
 def bot_state_set(bot: SteamBot, state: str, detail: str = "", **fields: Any) -> None:
@@ -86,7 +121,8 @@ def bot_state_set(bot: SteamBot, state: str, detail: str = "", **fields: Any) ->
 def bot_session(bot: SteamBot) -> BotSession:
     """The bot's session, renewed first when its access token is (nearly) expired."""
     expires = bot.access_token_expires_at
-    if bot.access_token_sealed and expires and expires - RENEW_MARGIN > clock.now():
+    # The token's expiry is Steam's, in real time.
+    if bot.access_token_sealed and expires and expires - RENEW_MARGIN > clock.real_now():
         try:
             return BotSession(bot.steam_id, unseal(bot.access_token_sealed), bot.session_id)
         except SealedSecretError:
@@ -116,7 +152,9 @@ def bot_login(bot: SteamBot, *, with_credentials: bool = False) -> BotSession:
             bot_state_set(
                 bot,
                 SteamBot.State.SESSION_EXPIRED,
-                "the refresh token was refused and no password and shared secret are stored",
+                "the refresh token was refused"
+                + ("" if _mobile(refresh_token) else " (not the mobile app's: only those renew)")
+                + " and no password and shared secret are stored",
             )
             raise PlatformUnavailableError(f"bot {bot.account_name} cannot log in")
         try:
@@ -140,10 +178,12 @@ def bot_login(bot: SteamBot, *, with_credentials: bool = False) -> BotSession:
 
 def _renew(steam_id: str, refresh_token: str) -> tuple[str, str]:
     """A new access token (and, when Steam renews it, a new refresh token)."""
+    ends = _token_end(refresh_token)
+    renew = ends is not None and ends - RENEW_REFRESH_WITHIN <= clock.real_now()
     answer = steam_request(
         "POST",
         _auth_url("GenerateAccessTokenForApp"),
-        data={"refresh_token": refresh_token, "steamid": steam_id, "renewal_type": 1},
+        data={"refresh_token": refresh_token, "steamid": steam_id, "renewal_type": int(renew)},
     )
     response = _response(answer.body)
     access_token = str(response.get("access_token") or "")
@@ -176,7 +216,7 @@ def _credentials_login(bot: SteamBot, password: str, shared_secret: str) -> tupl
                 ),
                 "encryption_timestamp": rsa["timestamp"],
                 "persistence": PERSISTENT,
-                "website_id": "Mobile",
+                **MOBILE_APP_LOGIN,
             },
         ).body
     )

@@ -5,10 +5,14 @@
   the first game's deposits); ``NumberOfGameBans`` kept (it does not say which game, so
   Game252490Banned is never derived from it);
 - ``IEconService/GetTradeHoldDurations`` with the trade URL's token (``steamid_target``,
-  ``trade_offer_access_token``): ``their_escrow.escrow_end_duration_seconds`` is the hold an
-  offer to this user would get (escrow days); EResult 15 (AccessDenied) means the token is not
-  this user's -> TradeUrlInvalid; 17 (Banned) or 11 (InvalidState) -> UserNotTradeable;
-- the inventory endpoint: HTTP 403 -> InventoryPrivate.
+  ``trade_offer_access_token``; Valve's IEconService documentation, steamapi.xpaw.me):
+  ``their_escrow.escrow_end_duration_seconds`` is the hold an offer to this user would get
+  (escrow days). Steam answers a token that is not this user's with an empty ``response``
+  (no ``my_escrow`` either) -> TradeUrlInvalid, and a user whose profile is private without
+  ``their_escrow`` -> InventoryPrivate (a private profile keeps its inventory private);
+  refusals: EResult 15 (AccessDenied) -> TradeUrlInvalid, 17 (Banned) or 11 (InvalidState)
+  -> UserNotTradeable;
+- the inventory endpoint as others see it: HTTP 403 -> InventoryPrivate.
 Anything else Steam answers raises PlatformError (UnknownError, not cached); no answer or rate
 limiting raises PlatformUnavailableError / PlatformRateLimitedError (PlatformUnavailable)."""
 
@@ -27,6 +31,7 @@ from trading.platform.steam.inventory import (
     TRADABLE_CONTEXT,
     InventoryPrivateError,
     inventory_pages,
+    public_page,
 )
 
 ACCESS_DENIED = 15
@@ -68,16 +73,20 @@ def _escrow_days(client: BotClient, steam_id: str, token: str) -> int | TradeUrl
         if exc.eresult in NOT_TRADEABLE_RESULTS:
             return TradeUrlState.USER_NOT_TRADEABLE
         raise PlatformError(f"GetTradeHoldDurations: {exc}") from exc
+    if not response:
+        return TradeUrlState.TRADE_URL_INVALID
     their = response.get("their_escrow")
+    if their is None:
+        return TradeUrlState.INVENTORY_PRIVATE
     if not isinstance(their, dict):
-        raise PlatformError("GetTradeHoldDurations answered no their_escrow")
+        raise PlatformError("GetTradeHoldDurations answered an unreadable their_escrow")
     seconds = int(their.get("escrow_end_duration_seconds") or 0)
     return ceil(seconds / DAY_SECONDS)
 
 
 def _inventory_private(steam_id: str) -> bool:
     try:
-        next(inventory_pages(steam_id, CS_GAME, TRADABLE_CONTEXT, count=1), None)
+        next(inventory_pages(public_page, steam_id, CS_GAME, TRADABLE_CONTEXT, count=1), None)
     except InventoryPrivateError:
         return True
     return False

@@ -10,9 +10,11 @@ from django.db import transaction
 from core import clock
 from core.errors import DomainError
 from core.handoffs import Handoff, handoff_on_commit
+from core.services import staff_action_record
+from core.staff import Staff
 from merchants.webhooks.outbox import Approval
 from trading.accounts.selectors.inventory import inventory_cache_forget
-from trading.models import CatalogItem, Status, Trade, TradeEvent, TradeItem
+from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.selectors.switches import game_settings_get
 from trading.trades.services import Move, trade_apply, trade_lock
 from trading.trades.shapes import BotInfoOut, catalog_details
@@ -81,13 +83,15 @@ def withdrawal_items_delivered(
     items: list[TradeItem],
     targets: list[TradeItem],
     actor: str,
-    offer_id: str = "",
+    offer_id: str,
     bot_info: BotInfoOut | None = None,
 ) -> None:
-    """Bought items offered to the recipient: the trade offer (``offer_id``, sent by the bot
-    ``bot_info``; the supplier's own when not given) is live."""
+    """Bought items offered to the recipient: the trade offer is live. ``offer_id`` is that
+    offer's id as the platform gave it to whoever sent it (our bot, ``bot_info``, or a
+    supplier's seller, as the supplier reports it): the merchant's ``offerID``, never made up."""
+    if not offer_id:
+        raise ValueError("a delivered item needs the trade offer's id")
     now = clock.now()
-    offer_id = offer_id or f"{int(now.timestamp())}{trade.next_sequence:04d}"
     extra = {"bot_info": bot_info} if bot_info else {}
     trade_apply(
         trade=trade,
@@ -176,23 +180,37 @@ def withdrawal_items_ended(
     )
 
 
-def trade_force_cancel(*, trade_id: str, staff: str, reason: str) -> int:
+def trade_force_cancel(*, trade_id: str, staff: Staff) -> int:
     """Staff stop a withdrawal: undelivered items end now with a refund (initiated ones fail,
     bought ones are canceled); delivered items are left alone. Returns how many ended."""
     with transaction.atomic():
         trade, items = trade_lock(trade_id=trade_id)
         if trade.type != Trade.Type.WITHDRAW:
             raise DomainError("TRADE_NOT_CANCELLABLE", "Only withdrawals can be force-cancelled.")
-        actor = f"staff:{staff}"
         initiated = [i for i in items if i.status == Status.INITIATED]
         bought = [i for i in items if i.status in (Status.PENDING, Status.ACTIVE)]
+        if not initiated and not bought:
+            raise DomainError(
+                "TRADE_NOT_CANCELLABLE",
+                f"Nothing is left to cancel: the trade is {trade.status}.",
+                details={"status": trade.status},
+            )
+        # First, so the trade's timeline reads the decision before what it did.
+        staff_action_record(
+            staff=staff,
+            action="cancel_trade",
+            subject_type="trade",
+            subject_id=str(trade.pk),
+            failed=len(initiated),
+            canceled=len(bought),
+        )
         if initiated:
             withdrawal_items_ended(
                 trade=trade,
                 items=items,
                 targets=initiated,
                 to=Status.FAILED,
-                actor=actor,
+                actor=staff.actor,
                 kind="force_cancel",
                 error="CANCELED_BY_STAFF",
             )
@@ -202,14 +220,7 @@ def trade_force_cancel(*, trade_id: str, staff: str, reason: str) -> int:
                 items=items,
                 targets=bought,
                 to=Status.CANCELED,
-                actor=actor,
+                actor=staff.actor,
                 kind="force_cancel",
             )
-        TradeEvent.objects.create(
-            trade=trade,
-            kind="staff_note",
-            actor=actor,
-            detail={"reason": reason},
-            created_at=clock.now(),
-        )
     return len(initiated) + len(bought)

@@ -2,25 +2,21 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from wallet.selectors import wallet_invariants_check
+from wallet.selectors import INVARIANTS
+from wallet.services.checks import wallet_check_run
 
 
 class Command(BaseCommand):
-    help = "Check the wallet invariants; exits non-zero when one is broken."
+    help = (
+        "Check the wallet invariants and record the run (the console's home shows the last one); "
+        "exits non-zero when one is broken."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        report = wallet_invariants_check()
-        for title, problems in (
-            ("unbalanced transfers", report.unbalanced_transfers),
-            ("accounts whose balance differs from their postings", report.drifted_accounts),
-            ("held accounts below zero", report.negative_held_accounts),
-            ("locks without a live trade or cashout", report.orphan_locks),
-            ("held balances no deposit explains", report.unexplained_balances),
-            ("assets in two live deposits", report.shared_assets),
-            ("credits without exactly one asset behind them", report.doubled_credits),
-        ):
-            for problem in problems:
+        check, _ = wallet_check_run()
+        for name, title in INVARIANTS.items():
+            for problem in check.problems.get(name, []):
                 self.stderr.write(f"{title}: {problem}")
-        if not report.clean:
+        if not check.is_clean:
             raise CommandError("wallet invariants broken")
         self.stdout.write("wallet invariants hold")

@@ -1,3 +1,5 @@
+import base64
+import binascii
 import ipaddress
 import json
 from argparse import ArgumentParser, ArgumentTypeError
@@ -9,7 +11,7 @@ from django.db import transaction
 
 from core.errors import DomainError
 from merchants.models import Scope
-from merchants.services import api_key_create, merchant_create
+from merchants.services import api_key_create, merchant_create, webhook_secret_new
 from wallet.services import wallet_admin_credit
 
 MAX_BALANCE = Decimal(10) ** 16  # wallet balances are 18 digits, 2 of them cents
@@ -35,6 +37,18 @@ def _cidr(value: str) -> str:
         raise ArgumentTypeError(f"not a CIDR: {value}") from exc
 
 
+def _webhook_secret(value: str) -> str:
+    """A Standard Webhooks secret as receivers are given one: ``whsec_`` and 24-64 bytes in
+    base64 (the specification's sizes)."""
+    try:
+        raw = base64.b64decode(value.removeprefix("whsec_"), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ArgumentTypeError("not whsec_ and base64") from exc
+    if not value.startswith("whsec_") or not 24 <= len(raw) <= 64:
+        raise ArgumentTypeError("give whsec_ and 24 to 64 bytes in base64")
+    return value
+
+
 def _scopes(value: str) -> list[str]:
     scopes = [s.strip() for s in value.split(",") if s.strip()]
     unknown = set(scopes) - set(Scope.values)
@@ -44,12 +58,22 @@ def _scopes(value: str) -> list[str]:
 
 
 class Command(BaseCommand):
-    help = "Create a merchant with an API key; prints {merchantId, apiKey, webhookSecret}."
+    help = (
+        "Create a merchant with an API key; prints {merchantId, apiKey, webhookSecret}. With "
+        "--callback-url, the URL must accept a test event signed with the webhook secret: give "
+        "the secret your receiver has (--webhook-secret), or the new one is printed first."
+    )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--name", required=True)
         parser.add_argument("--verified", action="store_true")
         parser.add_argument("--callback-url", default="")
+        parser.add_argument(
+            "--webhook-secret",
+            type=_webhook_secret,
+            metavar="WHSEC",
+            help="the Standard Webhooks secret (whsec_...); default: a new one",
+        )
         parser.add_argument("--balance", type=_usd, help="USD credited to the wallet")
         parser.add_argument("--instant-deposits", action="store_true")
         parser.add_argument(
@@ -61,13 +85,18 @@ class Command(BaseCommand):
         parser.add_argument("--ip", nargs="*", type=_cidr, default=[], metavar="CIDR")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        url, secret = options["callback_url"], options["webhook_secret"] or webhook_secret_new()
+        if url and not options["webhook_secret"]:
+            # Before the test event goes out, so that a receiver that verifies can be given it.
+            self.stderr.write(f"webhookSecret: {secret} (signs the test event now sent to {url})")
         try:
             # The callback URL's test event is network I/O: it runs before any transaction.
             merchant = merchant_create(
                 name=options["name"],
                 is_verified=options["verified"],
-                callback_url=options["callback_url"],
+                callback_url=url,
                 instant_deposits_enabled=options["instant_deposits"],
+                webhook_secret=secret,
             )
             with transaction.atomic():
                 _, raw_key = api_key_create(
@@ -80,7 +109,8 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         except DomainError as exc:
-            raise CommandError(str(exc.message)) from exc
+            given = bool(options["webhook_secret"])
+            raise CommandError(self._refusal(exc, secret, given=given)) from exc
         self.stdout.write(
             json.dumps(
                 {
@@ -89,4 +119,15 @@ class Command(BaseCommand):
                     "webhookSecret": merchant.webhook_secret,
                 }
             )
+        )
+
+    @staticmethod
+    def _refusal(exc: DomainError, secret: str, *, given: bool) -> str:
+        if exc.key != "CALLBACK_URL_TEST_FAILED":
+            return str(exc.message)
+        if given:
+            return f"{exc.message} Nothing was created: the receiver must verify with that secret."
+        return (
+            f"{exc.message} Nothing was created. Give the receiver the webhook secret printed "
+            f"above and run the command again with --webhook-secret {secret}"
         )

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('merchants', '0008_idempotent_requests'),
+        ('merchants', '0010_webhook_console'),
     ]
 
     operations = [
