@@ -154,7 +154,8 @@ def test_a_week_of_deposits_under_trade_protection_with_daily_session_renewals(
 ):
     run = Run(api, alice, steam, worker, clock_advance)
     bot = bot_added_by_staff(steam)
-    assert steam_bot_log_in(bot=bot, staff=BOOT) == SteamBot.State.ONLINE  # "Log in again" in the admin
+    # "Log in again" in the admin
+    assert steam_bot_log_in(bot=bot, staff=BOOT) == SteamBot.State.ONLINE
     (login,) = steam.calls_to("BeginAuthSessionViaCredentials")
     assert login[2]["device_details[platform_type]"] == "3"  # as the mobile app
 
