@@ -160,6 +160,7 @@ def run_side(
     lines: list[Request],
     seconds: int,
     *,
+    connections: int = CONNECTIONS,
     delay_ms: float | None = None,
     profiler: Callable[[], subprocess.Popen[bytes] | None] | None = None,
 ) -> Run:
@@ -177,7 +178,7 @@ def run_side(
         side.label,
         lines,
         seconds=seconds,
-        connections=CONNECTIONS,
+        connections=connections,
         warmup_seconds=0,
         delay_ms=delay_ms,
     )
@@ -217,6 +218,18 @@ def run_side(
         load_before=load_before,
         load_after=load_average()[0],
     )
+
+
+# gunicorn closes a keep-alive connection idle for 2 s (its default ``keepalive``), and wrk, when
+# a connection closes while it waits to send, sends twice on the new one: a paced connection
+# waits at most (twice its mean) this long.
+PACED_MAX_WAIT_SECONDS = 1.2
+
+
+def paced_connections(rate: float) -> int:
+    """How many connections wrk paces ``rate`` requests a second over: each waits a mean of
+    connections / rate between requests, at most ``PACED_MAX_WAIT_SECONDS``."""
+    return max(2, min(CONNECTIONS, int(rate * PACED_MAX_WAIT_SECONDS / 2)))
 
 
 def _receiver_pid() -> int:
@@ -365,12 +378,14 @@ def pipeline_measure(
         service_run = run_side(service, buy_requests(people, loaded), seconds, profiler=profiler)
         print(service_run.row(), flush=True)
         rate = max(1.0, PACED_SHARE * service_run.per_second)
+        connections = paced_connections(rate)
         lift(merchant_ids)
         paced_run = run_side(
             replace(service, label=f"the service paced at {rate:.0f} buys/s"),
             buy_requests(people, paced),
             seconds,
-            delay_ms=1000 * CONNECTIONS / rate,
+            connections=connections,
+            delay_ms=1000 * connections / rate,
         )
         print(paced_run.row(), flush=True)
     return Pipeline(limit=limit_run, service=service_run, paced=paced_run, paced_rate=rate)
