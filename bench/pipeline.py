@@ -285,6 +285,9 @@ class Pipeline:
     def markdown(self) -> list[str]:
         web = self.service.ms_per_buy("web")
         p99 = self.paced.result.p99_ms
+        limit_cpu, service_cpu = (
+            sum(run.ms_per_buy(kind) for kind in KINDS) for run in (self.limit, self.service)
+        )
         return [
             "## The buy end to end against the pipeline limit (issue 43)",
             "",
@@ -305,6 +308,10 @@ class Pipeline:
             self.service.row(),
             self.paced.row(),
             "",
+            f"- CPU per buy end to end, every kind of process above: the service "
+            f"{service_cpu:.1f} ms, the limit {limit_cpu:.1f} ms: the service would make "
+            f"{limit_cpu / service_cpu if service_cpu else 0:.0%} of the limit's rate on a machine "
+            "whose cores bound both (the rates above also carry what other work took of them)",
             f"- the service >= {TARGET_SHARE:.0%} of the limit end to end: "
             f"{'yes' if self.share >= TARGET_SHARE else '**no**'} ({self.share:.0%})",
             f"- the request's web CPU per buy <= {TARGET_WEB_MS:.0f} ms: "
