@@ -10,6 +10,9 @@ the database's PostgreSQL backends (read from /proc).
     BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/trading_perf_h \\
         BENCH_REDIS_URL=redis://127.0.0.1:6379/12 .venv/bin/python bench/buy_profile.py --buys 200
 
+``--split`` also times the pieces of the request (``SPLIT``) on their own: CPU, statements and
+Redis round trips of each, where its caller calls it (issue 43: what leaves the hot path saves).
+
 Uses the bench database (bench/run makes it) and the bench receiver as the merchants' callback
 URL (it approves every withdrawal). Hand-offs to the broker are kept in a list instead of sent:
 the broker's own round trips are not counted (two to three Redis commands a hand-off in kombu).
@@ -37,6 +40,7 @@ from tradedata import RECEIVER_PORT, TRADE_URL, buyers, untaken_listings
 # This process's PostgreSQL connections are named so (libpq's PGAPPNAME): the backends whose CPU
 # is counted, whatever else uses the database.
 APPLICATION_NAME = "bench-buy-profile"
+WEB_UNIT = "web POST /secure/buy"
 
 
 @dataclass
@@ -111,6 +115,90 @@ def postgres_cpu() -> float:
     return processes_cpu(pids)
 
 
+# The pieces of ``POST /secure/buy`` that ``--split`` times: (label, module, attribute), each
+# wrapped in the module its caller finds it in. Indented labels are inside the one above.
+SPLIT = (
+    ("the gate: rate limit and API key", "merchants.views", "CallerApiView.initial"),
+    ("the body parsed", "merchants.views", "CallerApiView.parse_body"),
+    ("withdrawal_create", "trading.withdrawals.apis.withdraw", "withdrawal_create"),
+    ("  externalId unused", "trading.withdrawals.services.create", "external_id_unused_check"),
+    ("  the trade-URL check", "trading.withdrawals.services.create", "recipient_check"),
+    ("  the price lookup", "trading.withdrawals.services.create", "_priced_listings"),
+    ("  the catalog's names (in_bulk)", "django.db.models.query", "QuerySet.in_bulk"),
+    ("  the transaction", "trading.withdrawals.services.create", "withdrawal_store"),
+    ("    the trade's INSERT and its event", "trading.withdrawals.services.create", "trade_emit"),
+    ("      the trade's INSERT", "trading.trades.services", "changes_save"),
+    ("      the trade rendered for its event", "trading.trades.services", "trade_json"),
+    ("      the event's INSERT", "trading.trades.services", "webhook_event_emit"),
+    ("    the items' INSERT", "django.db.models.query", "QuerySet.bulk_create"),
+    ("    the wallet's lock and transfer", "trading.withdrawals.services.create", "wallet_lock"),
+    ("    COMMIT", "django.db.backends.base.base", "BaseDatabaseWrapper.commit"),
+    (
+        "    after the commit: feed, metrics, hand-off",
+        "django.db.backends.base.base",
+        "BaseDatabaseWrapper.run_and_clear_commit_hooks",
+    ),
+    ("the response rendered", "trading.withdrawals.apis.withdraw", "trade_json"),
+)
+
+
+class Split:
+    """CPU (this process), statements and Redis round trips inside each piece of ``SPLIT``,
+    counted while ``active``; a piece called within itself counts once."""
+
+    def __init__(self, counters: Counters) -> None:
+        self.counters = counters
+        self.active = False
+        self.tally: dict[str, list[float]] = {label: [0.0, 0, 0] for label, _, _ in SPLIT}
+        self.depth: Counter[str] = Counter()
+
+    def install(self) -> None:
+        import importlib
+
+        for label, module_name, attribute in SPLIT:
+            owner: Any = importlib.import_module(module_name)
+            *path, name = attribute.split(".")
+            for part in path:
+                owner = getattr(owner, part)
+            setattr(owner, name, self._timed(label, getattr(owner, name)))
+
+    def _timed(self, label: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        split = self
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if not split.active or split.depth[label]:
+                return function(*args, **kwargs)
+            c = split.counters
+            before = (time.process_time(), c.statements, c.redis)
+            split.depth[label] += 1
+            try:
+                return function(*args, **kwargs)
+            finally:
+                split.depth[label] -= 1
+                tally = split.tally[label]
+                tally[0] += time.process_time() - before[0]
+                tally[1] += c.statements - before[1]
+                tally[2] += c.redis - before[2]
+
+        return timed
+
+    def table(self, buys: int, request_cpu: float) -> str:
+        lines = [
+            f"The request's pieces ({buys} buys; CPU of this process, mean per buy; share of "
+            f"the request's {1000 * request_cpu / buys:.2f} ms):",
+            "",
+            "| piece | CPU ms | share | statements | Redis round trips |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for label, _, _ in SPLIT:
+            cpu, statements, redis = self.tally[label]
+            lines.append(
+                f"| {label.replace('  ', '&nbsp;&nbsp;')} | {1000 * cpu / buys:.2f} "
+                f"| {cpu / request_cpu:.0%} | {statements / buys:.1f} | {redis / buys:.1f} |"
+            )
+        return "\n".join(lines)
+
+
 class Profile:
     def __init__(self, counters: Counters) -> None:
         self.counters = counters
@@ -183,6 +271,9 @@ def main() -> None:
     parser.add_argument(
         "--trace", action="store_true", help="also print the statements of each kind's first unit"
     )
+    parser.add_argument(
+        "--split", action="store_true", help="also time the request's pieces (SPLIT) on their own"
+    )
     args = parser.parse_args()
     ensure_database()
     os.environ["PGAPPNAME"] = APPLICATION_NAME
@@ -200,6 +291,9 @@ def main() -> None:
     counters.install()
     kept = queued_hand_offs()
     profile = Profile(counters)
+    split = Split(counters)
+    if args.split:
+        split.install()
     client = Client()
     with receiver(RECEIVER_PORT):
         people = buyers(8, prefix=f"profile buyer {time.strftime('%Y%m%dT%H%M%S')}")
@@ -236,9 +330,11 @@ def main() -> None:
         profiler = cProfile.Profile(time.process_time) if args.cprofile else None
         if profiler is not None:
             profiler.enable()
+        split.active = args.split
         for n, (listing_id, price) in enumerate(listings[args.warmup :], args.warmup):
-            with profile.unit("web POST /secure/buy"):
+            with profile.unit(WEB_UNIT):
                 buy(n, listing_id, price)
+        split.active = False
         drain(counted=True)
         if profiler is not None:
             profiler.disable()
@@ -251,6 +347,8 @@ def main() -> None:
             print(
                 f"\n{kind}:\n" + "\n".join(f"  {n}. {sql}" for n, sql in enumerate(statements, 1))
             )
+    if args.split:
+        table += "\n\n" + split.table(args.buys, profile.tallies[WEB_UNIT].cpu)
     print(table)
     if args.output:
         args.output.write_text(table + "\n")

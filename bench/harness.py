@@ -16,7 +16,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -322,8 +322,11 @@ WORKER_PROCESSES = 2
 WORKER_THREADS = 8
 
 
-def celery_argvs() -> list[list[str]]:
-    common = ["-A", "config", "worker", "--loglevel", "WARNING", "--pool", "threads"]
+def celery_argvs(
+    app: str = "config", *, hostname: str = "bench", beat: bool = True
+) -> list[list[str]]:
+    """The worker processes of ``app`` as production runs the service's (beat in the first)."""
+    common = ["-A", app, "worker", "--loglevel", "WARNING", "--pool", "threads"]
     return [
         [
             str(VENV / "celery"),
@@ -331,11 +334,37 @@ def celery_argvs() -> list[list[str]]:
             "--concurrency",
             str(WORKER_THREADS),
             "--hostname",
-            f"bench{n}@%h",
-            *(["--beat", "--schedule", str(RESULTS / "celerybeat-schedule")] if n == 0 else []),
+            f"{hostname}{n}@%h",
+            *(
+                ["--beat", "--schedule", str(RESULTS / "celerybeat-schedule")]
+                if beat and n == 0
+                else []
+            ),
         ]
         for n in range(WORKER_PROCESSES)
     ]
+
+
+@contextmanager
+def celery_workers(
+    argvs: list[list[str]], env: dict[str, str]
+) -> Iterator[subprocess.Popen[bytes]]:
+    """The worker processes, until the block ends, under one shell: the CPU shares count its
+    process tree, and stopping its process group stops them all. Yields the shell."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with open(RESULTS / "stack.log", "ab") as log:
+        worker = subprocess.Popen(
+            ["sh", "-c", " & ".join(shlex.join(argv) for argv in argvs) + " & wait"],
+            cwd=ROOT,
+            env={**os.environ, **BENCH_ENV, **env},
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+        try:
+            yield worker
+        finally:
+            process_group_stop(worker)
 
 
 @contextmanager
@@ -350,40 +379,26 @@ def stack(
     worker_connections: int = 1000,
 ) -> Iterator[Stack]:
     """The service: its web server and, with ``celery``, a worker with beat."""
-    with web(
-        server=server,
-        workers=workers,
-        threads=threads,
-        port=port,
-        env=extra_env,
-        worker_connections=worker_connections,
-    ) as served:
-        worker = None
-        if celery:
-            log = open(RESULTS / "stack.log", "ab")  # noqa: SIM115 (open for the worker's lifetime)
-            # One shell whose process tree holds every worker process: the CPU shares count the
-            # tree, and stopping its process group stops them all.
-            worker = subprocess.Popen(
-                ["sh", "-c", " & ".join(shlex.join(argv) for argv in celery_argvs()) + " & wait"],
-                cwd=ROOT,
-                env={**os.environ, **BENCH_ENV, **(extra_env or {})},
-                stdout=log,
-                stderr=log,
-                start_new_session=True,
-            )
-        try:
-            yield Stack(
-                base_url=served.base_url,
-                web=served.web,
-                workers=served.workers,
-                server=served.server,
-                ready_dir=served.ready_dir,
-                worker=worker,
-            )
-        finally:
-            if worker is not None:
-                process_group_stop(worker)
-                log.close()
+    workers_started = celery_workers(celery_argvs(), extra_env or {}) if celery else nullcontext()
+    with (
+        web(
+            server=server,
+            workers=workers,
+            threads=threads,
+            port=port,
+            env=extra_env,
+            worker_connections=worker_connections,
+        ) as served,
+        workers_started as worker,
+    ):
+        yield Stack(
+            base_url=served.base_url,
+            web=served.web,
+            workers=served.workers,
+            server=served.server,
+            ready_dir=served.ready_dir,
+            worker=worker,
+        )
 
 
 @dataclass(frozen=True)
@@ -419,13 +434,17 @@ def drive(
     connections: int = 8,
     threads: int = 2,
     warmup_seconds: int = 3,
+    delay_ms: float | None = None,
 ) -> Result:
-    """wrk from its own process: a warm-up run (discarded), then the measured run."""
+    """wrk from its own process: a warm-up run (discarded), then the measured run. With
+    ``delay_ms`` each request waits a random 0 to twice that long first (bench/requests.lua)."""
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: apt-get update && apt-get install -y wrk")
     with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as handle:
         handle.write("\n".join(r.line() for r in requests) + "\n")
     env = {**os.environ, "WRK_REQUESTS": handle.name, "WRK_THREADS": str(threads)}
+    if delay_ms is not None:
+        env["WRK_DELAY_MS"] = f"{delay_ms:.0f}"
     script = str(ROOT / "bench" / "requests.lua")
 
     def run(duration: int) -> dict[str, float]:

@@ -3,11 +3,12 @@ requests that measure its endpoints. Every project endpoint is reported as a sha
 limit of its kind measured in the same run (``bench/README.md``, "Limits")."""
 
 import json
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from harness import ROOT, Request, Web, web
-from limitapp import ACCOUNTS, PAGE_COLUMNS, PAGE_ROWS_PER_ACCOUNT
+from harness import ROOT, Request, Web, celery_argvs, celery_workers, web
+from limitapp import ACCOUNTS, LISTINGS, PAGE_COLUMNS, PAGE_ROWS_PER_ACCOUNT
 
 LIMIT_PORT = 8099
 # Which limit each kind of endpoint is compared with.
@@ -75,6 +76,19 @@ CREATE TABLE IF NOT EXISTS bench_limit_event (
     status text NOT NULL DEFAULT 'pending',
     created_at timestamptz NOT NULL DEFAULT now()
 );
+-- The pipeline limit's (issue 43): the listings it buys from, each item's purchase, the trade
+-- each event is about.
+CREATE TABLE IF NOT EXISTS bench_limit_listing (
+    id text PRIMARY KEY,
+    price numeric(20, 2) NOT NULL,
+    amount bigint NOT NULL CHECK (amount >= 0)
+);
+INSERT INTO bench_limit_listing (id, price, amount)
+SELECT 'listing-' || n, 1, 1000000000 FROM generate_series(0, {LISTINGS - 1}) AS n
+ON CONFLICT (id) DO UPDATE SET amount = EXCLUDED.amount;
+ALTER TABLE bench_limit_item ADD COLUMN IF NOT EXISTS purchase_ref text NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS bench_limit_item_trade ON bench_limit_item (trade_id);
+ALTER TABLE bench_limit_event ADD COLUMN IF NOT EXISTS trade_id uuid;
 """
 
 
@@ -117,6 +131,13 @@ def limit_tables_ensure() -> None:
         cursor.execute("VACUUM ANALYZE bench_limit_row")
 
 
+# The limit app's processes: its settings, and bench/ on the path for ``limitapp``.
+LIMIT_ENV = {
+    "DJANGO_SETTINGS_MODULE": "limitapp.settings",
+    "PYTHONPATH": f"{ROOT / 'bench'}:{ROOT}",
+}
+
+
 @contextmanager
 def limit_server(
     *, server: str, workers: int, threads: int, worker_connections: int
@@ -129,12 +150,18 @@ def limit_server(
         threads=threads,
         port=LIMIT_PORT,
         worker_connections=worker_connections,
-        env={
-            "DJANGO_SETTINGS_MODULE": "limitapp.settings",
-            "PYTHONPATH": f"{ROOT / 'bench'}:{ROOT}",
-        },
+        env=LIMIT_ENV,
     ) as served:
         yield served
+
+
+@contextmanager
+def limit_worker(callback_url: str) -> Iterator[subprocess.Popen[bytes]]:
+    """The pipeline limit's Celery worker (limitapp.celery), run as the service's is (the same
+    processes and threads; no beat: the limit has no sweeps); yields its process tree's root."""
+    argvs = celery_argvs("limitapp.celery", hostname="limit", beat=False)
+    with celery_workers(argvs, {**LIMIT_ENV, "LIMIT_CALLBACK_URL": callback_url}) as worker:
+        yield worker
 
 
 def limit_lines(kind: str) -> list[Request]:
@@ -154,3 +181,21 @@ def limit_lines(kind: str) -> list[Request]:
             for n in range(ACCOUNTS)
         ]
     return [Request("GET", path, {"api-key": f"limit-key-{n}"}) for n in range(ACCOUNTS)]
+
+
+PIPELINE_PATH = "/limit/buy-pipeline"
+
+
+def pipeline_lines(count: int) -> list[Request]:
+    """``count`` buys of the pipeline limit, each of another listing, the accounts in turn."""
+    return [
+        Request(
+            "POST",
+            PIPELINE_PATH,
+            {"api-key": f"limit-key-{n % ACCOUNTS}"},
+            json.dumps(
+                {"amount": 1, "itemId": f"listing-{n % LISTINGS}", "tradeUrl": "https://x/?t=1"}
+            ),
+        )
+        for n in range(count)
+    ]

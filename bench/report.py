@@ -252,7 +252,10 @@ def report_write(
     seconds: int,
     setup: str,
     notes: Sequence[str],
+    sections: Sequence[str] = (),
 ) -> None:
+    """The report; ``sections``: markdown lines of scenarios measured their own way (the
+    pipeline's), after the targets."""
     found = verdicts(measured)
     lines = [
         "# Benchmark suite",
@@ -273,6 +276,8 @@ def report_write(
     ]
     lines += [_row(m, found.get(m.key, [])) for m in measured]
     lines += ["", "## Targets", "", *targets_lines(measured)]
+    if sections:
+        lines += ["", *sections]
     lines += ["", "## The limits, each measured just before the endpoint it is compared with", ""]
     lines += _limits_table(measured)
     lines += [

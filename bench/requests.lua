@@ -12,7 +12,18 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
+-- With WRK_DELAY_MS set, each request waits a random 0 to twice that many milliseconds before it
+-- is sent: a paced load of about connections / WRK_DELAY_MS * 1000 requests a second, spread in
+-- time, instead of a closed loop at saturation.
+local pause = tonumber(os.getenv("WRK_DELAY_MS") or "")
+if pause then
+  function delay()
+    return math.floor(math.random() * 2 * pause)
+  end
+end
+
 function init(args)
+  math.randomseed(id * 7919 + os.time())
   for line in io.lines(os.getenv("WRK_REQUESTS")) do
     local method, path, headers, body = line:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t?(.*)$")
     local parsed = {["Content-Type"] = "application/json"}

@@ -39,6 +39,7 @@ from harness import (
     stack,
 )
 from limits import BUY, NO_IO, PAGE, READ, WRITE, limit_lines, limit_server, limit_tables_ensure
+from pipeline import Pipeline, pipeline_measure
 from report import Measured, report_write
 from tradedata import RECEIVER_PORT, drain, vacuum_analyze
 
@@ -56,6 +57,7 @@ CONNECTIONS = 32  # wrk's, as the issue's own table
 # config/gunicorn.py keeps gunicorn's 1,000. A scenario whose web workers' CPU is still lopsided
 # is measured once more (``UNEVEN_SHARE``).
 WORKER_CONNECTIONS = CONNECTIONS // WEB_WORKERS + WEB_THREADS
+PIPELINE = "pipeline"  # the scenario of issue 43: the buy end to end (bench/pipeline.py)
 # A run where one web worker did less than this share of the web workers' CPU measured one core.
 UNEVEN_SHARE = 0.3
 
@@ -151,6 +153,8 @@ def scenarios(cast: data.Cast, scale: data.Scale, seconds: int) -> list[Scenario
         Scenario(
             "buy", "POST /secure/buy", lambda: data.buy_lines(cast, buys), limit=BUY, write=True
         ),
+        # Measured by bench/pipeline.py, not by ``measure``: its own loads and drains.
+        Scenario(PIPELINE, "POST /secure/buy end to end, against the pipeline limit", list),
     ]
 
 
@@ -410,6 +414,7 @@ def main() -> None:
     scale = data.build_scale()
     notes: list[str] = []
     measured: list[Measured] = []
+    pipeline: Pipeline | None = None
     with receiver(RECEIVER_PORT) as hooks:
         cast = data.cast_create(
             prefix=f"suite {time.strftime('%Y%m%dT%H%M%S')}", callback_url=hooks
@@ -440,6 +445,9 @@ def main() -> None:
         }
         with stack(celery=True, **size) as service, limit_server(**size) as limits:  # type: ignore[arg-type]
             for scenario in chosen:
+                if scenario.key == PIPELINE:
+                    pipeline = pipeline_run(service, limits, hooks, cast.prefix, args)
+                    continue
                 if scenario.needs and not available(scenario.needs):
                     measured.append(Measured.unavailable(scenario.key, scenario.label))
                     print(f"{scenario.label}: not available on this commit", flush=True)
@@ -491,8 +499,30 @@ def main() -> None:
         f"limit (the limit app under the same server); fresh web workers for each scenario, "
         f"warmed up {WARMUP_SECONDS} s (on the scenario's requests, writes on the no-op's)",
         notes=notes,
+        sections=pipeline.markdown() if pipeline is not None else [],
     )
     print(args.output.read_text())
+    if pipeline is not None:
+        print(pipeline.last_line())
+
+
+def pipeline_run(
+    service: Stack, limits: Web, hooks: str, prefix: str, args: argparse.Namespace
+) -> Pipeline:
+    """Issue 43's scenario, with the service's worker idle first (as before a read)."""
+    assert service.worker is not None
+    worker_idle_wait(service)
+    return pipeline_measure(
+        service_url=service.base_url,
+        service_trees={"web": service.web.pid, "worker": service.worker.pid},
+        limit_url=limits.base_url,
+        limit_web=limits.web.pid,
+        callback_url=hooks,
+        prefix=f"{prefix} pipeline buyer",
+        seconds=args.seconds,
+        lift=rate_limits_lift,
+        profiler=(lambda: _profiler(service, PIPELINE, args.seconds)) if args.profile else None,
+    )
 
 
 if __name__ == "__main__":

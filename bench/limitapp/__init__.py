@@ -3,6 +3,9 @@
 # Accounts, one per api key ``limit-key-<n>``; bench/limits.py creates their rows. Account n's
 # second account (the buy limit's locked money) is ``ACCOUNTS + n``.
 ACCOUNTS = 64
+# Listings the buy limits buy (``listing-<n>``), each with stock enough for every run: the
+# pipeline limit's purchases take one unit, and each request of a load names another listing.
+LISTINGS = 100_000
 # Rows per account in the page limit's table: deeper than one page.
 PAGE_ROWS_PER_ACCOUNT = 200
 PAGE_SIZE = 20

@@ -1,7 +1,7 @@
 from django.http import HttpRequest, HttpResponse
 from django.urls import path
 
-from limitapp.views import BuyApi, NoIoApi, PageApi, ReadApi, WriteApi
+from limitapp.views import BuyApi, BuyPipelineApi, NoIoApi, PageApi, ReadApi, WriteApi
 
 
 def health(request: HttpRequest) -> HttpResponse:
@@ -15,4 +15,5 @@ urlpatterns = [
     path("limit/write", WriteApi.as_view()),
     path("limit/page", PageApi.as_view()),
     path("limit/buy", BuyApi.as_view()),
+    path("limit/buy-pipeline", BuyPipelineApi.as_view()),
 ]

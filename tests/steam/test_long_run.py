@@ -24,7 +24,7 @@ from merchants.webhooks.models import WebhookEvent
 from tests.factories import Actor, platform_id, trade_url
 from tests.faults.database import database_url
 from tests.faults.processes import Process, celery_worker, service_env, wait_until
-from tests.steam.conftest import AK, BOT_ID, ak_assets
+from tests.steam.conftest import AK, BOOT, BOT_ID, ak_assets
 from tests.steam.recorded import PROTECTION, Asset, RecordedSteam
 from tests.withdrawals.conftest import client_headers, money, wallet_clean
 from tests.withdrawals.receiver import Receiver
@@ -154,7 +154,8 @@ def test_a_week_of_deposits_under_trade_protection_with_daily_session_renewals(
 ):
     run = Run(api, alice, steam, worker, clock_advance)
     bot = bot_added_by_staff(steam)
-    assert steam_bot_log_in(bot=bot) == SteamBot.State.ONLINE  # "Log in again" in the admin
+    # "Log in again" in the admin
+    assert steam_bot_log_in(bot=bot, staff=BOOT) == SteamBot.State.ONLINE
     (login,) = steam.calls_to("BeginAuthSessionViaCredentials")
     assert login[2]["device_details[platform_type]"] == "3"  # as the mobile app
 

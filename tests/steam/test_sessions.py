@@ -7,7 +7,7 @@ import jwt
 import pytest
 
 from core.sealed import unseal
-from tests.steam.conftest import BOT_ID, bot_row
+from tests.steam.conftest import BOOT, BOT_ID, bot_row
 from tests.steam.recorded import WEB_BROWSER, RecordedSteam
 from trading.models import SteamBot
 from trading.platform.base import PlatformUnavailableError
@@ -62,7 +62,7 @@ def test_a_web_browser_refresh_token_is_refused_once_and_replaced_by_a_mobile_lo
     row = bot_row(steam.bot(BOT_ID, "atlas", platform=WEB_BROWSER))
     assert audience(row) == ["web", "derive"]
 
-    assert steam_bot_log_in(bot=row) == SteamBot.State.ONLINE
+    assert steam_bot_log_in(bot=row, staff=BOOT) == SteamBot.State.ONLINE
     assert logins(steam) == (1, 1)  # refused by GenerateAccessTokenForApp, then the login
     row.refresh_from_db()
     assert "mobile" in audience(row)

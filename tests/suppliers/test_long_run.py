@@ -26,7 +26,7 @@ from tests.faults.callback import CallbackServer
 from tests.faults.conftest import web_serving
 from tests.faults.database import database_url
 from tests.faults.processes import Process, celery_worker, service_env, wait_until
-from tests.steam.conftest import bot_row
+from tests.steam.conftest import BOOT, bot_row
 from tests.steam.recorded import Asset, RecordedSteam, recorded_steam
 from tests.suppliers.conftest import DMARKET_BOT, WAXPEER_KEY, Suppliers
 from tests.suppliers.servers import Listing
@@ -112,7 +112,7 @@ def deployment(settings, suppliers: Suppliers, steam: RecordedSteam) -> dict[str
 def bot(deployment, steam: RecordedSteam) -> SteamBot:
     """Our bot, linked to the DMarket account, online (staff logged it in)."""
     row = bot_row(steam.bot(DMARKET_BOT, "atlas"))
-    assert steam_bot_log_in(bot=row) == SteamBot.State.ONLINE
+    assert steam_bot_log_in(bot=row, staff=BOOT) == SteamBot.State.ONLINE
     return row
 
 
