@@ -1,7 +1,8 @@
 """Tenant isolation under a fault (issue 39): while one merchant's callback receiver is slow,
 refusing or dripping and that merchant keeps many buys waiting for its approval, another
-merchant buys and cashes out; its approval-callback and completion times are compared with a
-run where the faulty merchant does nothing. The target: within 2x.
+merchant buys and cashes out; its approval-callback and completion times are compared with the
+run just before, where no merchant is faulty (the machine's load drifts between runs). The
+target: within 2x.
 
     bench/run --only isolation [--buys 20] [--cashouts 10] [--faulty-in-flight 24]
     .venv/bin/python bench/isolation.py ...            # the same
@@ -21,9 +22,10 @@ worker's 16 threads), buying again as each fails. The healthy merchant's operati
 every 0.5 s; a buy's approval time is from its POST to the arrival of its approval callback
 (``trade.initiated``), its completion time to ``trade.completed``; a cashout's to
 ``crypto_withdrawal.awaiting_approval`` and ``crypto_withdrawal.completed``. ``--unshared``
-adds the dripping run with the per-merchant share lifted (WEBHOOK_DELIVERIES_PER_MERCHANT=1000),
-for what the share does. Uses BENCH_DATABASE_URL and BENCH_REDIS_URL as every benchmark does
-(give your own while others use theirs); ports 8290-8299.
+adds a run alone and the dripping run on a stack with the per-merchant share lifted
+(WEBHOOK_DELIVERIES_PER_MERCHANT=1000), for what the share does. Uses BENCH_DATABASE_URL and
+BENCH_REDIS_URL as every benchmark does (give your own while others use theirs); ports
+8290-8299.
 """
 
 import argparse
@@ -41,7 +43,14 @@ from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import requests
-from harness import ensure_database, flush_rate_limits, manage, setup_django, stack
+from harness import (
+    ensure_database,
+    flush_rate_limits,
+    load_average,
+    manage,
+    setup_django,
+    stack,
+)
 
 WEB_PORT = 8290
 HEALTHY_PORT = 8291
@@ -316,20 +325,22 @@ class Figures:
     completion: list[float]
     missing: int
     faulty_attempts: int
+    load: float  # the machine's 1-minute load average at the run's end
 
     def row(self, alone: "Figures | None") -> str:
         def cell(values: list[float], base: list[float]) -> str:
             if not values:
                 return "-"
             text = f"{statistics.median(values):.2f} / {max(values):.2f}"
-            if alone is not None and base:
-                text += f" ({statistics.median(values) / statistics.median(base):.2f}x)"
+            if base:
+                median = statistics.median(values) / statistics.median(base)
+                text += f" ({median:.2f}x / {max(values) / max(base):.2f}x)"
             return text
 
         return (
             f"| {self.name} | {cell(self.approval, alone.approval if alone else [])} "
             f"| {cell(self.completion, alone.completion if alone else [])} "
-            f"| {self.missing} | {self.faulty_attempts} |"
+            f"| {self.missing} | {self.faulty_attempts} | {self.load:.1f} |"
         )
 
 
@@ -412,7 +423,7 @@ def measure(
             approval.append(arrivals.seen[asked] - op.started)
         if done in arrivals.seen:
             completion.append(arrivals.seen[done] - op.started)
-    figures = Figures(name, approval, completion, missing, attempts)
+    figures = Figures(name, approval, completion, missing, attempts, load_average()[0])
     print(figures.row(None), flush=True)
     return figures
 
@@ -447,57 +458,51 @@ def main() -> None:
     healthy = merchant("isolation healthy", HEALTHY_PORT)
     faulty = {fault: merchant(f"isolation {fault}", port) for fault, port in FAULTS.items()}
     everyone_faulty = list(faulty.values())
-    runs = [("alone", None), *((f, faulty[f]) for f in FAULTS), ("alone, again", None)]
-    listings = Listings((args.buys + 200) * len(runs) + args.faulty_in_flight * 40)
+    # Each faulty run right after a run alone, its own baseline: the machine's load drifts.
+    runs = [
+        (name, who) for fault in FAULTS for name, who in (("alone", None), (fault, faulty[fault]))
+    ]
+    listings = Listings((args.buys + 200) * (len(runs) + 2) + args.faulty_in_flight * 40)
     results: list[Figures] = []
     env = {"SANDBOX_AUTOPILOT_SECONDS": "1"}
+    stacks = [("", env)]
+    if args.unshared:
+        lifted = {**env, "WEBHOOK_DELIVERIES_PER_MERCHANT": "1000"}
+        stacks.append((", no share", lifted))
     with receivers(arrivals):
-        with stack(celery=True, port=WEB_PORT, extra_env=env) as service:
-            token = client_token(service.base_url, healthy, 7)
-            warm_up(service.base_url, healthy, listings, arrivals)
-            for name, who in runs:
-                results.append(
-                    measure(
-                        name,
-                        service.base_url,
-                        healthy,
-                        token,
-                        who,
-                        everyone_faulty,
-                        listings,
-                        arrivals,
-                        args,
-                    )
-                )
-                quiet(everyone_faulty)
-        if args.unshared:
-            unshared = {**env, "WEBHOOK_DELIVERIES_PER_MERCHANT": "1000"}
-            with stack(celery=True, port=WEB_PORT, extra_env=unshared) as service:
+        for suffix, stack_env in stacks:
+            with stack(celery=True, port=WEB_PORT, extra_env=stack_env) as service:
+                token = client_token(service.base_url, healthy, 7)
                 warm_up(service.base_url, healthy, listings, arrivals)
-                results.append(
-                    measure(
-                        "dripping, no share",
-                        service.base_url,
-                        healthy,
-                        token,
-                        faulty["dripping"],
-                        everyone_faulty,
-                        listings,
-                        arrivals,
-                        args,
+                chosen = runs if not suffix else [("alone", None), ("dripping", faulty["dripping"])]
+                for name, who in chosen:
+                    results.append(
+                        measure(
+                            name + suffix,
+                            service.base_url,
+                            healthy,
+                            token,
+                            who,
+                            everyone_faulty,
+                            listings,
+                            arrivals,
+                            args,
+                        )
                     )
-                )
-                quiet(everyone_faulty)
-    alone = results[0]
+                    quiet(everyone_faulty)
     print()
     print(
-        "| run | approval s, median / max (x alone) | completion s, median / max (x alone) "
-        "| not arrived | faulty merchant's attempts |"
+        "| run | approval s, median / max (x the run alone before it) | completion s, the same "
+        "| not arrived | faulty merchant's attempts | load |"
     )
-    print("|---|---|---|---:|---:|")
+    print("|---|---|---|---:|---:|---:|")
+    alone = None
     for figures in results:
-        print(figures.row(alone if figures is not alone else None))
-    print(f"\nwallet check: {manage('check_wallet').strip()}")
+        print(figures.row(alone if figures.name.startswith(tuple(FAULTS)) else None))
+        alone = figures
+    from wallet.selectors import wallet_invariants_check
+
+    print(f"\nwallet invariants hold: {wallet_invariants_check().clean}")
 
 
 if __name__ == "__main__":
