@@ -385,6 +385,15 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # restarted beat loses at most one period, and it needs no writable file (no var/ in production).
 CELERY_BEAT_SCHEDULER = "celery.beat:Scheduler"
 
+# Merchants' callback URLs: outside the sandbox they must be https on public addresses; this lets
+# http and private or loopback receivers through (a staging receiver on a private network, an
+# end-to-end check on one machine). ``manage.py check --deploy`` warns while it is on.
+CALLBACK_ALLOW_PRIVATE_NETWORKS = env_bool("CALLBACK_ALLOW_PRIVATE_NETWORKS", False)
+# One merchant's webhook and approval deliveries in flight at once, service-wide: the share of the
+# workers a merchant whose receiver is slow can hold (each attempt ends within 10 s). More wait,
+# due, for one of them to end (docs/decisions.md, "One merchant's share of the workers").
+WEBHOOK_DELIVERIES_PER_MERCHANT = env_int("WEBHOOK_DELIVERIES_PER_MERCHANT", 2)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},

@@ -23,10 +23,15 @@ class CryptoConfig(AppConfig):
         )
         from crypto.metrics import scanner_metrics
         from crypto.selectors import cashout_locks
-        from crypto.services.withdrawals import crypto_withdrawal_approval_resolve
-        from merchants.webhooks.outbox import APPROVAL_HANDLERS
+        from crypto.services.withdrawals import (
+            crypto_withdrawal_approval_resolve,
+            crypto_withdrawal_approval_resume,
+        )
+        from merchants.webhooks.outbox import APPROVAL_SUBJECTS, ApprovalSubject
         from wallet.selectors import LOCK_HOLDERS
 
-        APPROVAL_HANDLERS["crypto_withdrawal"] = crypto_withdrawal_approval_resolve
+        APPROVAL_SUBJECTS["crypto_withdrawal"] = ApprovalSubject(
+            resolve=crypto_withdrawal_approval_resolve, resume=crypto_withdrawal_approval_resume
+        )
         LOCK_HOLDERS["cashouts"] = cashout_locks
         SCRAPE_COLLECTORS.append(scanner_metrics)

@@ -30,3 +30,18 @@ def outside_systems_check(**kwargs: Any) -> list[checks.CheckMessage]:
             id="merchants.W002",
         )
     ]
+
+
+@checks.register(checks.Tags.security, deploy=True)
+def callback_networks_check(**kwargs: Any) -> list[checks.CheckMessage]:
+    """Callbacks to private networks are for staging and one-machine checks, not production."""
+    if not settings.CALLBACK_ALLOW_PRIVATE_NETWORKS:
+        return []
+    return [
+        checks.Warning(
+            "CALLBACK_ALLOW_PRIVATE_NETWORKS is on: merchants' callback URLs may be http and may "
+            "reach private and loopback addresses (this network, cloud metadata endpoints).",
+            hint="Unset it in production; it is meant for staging and end-to-end checks.",
+            id="merchants.W003",
+        )
+    ]

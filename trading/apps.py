@@ -6,7 +6,7 @@ class TradingConfig(AppConfig):
 
     def ready(self) -> None:
         from core.metrics import SCRAPE_COLLECTORS
-        from merchants.webhooks.outbox import APPROVAL_HANDLERS, APPROVAL_RESUMES
+        from merchants.webhooks.outbox import APPROVAL_SUBJECTS, ApprovalSubject
         from trading import (
             checks,  # noqa: F401 (warns about unconfigured outside systems)
             tasks,  # noqa: F401 (registers the hand-offs to workers)
@@ -34,8 +34,9 @@ class TradingConfig(AppConfig):
                 appeared=appeared, repriced=repriced, gone=gone
             )
         )
-        APPROVAL_HANDLERS["trade"] = withdrawal_approval_resolve
-        APPROVAL_RESUMES["trade"] = withdrawal_approval_resume
+        APPROVAL_SUBJECTS["trade"] = ApprovalSubject(
+            resolve=withdrawal_approval_resolve, resume=withdrawal_approval_resume
+        )
         LOCK_HOLDERS["withdrawals"] = withdrawal_locks
         HELD_BALANCES[Account.Kind.ESCROW] = deposit_escrow_held
         HELD_BALANCES[Account.Kind.COLLATERAL] = deposit_collateral_held

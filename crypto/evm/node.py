@@ -4,8 +4,12 @@ gas estimates and raw sends. Every failure of the node or the network is a Chain
 
 A node is used only once it proved to be the configured network's chain: its ``eth_chainId`` is
 the network's and each token contract has code there (``ChainMismatchError`` otherwise, nothing
-read from it or signed for it). Checked at each process's first contact, then remembered."""
+read from it or signed for it). Checked at each process's first contact, then remembered.
 
+Each JSON-RPC exchange ends within ``RPC_TIMEOUT_SECONDS`` whole (``core.http.deadline``:
+web3's read timeout alone bounds each read, not a node that drips its answer)."""
+
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,8 +23,9 @@ from eth_utils import function_signature_to_4byte_selector, keccak, to_checksum_
 from web3 import Web3
 from web3.exceptions import ContractLogicError, TransactionNotFound, Web3Exception
 from web3.providers.rpc import HTTPProvider
-from web3.types import RPCEndpoint
+from web3.types import RPCEndpoint, RPCResponse
 
+from core.http import deadline, deadline_session
 from crypto.chains.base import ChainError
 from crypto.networks import EVM_CHAINS, network
 
@@ -94,17 +99,35 @@ def _rpc(what: str) -> Iterator[None]:
         raise ChainError(f"{what}: {exc}") from exc
 
 
-class Node:
-    """One chain's node. Thread-safe: web3's HTTP provider keeps a session per thread."""
+class _DeadlineProvider(HTTPProvider):
+    """web3's HTTP provider, each exchange whole within RPC_TIMEOUT_SECONDS and never tried
+    again (the sweeps retry on their own schedule; a request must not stall a worker)."""
 
     def __init__(self, url: str) -> None:
-        provider = HTTPProvider(
-            url,
-            request_kwargs={"timeout": RPC_TIMEOUT_SECONDS},
-            # The sweeps retry on their own schedule; a request must not stall a worker.
-            exception_retry_configuration=None,
-        )
-        self.w3 = Web3(provider)
+        super().__init__(url, request_kwargs={"timeout": RPC_TIMEOUT_SECONDS})
+        self.url = url
+        self._sessions = threading.local()  # requests.Session is not thread-safe
+
+    def make_request(self, method: RPCEndpoint, params: Any) -> RPCResponse:
+        session: requests.Session | None = getattr(self._sessions, "session", None)
+        if session is None:
+            session = self._sessions.session = deadline_session()
+        with deadline(RPC_TIMEOUT_SECONDS):
+            response = session.post(
+                self.url,
+                data=self.encode_rpc_request(method, params),
+                **self.get_request_kwargs(),
+            )
+            response.raise_for_status()
+            answer = response.content
+        return self.decode_rpc_response(answer)
+
+
+class Node:
+    """One chain's node. Thread-safe: its provider keeps a session per thread."""
+
+    def __init__(self, url: str) -> None:
+        self.w3 = Web3(_DeadlineProvider(url))
         self._chain_id: int | None = None
         # (chain id, token contracts) this node was found to serve: checked once per process.
         self.verified: set[tuple[int | None, tuple[str, ...]]] = set()

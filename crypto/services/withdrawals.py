@@ -252,6 +252,12 @@ def crypto_withdrawal_approval_resolve(withdrawal_id: str, outcome: str, reason:
         _exit(withdrawal, Status.FAILED, "APPROVAL_TIMEOUT", reason)
 
 
+def crypto_withdrawal_approval_resume(withdrawal_id: str) -> None:
+    """The broadcast an approval made due, handed on again: it sends only a cashout still
+    approved and due (``crypto_withdrawal_broadcast``), and nothing for one the answer failed."""
+    handoff_on_commit(CASHOUT_BROADCAST, withdrawal_id)
+
+
 def _locked_in(withdrawal_id: str, statuses: frozenset[str]) -> CryptoWithdrawal:
     withdrawal = _lock(withdrawal_id)
     if withdrawal is None:

@@ -7,7 +7,9 @@ SendRefusedError.
 
 solana-py's client is asynchronous only (0.40 on) and the service is not: one event loop per
 process runs in a daemon thread and keeps one client per node, its connections kept alive
-between calls; each call waits for its answer at most ``RPC_TIMEOUT_SECONDS`` (and a little)."""
+between calls. Each call ends within ``RPC_TIMEOUT_SECONDS`` whole: httpx's timeouts bound each
+read, not a node that drips its answer, so the call runs under ``asyncio.timeout``, which cancels
+it (and closes its connection) when the time is up."""
 
 import asyncio
 import os
@@ -153,7 +155,10 @@ class SolanaNode:
     def _call(self, what: str, make: Callable[[AsyncClient], Awaitable[T]]) -> T:
         async def run() -> T:
             try:
-                answer = await make(self._client())
+                async with asyncio.timeout(RPC_TIMEOUT_SECONDS):
+                    answer = await make(self._client())
+            except TimeoutError as exc:  # the deadline (an OSError: before the next clause)
+                raise ChainError(f"{what}: no answer in {RPC_TIMEOUT_SECONDS} s") from exc
             except RPCException as exc:
                 raise _rpc_error(what, exc.args[0] if exc.args else exc) from exc
             except (SolanaRpcException, OSError, ValueError) as exc:
@@ -166,6 +171,7 @@ class SolanaNode:
 
         future = asyncio.run_coroutine_threadsafe(run(), _LOOP.get())
         try:
+            # A little longer than the call's own deadline: this is for a loop that is stuck.
             return future.result(timeout=RPC_TIMEOUT_SECONDS + 5)
         except TimeoutError as exc:
             future.cancel()

@@ -6,37 +6,44 @@ A periodic sweep re-drives whatever a lost task left. Delivery is at least once:
 de-duplicate on ``id`` and order on ``sequence``. Each attempt is logged (``webhooks`` logger)
 under the id of the request that caused the event, and names its merchant, whichever task
 delivers it (docs/ops/logs.md).
+
+One merchant's deliveries take a bounded share of the workers: at most
+``WEBHOOK_DELIVERIES_PER_MERCHANT`` of them are in flight at once, service-wide (counted in the
+database under a lock per merchant, so every worker process keeps to it). A delivery beyond
+its merchant's share is deferred: its claim is undone and the event stays due, untouched. The
+delivery that filled the share hands the merchant's due events on when it ends, and the sweep
+hands out every merchant's oldest due event before any merchant's second, so one merchant's
+backlog neither crowds another's out nor is lost.
 """
 
 import logging
 import random
+import uuid
 from datetime import datetime, timedelta
 
 import orjson
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from core import clock
 from core.context import context_request_bound
-from core.db import ModelRows, row_lock
+from core.db import ModelRows, advisory_lock, row_lock
 from core.handoffs import handoff_on_commit
 from core.logs import LOG_FIELDS
 from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_commit
 from merchants.callers import callers_changed
 from merchants.models import Merchant
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
-from merchants.webhooks.outbox import (
-    APPROVAL_HANDLERS,
-    APPROVAL_RESUMES,
-    WEBHOOK_DELIVERY,
-    Approval,
-)
+from merchants.webhooks.outbox import APPROVAL_SUBJECTS, WEBHOOK_DELIVERY, Approval
 from merchants.webhooks.signing import PostResult, signed_post, storable_text
 
 logger = logging.getLogger(__name__)
 
+# An attempt's deadline: connection, status line, headers and body together (egress).
 ATTEMPT_TIMEOUT_SECONDS = 10
-# Longer than any attempt can take (connect 3 s + read 10 s, with room for a slow drip). Leases
+# Longer than any attempt can take, with room for a worker that stalls. Leases
 # are real time (``clock.real_now``): the sandbox clock moves when an event is due, never when a
 # worker's hold on it ends.
 LEASE = timedelta(seconds=120)
@@ -94,15 +101,28 @@ _CLAIM = (
     " AND (lease_until IS NULL OR lease_until < %s)"
     f" RETURNING {_EVENTS.columns(_EVENT_TABLE)}"
 )
-_MERCHANT = f"SELECT {_MERCHANTS.columns('m')} FROM {_MERCHANTS.table('m')} WHERE m.id = %s"  # noqa: S608
+# The merchant, and how many of its events are leased (this one with them): read under the
+# merchant's lock, after the claim, so the count sees every claim committed before.
+_MERCHANT_IN_FLIGHT = (
+    f"SELECT {_MERCHANTS.columns('m')},"  # noqa: S608
+    f" (SELECT COUNT(*) FROM {_EVENTS.table('e')} WHERE e.merchant_id = m.id"
+    " AND e.status = %s AND e.lease_until >= %s)"
+    f" FROM {_MERCHANTS.table('m')} WHERE m.id = %s"
+)
+
+
+def _share() -> int:
+    return max(1, int(settings.WEBHOOK_DELIVERIES_PER_MERCHANT))
 
 
 def _claimed(
-    *, event_id: str, now: datetime, real_now: datetime, lease_until: datetime
-) -> WebhookEvent | None:
-    """The event with its merchant, leased to this worker until ``lease_until``; None when it
-    is not due (by the service clock) or a live lease holds it (by real time)."""
-    with connection.cursor() as cursor:
+    *, event_id: str, now: datetime, real_now: datetime, lease_until: datetime, share: int
+) -> tuple[WebhookEvent, int] | None:
+    """The event with its merchant, leased to this worker until ``lease_until``, and the
+    number of its merchant's deliveries in flight with it; None when it is not due (by the
+    service clock) or a live lease holds it (by real time). A count above the merchant's
+    ``share`` leaves the claim undone."""
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             _CLAIM,
             [
@@ -117,22 +137,42 @@ def _claimed(
         if row is None:
             return None
         event: WebhookEvent = _EVENTS.build(row)
-        cursor.execute(_MERCHANT, [_MERCHANTS.param("id", event.merchant_id)])
+        advisory_lock(f"webhooks.deliveries:{event.merchant_id}")
+        cursor.execute(
+            _MERCHANT_IN_FLIGHT,
+            [
+                WebhookEvent.Status.PENDING,
+                _EVENTS.param("lease_until", real_now),
+                _MERCHANTS.param("id", event.merchant_id),
+            ],
+        )
         merchant = cursor.fetchone()  # the event's foreign key holds it
-        event.merchant = _MERCHANTS.build(merchant)
-    return event
+        event.merchant = _MERCHANTS.build(merchant[:-1])
+        in_flight = int(merchant[-1])
+        if in_flight > share:
+            transaction.set_rollback(True)
+    return event, in_flight
 
 
 def webhook_event_deliver(*, event_id: str) -> None:
-    """Deliver one due event once. Safe to run twice: the lease and the status guard the row."""
+    """Deliver one due event once, or defer it while its merchant's share of deliveries is in
+    flight. Safe to run twice: the lease and the status guard the row."""
     now, real_now = clock.now(), clock.real_now()
     lease_until = real_now + LEASE
-    event = _claimed(event_id=event_id, now=now, real_now=real_now, lease_until=lease_until)
-    if event is None:
+    share = _share()
+    claim = _claimed(
+        event_id=event_id, now=now, real_now=real_now, lease_until=lease_until, share=share
+    )
+    if claim is None:
         _approval_resume(event_id=event_id)
         return
+    event, in_flight = claim
+    if in_flight > share:
+        return  # deferred: still due, handed on when one of the merchant's deliveries ends
     with context_request_bound(event.request_id, event.merchant_id):
         _deliver(event, lease_until)
+    if in_flight == share:
+        _waiting_hand_on(merchant_id=event.merchant_id, share=share)
 
 
 def _deliver(event: WebhookEvent, lease_until: datetime) -> None:
@@ -171,19 +211,12 @@ def _approval_resume(*, event_id: str) -> None:
     )
     if answered is not None:
         subject_type, subject_id = answered
-        APPROVAL_RESUMES[subject_type](subject_id)
+        APPROVAL_SUBJECTS[subject_type].resume(subject_id)
         # So are the events the answer emitted, which the first run delivers last (after the
         # work it made due) and a run that died left pending.
-        now = clock.now()
         for due_id in (
-            WebhookEvent.objects.filter(
-                subject_type=subject_type,
-                subject_id=subject_id,
-                is_approval=False,
-                status=WebhookEvent.Status.PENDING,
-                next_attempt_at__lte=now,
-            )
-            .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=clock.real_now()))
+            _due()
+            .filter(subject_type=subject_type, subject_id=subject_id, is_approval=False)
             .values_list("id", flat=True)
         ):
             handoff_on_commit(WEBHOOK_DELIVERY, str(due_id))
@@ -392,16 +425,42 @@ def _settle_approval(event: WebhookEvent, result: PostResult, now: datetime) -> 
         WebhookEvent.Status.DELIVERED if decided else WebhookEvent.Status.FAILED,
         now,
     )
-    APPROVAL_HANDLERS[event.subject_type](event.subject_id, outcome, reason)
+    APPROVAL_SUBJECTS[event.subject_type].resolve(event.subject_id, outcome, reason)
+
+
+def _due() -> QuerySet[WebhookEvent]:
+    """Pending events due now (by the service clock) and held by no live lease (by real
+    time)."""
+    return WebhookEvent.objects.filter(
+        status=WebhookEvent.Status.PENDING, next_attempt_at__lte=clock.now()
+    ).filter(Q(lease_until__isnull=True) | Q(lease_until__lt=clock.real_now()))
+
+
+def _waiting_hand_on(*, merchant_id: uuid.UUID, share: int) -> None:
+    """The merchant's share was full while this delivery ran, so others may have been
+    deferred: its oldest due events (a share of them) go to workers now that one ended."""
+    waiting = (
+        _due()
+        .filter(merchant_id=merchant_id)
+        .order_by("next_attempt_at")
+        .values_list("id", flat=True)[:share]
+    )
+    for event_id in waiting:
+        handoff_on_commit(WEBHOOK_DELIVERY, str(event_id))
 
 
 def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:
-    """Events a worker should try now: due, and not held by a live lease."""
-    now = clock.now()
+    """Events a worker should try now: due and not held by a live lease. Each merchant's
+    oldest comes first, then each one's second, ...: one merchant's backlog never pushes
+    another merchant's events out of a pass, nor ahead of them in the queue."""
     rows = (
-        WebhookEvent.objects.filter(status=WebhookEvent.Status.PENDING, next_attempt_at__lte=now)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=clock.real_now()))
-        .order_by("next_attempt_at")
+        _due()
+        .annotate(
+            turn=Window(
+                RowNumber(), partition_by=[F("merchant_id")], order_by=F("next_attempt_at").asc()
+            )
+        )
+        .order_by("turn", "next_attempt_at")
         .values_list("id", flat=True)[:limit]
     )
     return [str(event_id) for event_id in rows]

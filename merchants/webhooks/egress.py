@@ -4,8 +4,14 @@ Outside the sandbox a callback URL must be https and every address its host reso
 public. The name is resolved once and the connection goes to the address that was checked:
 letting ``requests`` resolve it again would let a name that answers a public address to the check
 and an internal one to the connection (DNS rebinding) through. The Host header, TLS SNI and the
-certificate check keep using the name from the URL. Answers are read up to a size and a time
-limit, so a receiver can neither fill the worker's memory nor hold it past its lease.
+certificate check keep using the name from the URL. An attempt has one deadline for the
+connection, the status line, the headers and the body together (``core.http.deadline``): a
+receiver that drips its head fails the attempt when it passes; one that drips its body has it
+cut there (its status and headers arrived). With a size limit on the body, a receiver can neither
+fill the worker's memory nor hold it past its lease.
+
+``CALLBACK_ALLOW_PRIVATE_NETWORKS`` lifts the https and public-address rules outside the
+sandbox (a staging receiver on a private network, an end-to-end check on one machine).
 
 Each worker thread keeps its connections open between posts (one handshake per receiver, not
 per attempt), as merchants' servers expect of a webhook sender; it keeps no cookies, so nothing
@@ -16,7 +22,6 @@ import http.cookiejar
 import ipaddress
 import socket
 import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +29,9 @@ from urllib.parse import urlsplit
 
 import requests
 from django.conf import settings
-from requests.adapters import HTTPAdapter
 from urllib3 import HTTPConnectionPool
+
+from core.http import DeadlineAdapter, DeadlineExceeded, deadline, deadline_session
 
 CONNECT_TIMEOUT_SECONDS = 3.05
 # More than any approval answer needs; the rest of a longer body is never read.
@@ -85,7 +91,7 @@ def public_address(host: str, port: int) -> str:
     return str(addresses[0])
 
 
-class PinnedAddressAdapter(HTTPAdapter):
+class PinnedAddressAdapter(DeadlineAdapter):
     """Connects to the address ``resolve(host, port)`` gives, never to a second DNS answer;
     the Host header, TLS SNI and certificate verification use the host name of the URL."""
 
@@ -127,11 +133,11 @@ _kept = threading.local()
 
 
 def _session(*, pinned: bool) -> requests.Session:
-    """This thread's session: with the pinned adapter outside the sandbox, plain inside."""
+    """This thread's session: with the pinned adapter when addresses are checked, else plain."""
     sessions: dict[bool, requests.Session] = _kept.__dict__.setdefault("sessions", {})
     session = sessions.get(pinned)
     if session is None:
-        session = requests.Session()
+        session = deadline_session()
         session.trust_env = False
         session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
         if pinned:
@@ -140,31 +146,49 @@ def _session(*, pinned: bool) -> requests.Session:
     return session
 
 
+def addresses_checked() -> bool:
+    """Whether a callback must be https to a public address: outside the sandbox, unless
+    CALLBACK_ALLOW_PRIVATE_NETWORKS."""
+    return not settings.SANDBOX and not settings.CALLBACK_ALLOW_PRIVATE_NETWORKS
+
+
 def callback_post(url: str, *, body: bytes, headers: Mapping[str, str], timeout: float) -> Answer:
-    """One POST, never following redirects nor an environment proxy (which would resolve the
-    name itself). Raises ``requests.RequestException``, ``OSError`` or ``UnsafeAddressError``."""
-    started = time.monotonic()
-    pinned = not settings.SANDBOX
+    """One POST within ``timeout`` seconds, never following redirects nor an environment proxy
+    (which would resolve the name itself). Raises ``requests.RequestException`` (a
+    ``DeadlineExceeded`` when no status and headers came in time), ``OSError`` or
+    ``UnsafeAddressError``."""
+    pinned = addresses_checked()
     if pinned and urlsplit(url).scheme != "https":
         raise UnsafeAddressError("callback URLs must be https")
-    with _session(pinned=pinned).post(
-        url,
-        data=body,
-        headers=dict(headers),
-        timeout=(CONNECT_TIMEOUT_SECONDS, timeout),
-        allow_redirects=False,
-        stream=True,
-    ) as response:
-        return Answer(response.status_code, _read_capped(response, started + timeout))
-
-
-def _read_capped(response: requests.Response, deadline: float) -> bytes:
-    """The start of the body: at most MAX_ANSWER_BYTES, and only what arrived by ``deadline``.
-    Each read returns what the socket has (waiting at most the read timeout), so a receiver
-    dripping bytes cannot hold the worker longer."""
+    status: int | None = None
     chunks: list[bytes] = []
+    try:
+        with (
+            deadline(timeout) as watch,
+            _session(pinned=pinned).post(
+                url,
+                data=body,
+                headers=dict(headers),
+                timeout=(CONNECT_TIMEOUT_SECONDS, timeout),
+                allow_redirects=False,
+                stream=True,
+            ) as response,
+        ):
+            if not watch.expired:  # a head the deadline cut short may look whole
+                status = response.status_code
+                _read_capped(response, chunks)
+    except DeadlineExceeded:
+        if status is None:
+            raise  # no status and headers by the deadline: the attempt failed
+    assert status is not None  # the head arrived; the deadline may have cut the body
+    return Answer(status, b"".join(chunks))
+
+
+def _read_capped(response: requests.Response, chunks: list[bytes]) -> None:
+    """The start of the body into ``chunks``: at most MAX_ANSWER_BYTES; what arrives before
+    the deadline, which cuts the rest."""
     size = 0
-    while size < MAX_ANSWER_BYTES and time.monotonic() < deadline:
+    while size < MAX_ANSWER_BYTES:
         chunk = response.raw.read1(MAX_ANSWER_BYTES - size, decode_content=True)
         if not chunk:
             # Read to its end: the connection can carry the next post. One left with a part of
@@ -173,4 +197,3 @@ def _read_capped(response: requests.Response, deadline: float) -> bytes:
             break
         chunks.append(chunk)
         size += len(chunk)
-    return b"".join(chunks)

@@ -53,6 +53,18 @@ class WebhookEvent(models.Model):
             ),
             models.Index(fields=["merchant", "status", "-created_at"]),
             models.Index(fields=["subject_type", "subject_id", "sequence"]),
+            # A merchant's deliveries in flight (its share is counted at each claim) and its
+            # due events (handed on when one of them ends).
+            models.Index(
+                fields=["merchant", "lease_until"],
+                condition=Q(lease_until__isnull=False),
+                name="webhook_event_in_flight",
+            ),
+            models.Index(
+                fields=["merchant", "next_attempt_at"],
+                condition=Q(status="pending"),
+                name="webhook_event_merchant_due",
+            ),
             # Events given up on, newest first: the console's home names their merchants.
             models.Index(
                 fields=["created_at", "merchant"],

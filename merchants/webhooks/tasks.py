@@ -12,7 +12,7 @@ from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_du
 from merchants.webhooks.outbox import WEBHOOK_DELIVERY
 
 
-# The limits hold an attempt (connect 3 s + read 10 s, and a slow answer) and the work an
+# The limits hold an attempt (10 s at most, whatever the receiver drips) and the work an
 # approval makes due that the task then does itself (a purchase: trading.withdrawal_purchase's
 # 120 s; then the event the answer emitted, one more attempt). Past the soft limit what is left
 # is the sweeps'.

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 
 import pytest
+from django.db.models import Q
 from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
@@ -64,12 +65,25 @@ def listing(catalog_item: CatalogItem) -> SandboxListing:
     return make_listing(catalog_item, LISTING_PRICE)
 
 
+def due_now() -> list[str]:
+    """Every event due now, oldest first (the sweep takes turns between merchants)."""
+    rows = (
+        WebhookEvent.objects.filter(
+            status=WebhookEvent.Status.PENDING, next_attempt_at__lte=clock.now()
+        )
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=clock.real_now()))
+        .order_by("next_attempt_at")
+        .values_list("id", flat=True)
+    )
+    return [str(event_id) for event_id in rows]
+
+
 @pytest.fixture
 def deliver(django_capture_on_commit_callbacks: Callable) -> Callable[..., None]:
     """A worker's delivery of one event (or of every due event), running what it commits."""
 
     def run(event_id: str | None = None) -> None:
-        due = [event_id] if event_id is not None else delivery.webhook_events_due()
+        due = [event_id] if event_id is not None else due_now()
         for one in due:
             with django_capture_on_commit_callbacks(execute=True):
                 delivery.webhook_event_deliver(event_id=one)

@@ -149,7 +149,11 @@ def test_an_approval_that_cannot_be_recorded_ends_instead_of_looping(
         outcomes.append(outcome)
         raise DataError("cannot store this outcome")
 
-    monkeypatch.setitem(outbox.APPROVAL_HANDLERS, "broken", unstorable)
+    monkeypatch.setitem(
+        outbox.APPROVAL_SUBJECTS,
+        "broken",
+        outbox.ApprovalSubject(resolve=unstorable, resume=lambda subject_id: None),
+    )
     event = webhook_event_emit(
         merchant=shop.merchant,
         type="broken.initiated",

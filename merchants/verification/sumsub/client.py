@@ -1,4 +1,5 @@
-"""Sumsub's REST API as the adapter calls it: signed JSON requests with a timeout.
+"""Sumsub's REST API as the adapter calls it: signed JSON requests, each whole within its
+timeout (``core.http.deadline``: connect, status line, headers and body together).
 
 Every request carries ``X-App-Token`` (the app token), ``X-App-Access-Ts`` (Unix seconds, UTC)
 and ``X-App-Access-Sig``: the lower-case hex HMAC-SHA256, keyed with the token's secret key, of
@@ -22,6 +23,8 @@ from typing import Any
 
 import orjson
 import requests
+
+from core.http import deadline, deadline_session
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +58,7 @@ class SumsubClient:
     def _session(self) -> requests.Session:
         session: requests.Session | None = getattr(self._local, "session", None)
         if session is None:
-            session = requests.Session()
+            session = deadline_session()
             session.trust_env = False  # the configured host, never a proxy from the environment
             self._local.session = session
         return session
@@ -91,10 +94,11 @@ class SumsubClient:
             body=data,
         )
         try:
-            response = self._session().send(
-                prepared, timeout=(self.timeout, self.timeout), allow_redirects=False
-            )
-            content = response.content
+            with deadline(self.timeout):
+                response = self._session().send(
+                    prepared, timeout=(self.timeout, self.timeout), allow_redirects=False
+                )
+                content = response.content
         except requests.RequestException as exc:
             raise SumsubUnavailableError(f"{method} {path}: {exc}") from exc
         try:

@@ -1,15 +1,16 @@
-"""One HTTP call to a supplier, with its timeouts, and the answers every supplier shares turned
-into the adapters' errors: 429 (with ``Retry-After``) and maintenance (503) are "unavailable";
-a buy whose answer is lost after it was sent (read timeout, a dropped connection, a 500 or a
-gateway timeout) is "outcome unknown"; a request that never reached the supplier is
-"unavailable" (nothing happened)."""
+"""One HTTP call to a supplier, whole within its connect and read timeouts together
+(``core.http.deadline``), and the answers every supplier shares turned into the adapters'
+errors: 429 (with ``Retry-After``) and maintenance (503) are "unavailable"; a buy whose answer
+is lost after it was sent (a timeout, the deadline, a dropped connection, a 500 or a gateway
+timeout) is "outcome unknown"; a request that never reached the supplier is "unavailable"
+(nothing happened)."""
 
 import threading
 from dataclasses import dataclass
 
 import requests
-from requests.adapters import HTTPAdapter
 
+from core.http import deadline, deadline_session
 from trading.marketplace.suppliers.base import (
     SupplierOutcomeUnknownError,
     SupplierUnavailableError,
@@ -25,9 +26,7 @@ def _session() -> requests.Session:
     """A session per thread (connection reuse; ``requests.Session`` is not thread-safe)."""
     session: requests.Session | None = getattr(_sessions, "session", None)
     if session is None:
-        session = requests.Session()
-        session.mount("http://", HTTPAdapter(max_retries=0))
-        session.mount("https://", HTTPAdapter(max_retries=0))
+        session = deadline_session()  # no retries: a buy is never sent twice by the transport
         _sessions.session = session
     return session
 
@@ -50,21 +49,22 @@ class SupplierHttp:
         """The supplier's answer, whatever its status but 429 and 5xx. ``changes_state``: a
         lost answer means the outcome is unknown, not that nothing happened."""
         try:
-            response = _session().request(
-                method,
-                self.base_url.rstrip("/") + path_and_query,
-                data=body,
-                headers=headers,
-                timeout=(self.connect_timeout, self.read_timeout),
-                allow_redirects=False,
-            )
+            with deadline(self.connect_timeout + self.read_timeout):
+                response = _session().request(
+                    method,
+                    self.base_url.rstrip("/") + path_and_query,
+                    data=body,
+                    headers=headers,
+                    timeout=(self.connect_timeout, self.read_timeout),
+                    allow_redirects=False,
+                )
         except (requests.ConnectTimeout, requests.exceptions.InvalidURL) as exc:
             raise SupplierUnavailableError(f"not reached: {exc}") from exc
         except requests.ConnectionError as exc:
             if changes_state and not _never_connected(exc):
                 raise SupplierOutcomeUnknownError(f"answer lost: {exc}") from exc
             raise SupplierUnavailableError(f"not reached: {exc}") from exc
-        except requests.RequestException as exc:  # read timeout, a broken body
+        except requests.RequestException as exc:  # a timeout, the deadline, a broken body
             if changes_state:
                 raise SupplierOutcomeUnknownError(f"answer lost: {exc}") from exc
             raise SupplierUnavailableError(f"no answer: {exc}") from exc

@@ -5,7 +5,9 @@ The connection is kept up for good: a refused, failed, dropped or silent one (no
 5 minutes) is made again after a wait doubling from 1 s up to ``reconnect_max`` seconds (back to
 1 s once a connection held), and every connection subscribes again. What happens while it
 is down is lost: the feed is not a log, so the catalog poll (``trading.suppliers_poll``) keeps
-walking every item and corrects whatever the socket missed. ``manage.py supplier_socket`` runs
+walking every item and corrects whatever the socket missed. Connecting (the websocket's opening
+handshake, Engine.IO's open packet, Socket.IO's connect) ends within 10 s whole, whatever the
+server drips (``core.http.deadline``). ``manage.py supplier_socket`` runs
 it beside the workers (README, "Running in production")."""
 
 import logging
@@ -16,6 +18,7 @@ from collections.abc import Callable
 import socketio
 from socketio.exceptions import ConnectionError as SocketConnectionError
 
+from core.http import DeadlineExceeded, DeadlineWebSocket, deadline
 from trading.marketplace.suppliers.base import ListingChange
 from trading.marketplace.suppliers.waxpeer import GAMES, SOCKET_EVENTS, socket_change
 
@@ -58,7 +61,11 @@ class WaxpeerSocket:
         self.heard_at = time.monotonic()
         # Reconnection is ``run``'s, not the client's: one loop for every way a connection ends
         # (the client does not come back by itself after the server's own disconnect).
-        self.client = socketio.Client(reconnection=False, handle_sigint=False)
+        self.client = socketio.Client(
+            reconnection=False,
+            handle_sigint=False,
+            websocket_extra_options={"class_": DeadlineWebSocket},
+        )
         self.client.on("connect", self._subscribe)
         self.client.on("disconnect", self._dropped)
         for event in SOCKET_EVENTS:
@@ -102,14 +109,15 @@ class WaxpeerSocket:
         while not stop.is_set():
             self.ended.clear()
             try:
-                self.client.connect(
-                    self.url,
-                    headers={"authorization": self.api_key},
-                    transports=["websocket"],
-                    socketio_path=self.path,
-                    wait_timeout=CONNECT_TIMEOUT_SECONDS,
-                )
-            except SocketConnectionError as exc:
+                with deadline(CONNECT_TIMEOUT_SECONDS):
+                    self.client.connect(
+                        self.url,
+                        headers={"authorization": self.api_key},
+                        transports=["websocket"],
+                        socketio_path=self.path,
+                        wait_timeout=CONNECT_TIMEOUT_SECONDS,
+                    )
+            except (SocketConnectionError, DeadlineExceeded) as exc:
                 logger.warning("waxpeer socket: no connection (%s); again in %.0f s", exc, wait)
                 stop.wait(wait)
                 wait = min(wait * 2, self.reconnect_max)

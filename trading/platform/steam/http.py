@@ -1,5 +1,5 @@
-"""HTTP to Steam: every call with a timeout; 429 and 5xx answers tried again with backoff;
-an expired session told apart from a refusal.
+"""HTTP to Steam: every attempt within STEAM_TIMEOUT_SECONDS, whole (``core.http.deadline``);
+429 and 5xx answers tried again with backoff; an expired session told apart from a refusal.
 
 How Steam answers, as its widely used open-source clients read it:
 - Web API methods report their outcome in the ``x-eresult`` header (1 = OK), also on HTTP 200
@@ -21,6 +21,7 @@ from typing import Any
 import requests
 from django.conf import settings
 
+from core.http import deadline, deadline_session
 from trading.platform.base import (
     PlatformError,
     PlatformRateLimitedError,
@@ -116,16 +117,19 @@ def steam_request(
     last: requests.Response | None = None
     for attempt in range(attempts):
         try:
-            response = requests.request(
-                method,
-                url,
-                params=params,
-                data=data,
-                headers=headers,
-                cookies=cookies,
-                timeout=settings.STEAM_TIMEOUT_SECONDS,
-                allow_redirects=False,
-            )
+            # A session per call, as requests.request makes: nothing one bot's call is answered
+            # (a cookie) travels with another's.
+            with deadline(settings.STEAM_TIMEOUT_SECONDS), deadline_session() as session:
+                response = session.request(
+                    method,
+                    url,
+                    params=params,
+                    data=data,
+                    headers=headers,
+                    cookies=cookies,
+                    timeout=settings.STEAM_TIMEOUT_SECONDS,
+                    allow_redirects=False,
+                )
         except requests.RequestException as exc:
             logger.warning("steam %s %s failed: %s", method, _path(url), exc)
             last = None
