@@ -228,21 +228,25 @@ def test_a_request_still_running_answers_409_and_a_dead_ones_key_is_taken_over(
 
 
 def hold_buy(api: Api, actor: Actor, body: dict[str, Any]) -> IdempotencyClaim:
-    """Another request holds KEY for this buy (claimed, no answer yet), claimed as the live
-    server would claim it."""
-    from rest_framework.request import Request
-    from rest_framework.test import APIRequestFactory
-
-    from config.api.idempotency import request_fingerprint
-    from config.api.rendering import DecimalJSONParser
-
+    """Another request holds KEY for this buy (claimed, no answer yet)."""
     running = requests.Request(
         "POST",
         api.base + "/secure/buy",
         data=dumps(body),
         headers={"Content-Type": "application/json", "Idempotency-Key": KEY},
     )
-    prepared = running.prepare()
+    return hold_key(actor, KEY, running)
+
+
+def hold_key(actor: Actor, key: str, request: requests.Request) -> IdempotencyClaim:
+    """The key claimed as the live server would claim it for ``request``."""
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from config.api.idempotency import request_fingerprint
+    from config.api.rendering import DecimalJSONParser
+
+    prepared = request.prepare()
     raw = APIRequestFactory().post(
         prepared.path_url, prepared.body, content_type="application/json"
     )
@@ -250,7 +254,7 @@ def hold_buy(api: Api, actor: Actor, body: dict[str, Any]) -> IdempotencyClaim:
     claim = idempotent_request_claim(
         merchant=actor.merchant,
         caller="",
-        key=KEY,
+        key=key,
         fingerprint=request_fingerprint(parsed),
         request_id="held-by-another-request",
     )
