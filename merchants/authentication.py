@@ -109,7 +109,9 @@ def _verify(token: str) -> tuple[dict[str, Any], Merchant]:
         uuid.UUID(merchant_id)
     except ValueError as exc:
         raise InvalidClientTokenError("merchant id is not a uuid") from exc
-    now = clock.now()
+    # A credential's lifetime is real time: another merchant's advance of the sandbox clock
+    # neither ends a token or secret early nor extends it (docs/decisions.md, "Clocks").
+    now = clock.real_now()
     secrets, merchant = api_secrets_for_verification(merchant_id=merchant_id, now=now)
     if merchant is None:
         raise InvalidClientTokenError("no secret for merchant")

@@ -166,8 +166,9 @@ def _secret_rows(merchant_id: str, now: datetime) -> list[tuple[tuple[Any, ...],
 def _live_secret_rows(
     merchant_id: str, now: datetime
 ) -> list[tuple[tuple[Any, ...], tuple[Any, ...]]]:
-    """The merchant's secrets that still verify at ``now``, newest first, from the kept rows when
-    they serve (rows read earlier still hold every secret live now: the clock only moves on)."""
+    """The merchant's secrets that still verify at ``now`` (real time), newest first, from the
+    kept rows when they serve (rows read earlier still hold every secret live now: real time
+    only moves on)."""
     serves = CALLERS.serves()
     rows = CALLERS.get(_SECRETS_OF, merchant_id) if serves else None
     if rows is None:
@@ -182,14 +183,14 @@ _EXPIRES_AT, _SECRET = _SECRETS.index("expires_at"), _SECRETS.index("secret")
 
 def client_token_peek(*, token: str) -> tuple[str, bool] | None:
     """The merchant (id, verified) of a client token signed by one of the merchant's secrets
-    this process keeps and valid by the clock it read last; without any I/O and whatever the
-    epoch (see ``api_key_peek``). A token that has not proven who sends it is never counted
-    against the merchant it names."""
+    this process keeps and valid now (real time, as the authentication checks it); without any
+    I/O and whatever the epoch (see ``api_key_peek``). A token that has not proven who sends it
+    is never counted against the merchant it names."""
     merchant_id = client_token_claimed_merchant(token)
     rows = CALLERS.guess(_SECRETS_OF, merchant_id) if merchant_id else None
-    now = clock.now_last_seen()
-    if not rows or now is None:
+    if not rows:
         return None
+    now = clock.real_now()
     live = [r for r in rows if r[0][_EXPIRES_AT] is None or r[0][_EXPIRES_AT] > now]
     try:
         client_token_check(token, secrets=[r[0][_SECRET] for r in live], now=now)
@@ -227,7 +228,7 @@ def api_keys_get(*, ids: Iterable[int]) -> dict[int, ApiKey]:
 def api_secret_for_signing(*, merchant: Merchant) -> ApiSecret | None:
     """The newest secret that has no end (rotation gives the old one an end)."""
     if CALLERS.serves():
-        for secret, _ in _live_secret_rows(str(merchant.pk), clock.now()):
+        for secret, _ in _live_secret_rows(str(merchant.pk), clock.real_now()):
             if secret[_EXPIRES_AT] is None:
                 return _SECRETS.instance(secret)
         return None

@@ -118,11 +118,12 @@ def api_key_touch(*, api_key: ApiKey) -> None:
 
 
 def api_secret_rotate(*, merchant: Merchant, grace: timedelta = SECRET_ROTATION_GRACE) -> ApiSecret:
-    """A new signing secret; tokens signed by the old one keep verifying for ``grace``."""
+    """A new signing secret; tokens signed by the old one keep verifying for ``grace`` of real
+    time (a credential's lifetime: the sandbox clock moves it neither way, "Clocks")."""
     with transaction.atomic():
         Merchant.objects.select_for_update(no_key=True).get(pk=merchant.pk)
         ApiSecret.objects.filter(merchant=merchant, expires_at__isnull=True).update(
-            expires_at=clock.now() + grace
+            expires_at=clock.real_now() + grace
         )
         callers_changed()
         return ApiSecret.objects.create(merchant=merchant, secret=secrets.token_urlsafe(48))
@@ -130,7 +131,7 @@ def api_secret_rotate(*, merchant: Merchant, grace: timedelta = SECRET_ROTATION_
 
 def api_secrets_revoke(*, merchant: Merchant) -> int:
     """Stop every secret of a merchant at once; issuing then fails with 1915."""
-    now = clock.now()
+    now = clock.real_now()
     stopped = (
         ApiSecret.objects.filter(merchant=merchant)
         .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
@@ -236,7 +237,7 @@ def client_authenticate(
             "clientId": client_id,
             "clientData": client_data.as_claims(),
         },
-        issued_at=clock.now(),
+        issued_at=clock.real_now(),  # 24 hours of real time, checked on it ("Clocks")
         ttl=settings.CLIENT_TOKEN_TTL_SECONDS,
     )
 

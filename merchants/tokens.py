@@ -1,8 +1,8 @@
 """Client tokens: HS256 JWTs signed with the merchant's API secret.
 
 The algorithm is pinned here, never read from the token, and the header is untrusted input until
-the signature checks out. Expiry is checked against the service clock, so the sandbox clock moves
-it like everything else.
+the signature checks out. Tokens are issued and checked on real time (``clock.real_now()``): the
+sandbox clock, which any merchant may move, never ends one early nor extends it.
 """
 
 import json

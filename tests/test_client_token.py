@@ -57,7 +57,7 @@ _DROP = object()
 
 
 def claims_for(merchant: Merchant, *, iat: int | None = None, **overrides) -> dict:
-    now = int(clock.now().timestamp()) if iat is None else iat
+    now = int(clock.real_now().timestamp()) if iat is None else iat
     claims = {
         "merchantId": str(merchant.pk),
         "client": {
@@ -111,9 +111,9 @@ def assert_invalid(authorization: str | None, key: str = "INVALID_TOKEN", code: 
 
 class TestIssuedToken:
     def test_header_and_claims(self, api, alice):
-        before = int(clock.now().timestamp())
+        before = int(clock.real_now().timestamp())
         token = issue(api, alice, 7, clientId="user-7", clientData={"kycLevel": 2})
-        after = int(clock.now().timestamp())
+        after = int(clock.real_now().timestamp())
         merchant_id = str(alice.merchant.pk)
 
         header = jwt.get_unverified_header(token)
@@ -231,13 +231,11 @@ class TestIssuedToken:
         with pytest.raises(jwt.InvalidSignatureError):
             jwt.decode(token, secret_of(bob.merchant), algorithms=["HS256"])
 
-    def test_iat_follows_the_service_clock(self, api, alice, clock_advance):
+    def test_iat_is_real_time_whatever_the_sandbox_clock_says(self, api, alice, clock_advance):
         clock_advance(5 * 3600)
         token = issue(api, alice)
-        claims = jwt.decode(
-            token, secret_of(alice.merchant), algorithms=["HS256"], options={"verify_iat": False}
-        )
-        assert abs(claims["iat"] - int(clock.now().timestamp())) <= 2
+        claims = jwt.decode(token, secret_of(alice.merchant), algorithms=["HS256"])
+        assert abs(claims["iat"] - int(clock.real_now().timestamp())) <= 2
         assert claims["exp"] == claims["iat"] + 86400
         assert call(f"Bearer {token}").status_code == 200
 
@@ -298,7 +296,7 @@ class TestVerification:
         assert call(token).status_code == 200
 
     def test_iat_slightly_ahead_is_tolerated(self, alice):
-        now = int(clock.now().timestamp())
+        now = int(clock.real_now().timestamp())
         token = sign(alice.merchant, claims_for(alice.merchant, iat=now + 30))
         assert call(token).status_code == 200
 
@@ -359,15 +357,15 @@ class TestRejectedTokens:
         forged_payload = b64(json.dumps(claims).encode())
         assert_invalid(f"{header_part}.{forged_payload}.{signature}")
 
-    def test_expired(self, api, alice, clock_advance):
+    def test_expired(self, api, alice, time_passes):
         token = issue(api, alice)
-        clock_advance(DAY - 120)
+        time_passes(DAY - 120)
         assert call(token).status_code == 200
-        clock_advance(121)
+        time_passes(121)
         assert_invalid(f"Bearer {token}")
 
     def test_expired_by_its_own_claims(self, alice):
-        now = int(clock.now().timestamp())
+        now = int(clock.real_now().timestamp())
         token = sign(alice.merchant, claims_for(alice.merchant, iat=now - DAY - 10))
         assert_invalid(token)
 
@@ -391,7 +389,7 @@ class TestRejectedTokens:
         assert_invalid(sign(alice.merchant, claims))
 
     def test_issued_far_in_the_future(self, alice):
-        now = int(clock.now().timestamp())
+        now = int(clock.real_now().timestamp())
         assert_invalid(sign(alice.merchant, claims_for(alice.merchant, iat=now + 3600)))
 
     def test_header_user_id_differs_from_merchant_id(self, alice, bob):
@@ -456,7 +454,7 @@ class TestRejectedTokens:
 
 class TestRotation:
     def test_old_tokens_stay_valid_within_the_grace_new_ones_use_the_new_secret(
-        self, api, alice, clock_advance
+        self, api, alice, time_passes
     ):
         old_secret = secret_of(alice.merchant)
         old_token = issue(api, alice)
@@ -471,26 +469,27 @@ class TestRotation:
 
         assert call(old_token).status_code == 200
         assert call(new_token).status_code == 200
-        clock_advance(23 * 3600)
+        time_passes(23 * 3600)
         assert call(old_token).status_code == 200
 
-    def test_old_secret_stops_verifying_after_the_grace(self, api, alice, clock_advance):
+    def test_old_secret_stops_verifying_after_the_grace(self, api, alice, time_passes):
         old_token = issue(api, alice)
         api_secret_rotate(merchant=alice.merchant, grace=timedelta(hours=1))
         new_token = issue(api, alice)
-        clock_advance(3600 - 60)
+        time_passes(3600 - 60)
         assert call(old_token).status_code == 200
-        clock_advance(120)
+        time_passes(120)
         assert_invalid(old_token)  # the token itself is still inside its 24 hours
         assert call(new_token).status_code == 200
 
     def test_default_grace_is_24_hours(self, alice):
-        before = clock.now()
+        before = clock.real_now()
         old = api_secret_for_signing(merchant=alice.merchant)
         api_secret_rotate(merchant=alice.merchant)
         old.refresh_from_db()
         assert old.expires_at is not None
-        assert before + timedelta(hours=24) <= old.expires_at <= clock.now() + timedelta(hours=24)
+        after = clock.real_now()
+        assert before + timedelta(hours=24) <= old.expires_at <= after + timedelta(hours=24)
 
     def test_rotating_twice_keeps_one_signing_secret(self, api, alice):
         token = issue(api, alice)
@@ -542,7 +541,68 @@ class TestKeptParses:
     def test_each_call_gets_claims_of_its_own(self, api, alice):
         token = issue(api, alice)
         secrets = [secret_of(alice.merchant)]
-        first = client_token_decode(token, secrets=secrets, now=clock.now())
+        first = client_token_decode(token, secrets=secrets, now=clock.real_now())
         first["client"]["platformID"] = "changed"
-        again = client_token_decode(token, secrets=secrets, now=clock.now())
+        again = client_token_decode(token, secrets=secrets, now=clock.real_now())
         assert again["client"]["platformID"] == platform_id(1)
+
+
+def clock_moved_by(api, actor, minutes: int) -> None:
+    """``POST /sandbox/clock/advance``: one merchant moves the sandbox clock for every one."""
+    response = api.post(
+        "/sandbox/clock/advance", {"minutes": minutes}, format="json", headers=actor.headers
+    )
+    assert response.status_code == 200, response.content
+
+
+def client_get(api, token: str) -> int:
+    return api.get("/client/trades", headers={"Authorization": f"Bearer {token}"}).status_code
+
+
+def works_for_real_seconds(api, token: str, seconds: int, real_clock_advance) -> None:
+    """The token is taken until ``seconds`` of real time from now have passed, not after."""
+    real_clock_advance(seconds - 60)
+    assert client_get(api, token) == 200
+    real_clock_advance(120)
+    assert client_get(api, token) == 401
+
+
+class TestAnotherMerchantsClock:
+    """Issue 39: any merchant moves the sandbox clock for all. A token's 24 hours and a rotated
+    secret's grace are real time: bob's advance neither ends alice's early nor extends them."""
+
+    def test_an_advance_never_ends_a_token_early(self, api, alice, bob, real_clock_advance):
+        token = issue(api, alice)
+
+        clock_moved_by(api, bob, 1441)
+        assert client_get(api, token) == 200
+
+        works_for_real_seconds(api, token, DAY, real_clock_advance)
+
+    def test_a_token_issued_after_an_advance_lives_24_real_hours(
+        self, api, alice, bob, real_clock_advance
+    ):
+        clock_moved_by(api, bob, 1441)
+        token = issue(api, alice)
+        claims = jwt.decode(token, secret_of(alice.merchant), algorithms=["HS256"])
+        assert abs(claims["iat"] - int(clock.real_now().timestamp())) <= 2
+        assert claims["exp"] == claims["iat"] + DAY
+
+        works_for_real_seconds(api, token, DAY, real_clock_advance)
+
+    def test_an_advance_never_ends_a_rotated_secrets_grace_nor_extends_it(
+        self, api, alice, bob, real_clock_advance
+    ):
+        before_rotation = issue(api, alice)
+        api_secret_rotate(merchant=alice.merchant, grace=timedelta(hours=1))
+        clock_moved_by(api, bob, 1441)
+        assert client_get(api, before_rotation) == 200  # the old secret is in its grace
+
+        # A token signed by the old secret now, itself good for 24 hours: the grace ends first.
+        signed_by_old = sign(alice.merchant, claims_for(alice.merchant), secret=old_secret(alice))
+        works_for_real_seconds(api, signed_by_old, 3600, real_clock_advance)
+        assert client_get(api, issue(api, alice)) == 200
+
+
+def old_secret(actor) -> str:
+    return ApiSecret.objects.filter(merchant=actor.merchant, expires_at__isnull=False).get().secret

@@ -50,18 +50,40 @@ def test_the_guard_runs_before_the_inventory_is_fetched(desk, owner):
     assert_error(deposit(desk, owner, ak_item(5)), 429, 6, "TOO_MANY_ACTIVE_TRADES")
 
 
-def test_eleventh_deposit_in_five_minutes_is_rate_limited(desk, alice, owner, clock_advance):
+def _ten_ended(desk, alice, owner) -> None:
     for first in (0, 5):
         for trade_id in _fill(desk, owner, 5, first):
             ok_data(sandbox_event(desk, alice, trade_id, "declined"))
     # 5 + 5 = 10 deposits in the window, none active.
     assert Trade.objects.filter(status=Status.DECLINED).count() == 10
 
+
+def test_eleventh_deposit_in_five_minutes_is_rate_limited(desk, alice, owner, time_passes):
+    _ten_ended(desk, alice, owner)
+
     response = deposit(desk, owner, ak_item(20))
     assert_error(response, 429, 1005, "RATE_LIMITED")
     assert 0 < int(response["Retry-After"]) <= 300
 
-    clock_advance(int(response["Retry-After"]))
+    time_passes(int(response["Retry-After"]))
+    assert ok_data(deposit(desk, owner, ak_item(20)))["status"] == "initiated"
+
+
+def test_another_merchant_moving_the_sandbox_clock_never_reopens_the_window(
+    desk, alice, bob, owner, real_clock_advance
+):
+    """Issue 39: the window is 5 minutes of real time. Bob moves the shared sandbox clock a day
+    on; alice's user, with 10 deposits in the last real minutes, is still refused until the
+    oldest of them is 5 real minutes old."""
+    _ten_ended(desk, alice, owner)
+
+    ok_data(desk.post("/sandbox/clock/advance", {"minutes": 1441}, headers=bob.headers))
+    response = deposit(desk, owner, ak_item(20))
+    assert_error(response, 429, 1005, "RATE_LIMITED")
+    assert 240 <= int(response["Retry-After"]) <= 300  # the 10 took seconds, not minutes
+    assert Trade.objects.count() == 10
+
+    real_clock_advance(300)
     assert ok_data(deposit(desk, owner, ak_item(20)))["status"] == "initiated"
 
 

@@ -43,11 +43,11 @@ NAME = "AK-47 | Redline (Field-Tested)"
 
 
 @pytest.fixture(autouse=True)
-def _clock(clock_advance, suppliers) -> None:
+def _clock(time_passes, suppliers) -> None:
     global _advance
 
     def advance(seconds: int) -> None:
-        clock_advance(seconds)
+        time_passes(seconds)
         suppliers.clock_moved(seconds)
 
     _advance = advance
@@ -57,8 +57,8 @@ _advance = None
 
 
 def later(minutes: float) -> None:
-    """Move the service clock on (deadlines and rechecks are read from it), and the
-    suppliers' with it."""
+    """Time passes: the service clock moves on (deadlines and rechecks are read from it), real
+    time too (what the suppliers compare with their clocks), and the suppliers' clocks."""
     assert _advance is not None
     _advance(int(minutes * 60))
 
@@ -279,6 +279,35 @@ def test_a_lost_answer_is_reconciled_by_reference_and_never_bought_twice(
     assert SupplierOrder.objects.get(pk=order.pk).state == "bought"
     assert len(suppliers.waxpeer.world.buys) == 1
     assert money(alice_funded)["locked"] == locked
+    assert wallet_clean()
+
+
+def test_another_merchants_advance_never_has_a_lost_answer_asked_about_early(
+    suppliers, desk, alice_funded, bob_funded, catalog_item, real_clock_advance
+):
+    """Issue 39: a lost answer is asked about a minute of real time after the request (Waxpeer
+    counts it by its clock). Bob's advance of the shared sandbox clock brings the re-drive, not
+    the question: asked while Waxpeer may still be buying, "not found" would refund a purchase
+    that then goes through."""
+    stock(suppliers, dm=None)
+    poll()
+    suppliers.waxpeer.world.fault = "hold"
+    trade_id = ok_data(buy(desk, alice_funded, f"waxpeer-{WAX_ID}", "11.03"))["id"]
+    order = SupplierOrder.objects.get(key=f"ti-{item_of(trade_id).pk}")
+    assert order.state == "unknown"
+
+    ok_data(desk.post("/sandbox/clock/advance", {"minutes": 5}, headers=bob_funded.headers))
+    sweep_purchases()
+    supplier_orders_follow()
+    assert "/v1/check-many-project-id" not in suppliers.waxpeer.world.requests
+    assert SupplierOrder.objects.get(pk=order.pk).state == "unknown"
+    assert item_of(trade_id).status == "pending"
+
+    real_clock_advance(61)
+    sweep_purchases()
+    assert SupplierOrder.objects.get(pk=order.pk).state == "bought"
+    assert item_of(trade_id).purchase_ref == order.reference
+    assert len(suppliers.waxpeer.world.buys) == 1
     assert wallet_clean()
 
 

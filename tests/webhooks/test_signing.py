@@ -104,13 +104,13 @@ def test_the_webhook_id_is_the_event_id_on_every_retry(
 
 
 def test_during_rotation_both_secrets_sign_until_the_old_one_expires(
-    api, shop, catalog_item, hooks, deliver, clock_advance
+    api, shop, catalog_item, hooks, deliver, time_passes
 ):
     old = webhook_secret()
     new = shop.merchant.webhook_secret
     Merchant.objects.filter(pk=shop.merchant.pk).update(
         previous_webhook_secret=old,
-        previous_webhook_secret_expires_at=clock.now() + timedelta(hours=1),
+        previous_webhook_secret_expires_at=clock.real_now() + timedelta(hours=1),
     )
     trade_id = bought(api, shop, make_listing(catalog_item, "10.00"))
     deliver(str(approval_event(trade_id).id))
@@ -125,7 +125,7 @@ def test_during_rotation_both_secrets_sign_until_the_old_one_expires(
     with pytest.raises(WebhookVerificationError):
         Webhook(webhook_secret()).verify(during.body, during.headers)
 
-    clock_advance(2 * 3600)  # the old secret expired
+    time_passes(2 * 3600)  # the old secret expired
     later = bought(api, shop, make_listing(catalog_item, "10.00"))
     deliver(str(approval_event(later).id))
     after = hooks.received[-1]
@@ -134,6 +134,34 @@ def test_during_rotation_both_secrets_sign_until_the_old_one_expires(
     Webhook(new).verify(after.body, after.headers)
     with pytest.raises(WebhookVerificationError):
         Webhook(old).verify(after.body, after.headers)
+
+
+def test_another_merchant_moving_the_sandbox_clock_never_ends_the_old_secrets_overlap(
+    api, shop, catalog_item, hooks, deliver, real_clock_advance
+):
+    """Issue 39: the overlap of a rotated webhook secret is real time. Another merchant's
+    advance of the shared sandbox clock past it leaves both secrets signing; real time ends it."""
+    old = webhook_secret()
+    Merchant.objects.filter(pk=shop.merchant.pk).update(
+        previous_webhook_secret=old,
+        previous_webhook_secret_expires_at=clock.real_now() + timedelta(hours=1),
+    )
+    other = shop_actor("Other", hooks.url)
+    advanced = api.post(
+        "/sandbox/clock/advance", {"minutes": 1441}, format="json", headers=other.headers
+    )
+    assert advanced.status_code == 200, advanced.content
+
+    during = bought(api, shop, make_listing(catalog_item, "10.00"))
+    deliver(str(approval_event(during).id))
+    Webhook(old).verify(hooks.received[-1].body, hooks.received[-1].headers)
+
+    real_clock_advance(3600 + 1)
+    after = bought(api, shop, make_listing(catalog_item, "10.00"))
+    deliver(str(approval_event(after).id))
+    assert hooks.received[-1].json["trade"]["id"] == after
+    with pytest.raises(WebhookVerificationError):
+        Webhook(old).verify(hooks.received[-1].body, hooks.received[-1].headers)
 
 
 def test_client_withdrawal_approval_names_the_client_source(

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Min, Q, QuerySet, Sum
 
 from merchants.models import Merchant
 from trading.models import IN_FLIGHT, Status, Trade, TradeEvent, TradeItem
@@ -27,8 +27,8 @@ FOREVER = datetime.max.replace(tzinfo=UTC)  # the end of a hold that has not end
 class GuardCount:
     active: int
     recent: int
-    # When the oldest deposit of the rolling window leaves it.
-    window_frees_at: datetime | None
+    # When the oldest deposit of the rolling window was created (service time).
+    oldest_recent: datetime | None
 
 
 def client_deposits(*, merchant: Merchant, platform_id: str) -> QuerySet[Trade]:
@@ -40,20 +40,17 @@ def client_deposits(*, merchant: Merchant, platform_id: str) -> QuerySet[Trade]:
     )
 
 
-def deposit_guard_count(*, merchant: Merchant, platform_id: str, now: datetime) -> GuardCount:
+def deposit_guard_count(*, merchant: Merchant, platform_id: str, since: datetime) -> GuardCount:
+    """The client's active deposits, and those created after ``since`` (a service time), in one
+    statement."""
     rows = client_deposits(merchant=merchant, platform_id=platform_id)
-    since = now - RECENT_WINDOW
-    counts = rows.filter(Q(status__in=GUARDED_STATUSES) | Q(created_at__gt=since)).aggregate(
+    recent = Q(created_at__gt=since)
+    counts = rows.filter(Q(status__in=GUARDED_STATUSES) | recent).aggregate(
         active=Count("id", filter=Q(status__in=GUARDED_STATUSES)),
-        recent=Count("id", filter=Q(created_at__gt=since)),
+        recent=Count("id", filter=recent),
+        oldest_recent=Min("created_at", filter=recent),
     )
-    oldest = rows.filter(created_at__gt=since).order_by("created_at").values_list("created_at")[:1]
-    first = oldest[0][0] if counts["recent"] else None
-    return GuardCount(
-        active=counts["active"],
-        recent=counts["recent"],
-        window_frees_at=first + RECENT_WINDOW if first is not None else None,
-    )
+    return GuardCount(**counts)
 
 
 def _held(rows: QuerySet[Trade], field: str) -> dict[str | None, Decimal]:

@@ -13,6 +13,7 @@ from trading.accounts.shapes import bans_json
 from trading.deposits.selectors import (
     MAX_ACTIVE_DEPOSITS,
     MAX_RECENT_DEPOSITS,
+    RECENT_WINDOW,
     deposit_free_units,
     deposit_guard_count,
 )
@@ -26,14 +27,20 @@ def deposit_guard_key(*, merchant: Merchant, platform_id: str) -> str:
 
 
 def deposit_guard_check(*, merchant: Merchant, platform_id: str) -> None:
-    """At most 5 active deposits and 10 per rolling 5 minutes per merchant and platform id."""
-    now = clock.now()
-    count = deposit_guard_count(merchant=merchant, platform_id=platform_id, now=now)
+    """At most 5 active deposits and 10 per rolling 5 minutes of real time per merchant and
+    platform id. The deposits' times are service time, which any merchant's advance of the
+    sandbox clock moves: the window is told in service time through the clock's shifts, so an
+    advance never reopens it (docs/decisions.md, "Clocks")."""
+    real_now = clock.real_now()
+    shifts = clock.clock_shifts()
+    since = shifts.service_time_at(real_now - RECENT_WINDOW)
+    count = deposit_guard_count(merchant=merchant, platform_id=platform_id, since=since)
     if count.active >= MAX_ACTIVE_DEPOSITS:
         raise DomainError("TOO_MANY_ACTIVE_TRADES")
     if count.recent >= MAX_RECENT_DEPOSITS:
-        assert count.window_frees_at is not None
-        wait = max(1, ceil((count.window_frees_at - now).total_seconds()))
+        assert count.oldest_recent is not None
+        frees_at = shifts.real(count.oldest_recent) + RECENT_WINDOW
+        wait = max(1, ceil((frees_at - real_now).total_seconds()))
         RATE_LIMIT_REFUSALS.labels("deposit_guard").inc()
         raise DomainError(
             "RATE_LIMITED",
