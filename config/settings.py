@@ -655,3 +655,21 @@ CRYPTO_SOLANA_SCAN_SECONDS = env_int("CRYPTO_SOLANA_SCAN_SECONDS", 15)
 CRYPTO_SOLANA_SCAN_PAGE = env_int("CRYPTO_SOLANA_SCAN_PAGE", 1000)
 # Scheduled sweeps move a deposit account's tokens to the hot wallet from this many tokens.
 CRYPTO_SOLANA_SWEEP_MIN_TOKENS = env_int("CRYPTO_SOLANA_SWEEP_MIN_TOKENS", 50)
+
+# Retention (docs/ops/retention.md): how long rows that only record what happened are kept
+# before the beat's purges delete them, in days (0: kept for ever). A trade, its items and
+# every money row (transfers, postings, fundings, deposits, cashouts) are never purged.
+# Delivered and given-up webhook events with their delivery attempts (a pending one stays):
+RETENTION_WEBHOOK_EVENTS_DAYS = env_int("RETENTION_WEBHOOK_EVENTS_DAYS", 90)
+# A finished trade's timeline (its events), past the time disputes about it can still come;
+# the moves into and out of a hold stay, as check_wallet reads them:
+RETENTION_TRADE_EVENTS_DAYS = env_int("RETENTION_TRADE_EVENTS_DAYS", 730)
+# Each purge deletes this many rows per transaction, and goes on for at most this long a run.
+RETENTION_BATCH_ROWS = env_int("RETENTION_BATCH_ROWS", 1000)
+RETENTION_RUN_SECONDS = env_float("RETENTION_RUN_SECONDS", 20.0)
+if min(RETENTION_WEBHOOK_EVENTS_DAYS, RETENTION_TRADE_EVENTS_DAYS) < 0:
+    raise ImproperlyConfigured("RETENTION_*_DAYS are days to keep rows (0: for ever).")
+if RETENTION_BATCH_ROWS < 1 or RETENTION_RUN_SECONDS < 0:
+    raise ImproperlyConfigured(
+        "RETENTION_BATCH_ROWS must be 1 or more, RETENTION_RUN_SECONDS 0 or more."
+    )

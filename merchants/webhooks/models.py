@@ -46,6 +46,12 @@ class WebhookEvent(models.Model):
             ),
             models.Index(fields=["merchant", "status", "-created_at"]),
             models.Index(fields=["subject_type", "subject_id", "sequence"]),
+            # What the retention purge walks: only events whose delivery has ended.
+            models.Index(
+                fields=["created_at"],
+                condition=Q(status__in=["delivered", "failed"]),
+                name="webhook_event_ended",
+            ),
         ]
 
     def __str__(self) -> str:
