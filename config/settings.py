@@ -220,6 +220,7 @@ REDIS_CLIENT_OPTIONS = {
 }
 # GET /metrics answers a Prometheus sending this bearer token; unset, the route answers 404
 # (``manage.py metrics_server`` serves them on a private port instead). docs/ops/metrics.md.
+# Two tokens, comma-separated, while Prometheus moves to a new one (docs/ops/rotation.md).
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 # GET /health answers within this, whatever its checks are waiting for.
 HEALTH_TIMEOUT_SECONDS = env_float("HEALTH_TIMEOUT_SECONDS", 2.0)

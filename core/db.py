@@ -75,6 +75,19 @@ class AddIndexOnline(migrations.AddIndex):
         return {"concurrently": True}
 
 
+@contextmanager
+def snapshot_read() -> Iterator[None]:
+    """Reads that must agree with each other (a statement's balances and its lines): one
+    transaction, on PostgreSQL one snapshot (REPEATABLE READ, read only) when it is its own
+    transaction. SQLite's transactions see one state already."""
+    own = not connection.in_atomic_block
+    with transaction.atomic():
+        if own and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
+
+
 def advisory_lock(name: str) -> None:
     """Hold a transaction-scoped lock on ``name`` until the surrounding transaction ends: callers
     serialize on something that has no row of its own (one person's deposits, say). On SQLite,

@@ -3,11 +3,13 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 from django.template.loader import render_to_string
+from django.urls import URLPattern
 from django.utils.safestring import SafeString
 
 from core.admin_display import ReadOnlyAdmin, ReadOnlyInline
 from merchants.console import changelist_of, merchant_column, merchant_panel
 from merchants.models import Merchant
+from wallet.admin_statements import statement_urls
 from wallet.models import Account, Posting, Transfer
 from wallet.selectors import wallet_balances, wallet_invariants_check
 
@@ -43,6 +45,9 @@ class AccountAdmin(ReadOnlyAdmin):
     change_list_template = "admin/wallet/account/change_list.html"
     # Accounts have no creation time: the ones money moved through last come first.
     ordering = ("-updated_at", "-id")
+
+    def get_urls(self) -> list[URLPattern]:
+        return statement_urls(self.admin_site) + super().get_urls()
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
