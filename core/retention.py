@@ -41,13 +41,18 @@ def _quoted(model: type[Model], name: str) -> str:
     return connection.ops.quote_name(field.column)
 
 
-def _statements(retention: Retention) -> list[str]:
-    """One batch: a single statement on PostgreSQL (the batch's rows chosen once, the children
-    deleted with them); elsewhere (SQLite, the quick start, a single writer whose transaction
-    sees one state) one statement per table in a transaction, each choosing the same rows."""
+def _statements(retention: Retention, *, resumed: bool) -> list[str]:
+    """One batch, answering how many rows it deleted and the newest time among them. A batch
+    after the first (``resumed``) starts at that time: the walk along the index never steps
+    again over the entries of rows the run deleted (dead until vacuum reaches them) or kept. On
+    PostgreSQL one statement (the rows chosen once, the children deleted with them); elsewhere
+    (SQLite, the quick start: a single writer whose transaction sees one state) a statement per
+    table in a transaction, each choosing the same rows."""
     model = retention.model
     table = connection.ops.quote_name(model._meta.db_table)
     pk = connection.ops.quote_name(model._meta.pk.column)
+    column = _quoted(model, retention.column)
+    since = f" AND t.{column} >= %s" if resumed else ""
     condition = f" AND ({retention.condition})" if retention.condition else ""
     # Rows another transaction holds (a webhook re-sent now) are passed over, not waited for.
     lock = (
@@ -56,8 +61,8 @@ def _statements(retention: Retention) -> list[str]:
         else ""
     )
     chosen = (
-        f"SELECT t.{pk} FROM {table} t WHERE t.{_quoted(model, retention.column)} < %s{condition}"  # noqa: S608
-        f" ORDER BY t.{_quoted(model, retention.column)} LIMIT %s{lock}"
+        f"SELECT t.{pk}, t.{column} FROM {table} t WHERE t.{column} < %s{since}{condition}"  # noqa: S608
+        f" ORDER BY t.{column} LIMIT %s{lock}"
     )
     children = [
         (connection.ops.quote_name(child._meta.db_table), _quoted(child, field))
@@ -69,21 +74,25 @@ def _statements(retention: Retention) -> list[str]:
             for n, (child, fk) in enumerate(children)
         )
         return [
-            f"WITH chosen AS ({chosen}){cascade}"  # noqa: S608
-            f" DELETE FROM {table} WHERE {pk} IN (SELECT {pk} FROM chosen)"
+            f"WITH chosen AS ({chosen}){cascade},"  # noqa: S608
+            f" gone AS (DELETE FROM {table} WHERE {pk} IN (SELECT {pk} FROM chosen) RETURNING 1)"
+            f" SELECT (SELECT count(*) FROM gone), (SELECT max({column}) FROM chosen)"
         ]
+    rows = f"SELECT {pk} FROM ({chosen}) chosen"  # noqa: S608
     return [
-        *(f"DELETE FROM {child} WHERE {fk} IN ({chosen})" for child, fk in children),  # noqa: S608
-        f"DELETE FROM {table} WHERE {pk} IN ({chosen})",  # noqa: S608
+        f"SELECT count(*), max({column}) FROM ({chosen}) chosen",  # noqa: S608
+        *(f"DELETE FROM {child} WHERE {fk} IN ({rows})" for child, fk in children),  # noqa: S608
+        f"DELETE FROM {table} WHERE {pk} IN ({rows})",  # noqa: S608
     ]
 
 
-def _batch_purge(statements: list[str], params: list[Any]) -> int:
+def _batch_purge(statements: list[str], params: list[Any]) -> tuple[int, Any]:
     with transaction.atomic(), connection.cursor() as cursor:
-        for statement in statements:
+        cursor.execute(statements[0], params)
+        deleted, newest = cursor.fetchone()
+        for statement in statements[1:]:
             cursor.execute(statement, params)
-        deleted: int = cursor.rowcount
-    return deleted
+    return int(deleted), newest
 
 
 def rows_purge(
@@ -98,12 +107,14 @@ def rows_purge(
     there); returns how many rows of the table went. At least one batch always runs."""
     batch_rows = batch_rows or settings.RETENTION_BATCH_ROWS
     budget = settings.RETENTION_RUN_SECONDS if budget_seconds is None else budget_seconds
-    statements = _statements(retention)
-    params = [before, batch_rows]
+    first, resumed = _statements(retention, resumed=False), _statements(retention, resumed=True)
     give_up = time.monotonic() + budget
-    purged = 0
+    purged, newest = 0, None
     while True:
-        deleted = _batch_purge(statements, params)
+        if newest is None:
+            deleted, newest = _batch_purge(first, [before, batch_rows])
+        else:
+            deleted, newest = _batch_purge(resumed, [before, newest, batch_rows])
         purged += deleted
         if deleted < batch_rows or time.monotonic() >= give_up:
             break

@@ -112,12 +112,17 @@ class TestWebhookEvents:
         assert WebhookDelivery.objects.count() == 5 + 1 + 1
 
     def test_a_run_goes_on_batch_after_batch_until_nothing_is_left(self, settings):
+        """Each batch goes on from the newest time the one before deleted: rows of that same
+        time it did not reach are still taken, a kept row among them stays."""
         settings.RETENTION_BATCH_ROWS = 2
         merchant = make_actor(name="Alice").merchant
         old = [webhook_event(merchant, "delivered", (100 + n) * DAY) for n in range(5)]
+        same = [webhook_event(merchant, "failed", 95 * DAY) for _ in range(5)]
+        owed = webhook_event(merchant, "pending", 95 * DAY)
+        WebhookEvent.objects.filter(pk__in=[*same, owed]).update(created_at=clock.now() - 95 * DAY)
 
-        assert purge_ended_webhooks.apply().get() == 5
-        assert remaining(WebhookEvent, old) == set()
+        assert purge_ended_webhooks.apply().get() == 10
+        assert remaining(WebhookEvent, old + same + [owed]) == {uuid.UUID(owed)}
 
     def test_a_spent_budget_stops_the_run_after_a_batch_and_the_next_run_goes_on(self, settings):
         settings.RETENTION_BATCH_ROWS = 2
@@ -268,7 +273,7 @@ def test_ended_admin_sessions_go_live_ones_stay(settings):
 def test_a_batch_walks_its_partial_index(retention: Retention, index: str):
     """The batch's rows are found along the index that holds only purgeable rows (so rows kept
     for ever are never read again): PostgreSQL can plan it so with sequential scans off."""
-    (statement,) = _statements(retention)
+    (statement,) = _statements(retention, resumed=False)
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute(f"EXPLAIN {statement}", [clock.now(), 1000])

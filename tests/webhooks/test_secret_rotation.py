@@ -4,7 +4,9 @@ space-separated in ``webhook-signature``), so a receiver verifying with either a
 the overlap only the new secret signs. By ``manage.py rotate_webhook_secret`` and by the admin
 action on the merchants' list. Verified with the standardwebhooks library, as receivers do."""
 
+import base64
 import json
+import secrets
 from io import StringIO
 
 import pytest
@@ -87,6 +89,21 @@ def test_the_receivers_new_secret_can_be_given_and_a_second_rotation_stops_the_o
     assert received.verifies(third)
     assert received.verifies(given)  # in its overlap
     assert not received.verifies(first)  # two sign at most
+
+
+def test_the_longest_secret_standard_webhooks_allows_is_kept_and_signs(shop, delivered):
+    """64 bytes: ``whsec_`` and 88 base64 characters (the columns held 64 characters, so
+    ``create_merchant --webhook-secret`` and a rotation failed from 43 bytes on)."""
+    longest = "whsec_" + base64.b64encode(secrets.token_bytes(64)).decode()
+    out = StringIO()
+    call_command("create_merchant", "--name", "Long", "--webhook-secret", longest, stdout=out)
+    assert Merchant.objects.get(pk=json.loads(out.getvalue())["merchantId"]).webhook_secret == (
+        longest
+    )
+
+    rotate("--merchant", str(shop.merchant.pk), "--secret", longest)
+
+    assert delivered().verifies(longest)
 
 
 @pytest.mark.parametrize(
