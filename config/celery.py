@@ -124,6 +124,10 @@ app.conf.beat_schedule = {
     },
     # The wallet's invariants, stored for the console's home (docs/admin.md).
     "check-wallet": {"task": "wallet.check_invariants", "schedule": settings.WALLET_CHECK_SECONDS},
+    # Retention (docs/ops/retention.md): each run purges for RETENTION_RUN_SECONDS at most.
+    "purge-ended-webhooks": {"task": "webhooks.purge_ended", "schedule": crontab(minute="*/10")},
+    "purge-trade-events": {"task": "trading.purge_trade_events", "schedule": crontab(minute=37)},
+    "purge-sessions": {"task": "core.purge_sessions", "schedule": crontab(minute=47)},
 }
 if settings.SANDBOX:
     app.conf.beat_schedule |= {

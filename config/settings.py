@@ -283,6 +283,7 @@ REDIS_CLIENT_OPTIONS = {
 }
 # GET /metrics answers a Prometheus sending this bearer token; unset, the route answers 404
 # (``manage.py metrics_server`` serves them on a private port instead). docs/ops/metrics.md.
+# Two tokens, comma-separated, while Prometheus moves to a new one (docs/ops/rotation.md).
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 # GET /health answers within this, whatever its checks are waiting for.
 HEALTH_TIMEOUT_SECONDS = env_float("HEALTH_TIMEOUT_SECONDS", 2.0)
@@ -770,3 +771,20 @@ CONSOLE_SCANNER_LAG_SECONDS = env_int("CONSOLE_SCANNER_LAG_SECONDS", 300)
 CONSOLE_WEBHOOK_FAILED_DAYS = env_int("CONSOLE_WEBHOOK_FAILED_DAYS", 3)
 # Beat runs check_wallet this often and stores the result; the home flags an older one.
 WALLET_CHECK_SECONDS = env_int("WALLET_CHECK_SECONDS", 3600)
+# Retention (docs/ops/retention.md): how long rows that only record what happened are kept
+# before the beat's purges delete them, in days (0: kept for ever). A trade, its items and
+# every money row (transfers, postings, fundings, deposits, cashouts) are never purged.
+# Delivered and given-up webhook events with their delivery attempts (a pending one stays):
+RETENTION_WEBHOOK_EVENTS_DAYS = env_int("RETENTION_WEBHOOK_EVENTS_DAYS", 90)
+# A finished trade's timeline (its events), past the time disputes about it can still come;
+# the moves into and out of a hold stay, as check_wallet reads them:
+RETENTION_TRADE_EVENTS_DAYS = env_int("RETENTION_TRADE_EVENTS_DAYS", 730)
+# Each purge deletes this many rows per transaction, and goes on for at most this long a run.
+RETENTION_BATCH_ROWS = env_int("RETENTION_BATCH_ROWS", 1000)
+RETENTION_RUN_SECONDS = env_float("RETENTION_RUN_SECONDS", 20.0)
+if min(RETENTION_WEBHOOK_EVENTS_DAYS, RETENTION_TRADE_EVENTS_DAYS) < 0:
+    raise ImproperlyConfigured("RETENTION_*_DAYS are days to keep rows (0: for ever).")
+if RETENTION_BATCH_ROWS < 1 or RETENTION_RUN_SECONDS < 0:
+    raise ImproperlyConfigured(
+        "RETENTION_BATCH_ROWS must be 1 or more, RETENTION_RUN_SECONDS 0 or more."
+    )

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs
 from django.conf import settings
 from redis.exceptions import RedisError
 
+from core import clock
 from merchants.models import ApiKey, Scope
 from merchants.ratelimits import auth_epoch_read
 from merchants.selectors import api_key_find, api_key_refusal, api_keys_get
@@ -57,7 +58,7 @@ def socket_address(environ: Mapping[str, Any]) -> str:
 
 
 def _grant(key: ApiKey | None, address: str) -> Grant | None:
-    if api_key_refusal(key=key, ip=address) is not None:
+    if api_key_refusal(key=key, ip=address, now=clock.now()) is not None:
         return None
     assert key is not None
     if Scope.CORE_ACCESS not in key.scopes:

@@ -15,6 +15,7 @@ from core.admin.staff import StaffOperation, StaffOperationsAdmin
 from core.admin_board import AttentionRow, board_section
 from core.admin_display import IndentedJSONField, ReadOnlyInline, json_readonly, readable_fields
 from core.staff import Staff
+from merchants.admin_rotation import rotate_api_key, rotate_webhook_secret
 from merchants.console import MERCHANT_PANELS, merchant_column
 from merchants.models import ApiKey, ApiSecret, Client, Merchant, Scope
 from merchants.selectors import (
@@ -92,7 +93,7 @@ class MerchantAdmin(admin.ModelAdmin):
     # Setting a callback URL sends a test event: network I/O that must not run inside the
     # admin's transaction, so it is done with `manage.py set_callback_url`.
     readonly_fields = ["callback_url", "callback_disabled_at", "previous_webhook_secret_expires_at"]
-    actions = ["rotate_api_secret"]
+    actions = ["rotate_api_secret", rotate_webhook_secret]
     formfield_overrides = {models.JSONField: {"form_class": IndentedJSONField}}
 
     def render_change_form(
@@ -188,11 +189,12 @@ class ApiKeyAdmin(admin.ModelAdmin):
         "created_at",
         "last_used_at",
         "revoked_at",
+        "expires_at",
     ]
     list_filter = ["is_admin", "revoked_at"]
     search_fields = ["prefix", "merchant__name", "name"]
     list_select_related = ["merchant"]
-    actions = ["revoke"]
+    actions = ["revoke", rotate_api_key]
 
     # Keys are revoked, not deleted, so their history (created, last used, revoked) stays.
     def has_delete_permission(self, request: HttpRequest, obj: ApiKey | None = None) -> bool:
@@ -212,6 +214,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
             "created_at",
             "last_used_at",
             "revoked_at",
+            "expires_at",
         )
 
     def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple[str, ...]:

@@ -1,4 +1,5 @@
 import uuid
+from datetime import datetime
 from decimal import Decimal
 
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -43,8 +44,10 @@ class Merchant(models.Model):
         blank=True,
         help_text="Set when the URL answered 410 Gone; saving a URL clears it.",
     )
-    webhook_secret = models.CharField(max_length=64, help_text="whsec_..., signs webhooks.")
-    previous_webhook_secret = models.CharField(max_length=64, blank=True)
+    # whsec_ and 24 to 64 bytes in base64 (Standard Webhooks' sizes): up to 94 characters.
+    webhook_secret = models.CharField(max_length=100, help_text="whsec_..., signs webhooks.")
+    # A rotation's old secret, signing beside the new one until it expires.
+    previous_webhook_secret = models.CharField(max_length=100, blank=True)
     previous_webhook_secret_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -98,6 +101,9 @@ class ApiKey(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="Set when the key is rotated: refused from then on."
+    )
     last_used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -109,6 +115,9 @@ class ApiKey(models.Model):
     @property
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
+
+    def has_expired(self, now: datetime) -> bool:
+        return self.expires_at is not None and self.expires_at <= now
 
 
 class ApiSecret(models.Model):

@@ -21,6 +21,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.db.models import F
 
+from core.retention import Retention, rows_purge
 from merchants.models import RateLimitWindow
 
 MINUTE = 60
@@ -285,10 +286,12 @@ def auth_epoch_bump() -> None:
     _counter().epoch_bump()
 
 
+ENDED_WINDOWS = Retention(model=RateLimitWindow, column="expires_at")
+
+
 def rate_limit_windows_prune() -> int:
     """Forget database windows that have ended (only the Redis-less fallback writes them)."""
-    deleted, _ = RateLimitWindow.objects.filter(expires_at__lt=int(time.time())).delete()
-    return deleted
+    return rows_purge(ENDED_WINDOWS, before=int(time.time()))
 
 
 def rate_limit_window(*, merchant_id: str, verified: bool, limited: Limited) -> Window:

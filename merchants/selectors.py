@@ -132,7 +132,8 @@ def api_key_peek(*, raw_key: str, ip: str) -> tuple[str, bool] | None:
     epoch the rows were kept under, so a key revoked since is not counted)."""
     rows = CALLERS.guess(_KEY, raw_key[: ApiKey.PREFIX_LENGTH])
     key = None if rows is None else _kept_key_instance(rows, raw_key)
-    if key is None or api_key_refusal(key=key, ip=ip) is not None:
+    now = clock.now_last_seen()
+    if key is None or now is None or api_key_refusal(key=key, ip=ip, now=now) is not None:
         return None
     return str(rows[1][_MERCHANT_ID]), rows[1][_MERCHANT_VERIFIED]
 
@@ -207,11 +208,12 @@ def ip_allowed(address: str, whitelist: list[str]) -> bool:
     return any(ip in ipaddress.ip_network(cidr, strict=False) for cidr in whitelist)
 
 
-def api_key_refusal(*, key: ApiKey | None, ip: str) -> str | None:
-    """Why a key may not be used from this address now (its error code), or None: unknown or
-    revoked, its merchant disabled, the address outside the key's allow-list. Scopes are the
-    caller's to check. The HTTP API and the feed both decide with this."""
-    if key is None or key.is_revoked:
+def api_key_refusal(*, key: ApiKey | None, ip: str, now: datetime) -> str | None:
+    """Why a key may not be used from this address at ``now`` (its error code), or None:
+    unknown, revoked or past the end a rotation gave it, its merchant disabled, the address
+    outside the key's allow-list. Scopes are the caller's to check. The HTTP API and the feed
+    both decide with this."""
+    if key is None or key.is_revoked or key.has_expired(now):
         return "INVALID_API_KEY"
     if not key.merchant.is_active:
         return "ACCOUNT_DISABLED"

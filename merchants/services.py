@@ -18,6 +18,7 @@ from core.db import ModelRows
 from core.errors import DomainError
 from core.feed import feed_publish_on_commit
 from core.json import iso_ms
+from core.retention import Retention, rows_purge
 from core.services import staff_action_record
 from core.staff import Staff
 from merchants.callers import callers_changed
@@ -355,10 +356,12 @@ def idempotent_request_release(*, claim: IdempotencyClaim) -> None:
     IdempotentRequest.objects.filter(pk=claim.row_id, claim=claim.claim).delete()
 
 
+EXPIRED_KEYS = Retention(model=IdempotentRequest, column="expires_at")
+
+
 def idempotent_requests_prune(*, now: datetime) -> int:
-    """Delete the keys whose answers are no longer kept."""
-    deleted, _ = IdempotentRequest.objects.filter(expires_at__lte=now).delete()
-    return deleted
+    """Delete the keys whose answers are no longer kept (in batches: core.retention)."""
+    return rows_purge(EXPIRED_KEYS, before=now)
 
 
 def webhook_event_resend_by_staff(*, event: WebhookEvent, staff: Staff) -> WebhookEvent:

@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from config.celery import enqueue
+from core import clock
 from core.handoffs import handoff_follow, handoff_register
 from trading.deposits.services.offers import deposit_offer_send
 from trading.deposits.services.store import DEPOSIT_OFFER
@@ -14,6 +15,7 @@ from trading.deposits.services.sweeps import (
 )
 from trading.marketplace.suppliers.clients import supplier_names
 from trading.services.offers import offer_pollers, offers_poll
+from trading.services.retention import trade_events_purge
 from trading.services.suppliers import (
     supplier_balances_check,
     supplier_listings_poll,
@@ -146,6 +148,12 @@ def poll_offers() -> int:
 @shared_task(name="trading.poll_bot_offers", acks_late=True, time_limit=120)
 def poll_bot_offers(poller: str) -> int:
     return offers_poll(poller=poller)
+
+
+# A run purges for RETENTION_RUN_SECONDS at most (core.retention), well within its limits.
+@shared_task(name="trading.purge_trade_events", queue="celery", time_limit=120, soft_time_limit=90)
+def purge_trade_events() -> int:
+    return trade_events_purge(now=clock.now())
 
 
 handoff_register(PURCHASE, enqueue_purchase)

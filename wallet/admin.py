@@ -5,7 +5,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.http import HttpRequest
 from django.template.loader import render_to_string
-from django.urls import reverse
+from django.urls import URLPattern, reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
@@ -13,6 +13,7 @@ from core.admin_board import AttentionRow, board_section
 from core.admin_display import ReadOnlyAdmin, ReadOnlyInline, console_age, console_shifts
 from merchants.console import changelist_of, merchant_column, merchant_panel
 from merchants.models import Merchant
+from wallet.admin_statements import statement_urls
 from wallet.models import Account, Posting, Transfer, WalletCheck
 from wallet.selectors import INVARIANTS, wallet_balances
 
@@ -49,6 +50,9 @@ class AccountAdmin(ReadOnlyAdmin):
     change_list_template = "admin/wallet/account/change_list.html"
     # Accounts have no creation time: the ones money moved through last come first.
     ordering = ("-updated_at", "-id")
+
+    def get_urls(self) -> list[URLPattern]:
+        return statement_urls(self.admin_site) + super().get_urls()
 
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None

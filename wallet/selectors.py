@@ -1,18 +1,20 @@
+import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Sum
+from django.db.models import Q, Sum
 from django.db.models.functions import Round
 
-from core.db import ModelRows
+from core.db import ModelRows, snapshot_read
 from merchants.models import Merchant
 from wallet.models import Account, Posting, WalletCheck
 from wallet.representations import WalletBalance
 
+ZERO = Decimal("0.00")
 _ACCOUNTS = ModelRows(Account, only=("kind", "balance"))
 # Built from model metadata only; the merchant goes as a parameter.
 _BALANCES = (
@@ -204,3 +206,88 @@ def wallet_check_last() -> WalletCheckResult | None:
         ran_at=check.ran_at,
         problems={name: len(found) for name, found in check.problems.items()},
     )
+
+
+@dataclass(frozen=True)
+class StatementLine:
+    """One posting on one of the merchant's accounts: the money that moved and the balance of
+    that account after it."""
+
+    at: datetime
+    account: str
+    kind: str
+    reference: str
+    memo: str
+    transfer_id: uuid.UUID
+    amount: Decimal
+    balance: Decimal
+
+
+@dataclass(frozen=True)
+class AccountDay:
+    account: str
+    opening: Decimal
+    closing: Decimal
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A merchant's day (UTC, by the time each transfer was posted): each account's opening
+    and closing balance, and every movement between them in the order they were posted."""
+
+    merchant: Merchant
+    day: date
+    starts: datetime
+    ends: datetime
+    accounts: list[AccountDay]
+    lines: list[StatementLine]
+
+
+def wallet_statement(*, merchant: Merchant, day: date) -> Statement:
+    """The statement of ``day``, read from the postings alone, in one snapshot: opening is
+    the sum of each account's postings before the day, closing before its end, and the lines
+    the postings between (so opening plus the lines is closing)."""
+    starts = datetime.combine(day, time.min, tzinfo=UTC)
+    ends = starts + timedelta(days=1)
+    mine = Posting.objects.filter(account__merchant=merchant)
+    with snapshot_read():
+        sums = {
+            row["account__kind"]: row
+            for row in mine.filter(transfer__created_at__lt=ends)
+            .values("account__kind")
+            .annotate(
+                opening=Sum("amount", filter=Q(transfer__created_at__lt=starts), default=ZERO),
+                closing=Sum("amount", default=ZERO),
+            )
+            .order_by()
+        }
+        moved = list(
+            mine.filter(transfer__created_at__gte=starts, transfer__created_at__lt=ends)
+            .order_by("transfer__created_at", "transfer_id", "account__kind")
+            .values_list(
+                "transfer__created_at",
+                "account__kind",
+                "transfer__kind",
+                "transfer__cause_type",
+                "transfer__cause_id",
+                "transfer__memo",
+                "transfer_id",
+                "amount",
+            )
+        )
+    accounts = [
+        AccountDay(
+            kind,
+            *((sums[kind]["opening"], sums[kind]["closing"]) if kind in sums else (ZERO, ZERO)),
+        )
+        for kind in Account.MERCHANT_KINDS
+    ]
+    running = {account.account: account.opening for account in accounts}
+    lines = []
+    for at, account, kind, cause_type, cause_id, memo, transfer_id, amount in moved:
+        running[account] += amount
+        reference = f"{cause_type}:{cause_id}"
+        lines.append(
+            StatementLine(at, account, kind, reference, memo, transfer_id, amount, running[account])
+        )
+    return Statement(merchant, day, starts, ends, accounts, lines)

@@ -18,6 +18,7 @@ from django.db.models.functions import Greatest
 
 from core import clock
 from core.errors import DomainError, validation_error
+from core.retention import Retention, rows_purge
 from merchants.models import Client
 from merchants.verification import get_identity_provider
 from merchants.verification.base import (
@@ -258,12 +259,12 @@ def verification_notification_receive(
         return verification_verdict_apply(process=process, verdict=notification.verdict)
 
 
+REPLAYS_FORGOTTEN = Retention(model=IdentityNotification, column="created_at")
+
+
 def verification_notifications_prune(*, now: datetime) -> int:
     """Forget notifications older than the replay window: a copy of one is refused by its age."""
-    deleted, _ = IdentityNotification.objects.filter(
-        created_at__lt=now - NOTIFICATION_MAX_AGE
-    ).delete()
-    return deleted
+    return rows_purge(REPLAYS_FORGOTTEN, before=now - NOTIFICATION_MAX_AGE)
 
 
 def _same_person(*, client: Client, identity: VerifiedIdentity) -> bool:

@@ -71,6 +71,12 @@ class WebhookEvent(models.Model):
                 condition=Q(status="failed"),
                 name="webhook_event_failed",
             ),
+            # What the retention purge walks: only events whose delivery has ended.
+            models.Index(
+                fields=["created_at"],
+                condition=Q(status__in=["delivered", "failed"]),
+                name="webhook_event_ended",
+            ),
         ]
         permissions = [("resend_webhook", "Can re-send a webhook event")]
 

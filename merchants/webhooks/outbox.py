@@ -9,14 +9,16 @@ from datetime import datetime
 from typing import Any
 
 import orjson
+from django.conf import settings
 
 from core import clock
 from core.context import current_request_id
 from core.errors import DomainError
 from core.handoffs import Handoff, handoff_on_commit
 from core.json import dumps, iso_ms
+from core.retention import Retention, retention_cutoff, rows_purge
 from merchants.models import Merchant
-from merchants.webhooks.models import WebhookEvent
+from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.selectors import webhook_event_get
 
 # An event written to the outbox, delivered after the commit that wrote it.
@@ -141,3 +143,20 @@ def webhook_event_resend(*, event: WebhookEvent) -> WebhookEvent:
     handoff_on_commit(WEBHOOK_DELIVERY, str(event.pk))
     event.refresh_from_db()
     return event
+
+
+# Events whose delivery has ended (the partial index ``webhook_event_ended``), with their
+# attempts. A pending event is never purged, however old: it is still owed to the merchant.
+ENDED_EVENTS = Retention(
+    model=WebhookEvent,
+    column="created_at",
+    condition="t.status IN ('delivered', 'failed')",
+    children=[(WebhookDelivery, "event")],
+)
+
+
+def webhook_events_purge(*, now: datetime) -> int:
+    """Delivered and given-up events older than ``RETENTION_WEBHOOK_EVENTS_DAYS``, and their
+    attempts: they can no longer be listed or re-sent."""
+    cutoff = retention_cutoff(now=now, days=settings.RETENTION_WEBHOOK_EVENTS_DAYS)
+    return 0 if cutoff is None else rows_purge(ENDED_EVENTS, before=cutoff)

@@ -7,9 +7,10 @@ own (``handoffs_followed``)."""
 from celery import shared_task
 
 from config.celery import enqueue
+from core import clock
 from core.handoffs import handoff_follow, handoff_register, handoffs_followed
 from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
-from merchants.webhooks.outbox import WEBHOOK_DELIVERY
+from merchants.webhooks.outbox import WEBHOOK_DELIVERY, webhook_events_purge
 
 
 # The limits hold an attempt (10 s at most, whatever the receiver drips) and the work an
@@ -28,6 +29,12 @@ def sweep_webhooks() -> int:
     for event_id in due:
         deliver_webhook.delay(event_id)
     return len(due)
+
+
+# A run purges for RETENTION_RUN_SECONDS at most (core.retention), well within its limits.
+@shared_task(name="webhooks.purge_ended", queue="celery", time_limit=120, soft_time_limit=90)
+def purge_ended_webhooks() -> int:
+    return webhook_events_purge(now=clock.now())
 
 
 def _enqueue_delivery(event_id: str) -> None:

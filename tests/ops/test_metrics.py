@@ -62,6 +62,20 @@ def test_a_missing_or_wrong_token_is_refused_in_the_envelope(api, metrics_token)
     )
 
 
+def test_while_the_token_is_rotated_both_tokens_read_it(api, settings):
+    """METRICS_TOKEN="new,old" while Prometheus moves to the new one; then "new" alone."""
+    settings.METRICS_TOKEN = f"{TOKEN}-new, {TOKEN}"
+    for token in (TOKEN, f"{TOKEN}-new"):
+        response = api.get("/metrics", headers={"Authorization": f"Bearer {token}"})
+        assert response.status_code == 200, response.content
+    refused = api.get("/metrics", headers={"Authorization": f"Bearer {TOKEN}-new, {TOKEN}"})
+    assert_error(refused, 401, 1102, "INVALID_TOKEN")
+
+    settings.METRICS_TOKEN = f"{TOKEN}-new"
+    refused = api.get("/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert_error(refused, 401, 1102, "INVALID_TOKEN")
+
+
 def test_requests_are_counted_by_route_pattern_never_by_path(api, metrics_token):
     alice, bob = make_actor(name="Alice"), make_actor(name="Bob")
     route = {"route": "secure/trades/<str:tradeId>", "method": "GET"}

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import orjson
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 
 @dataclass
@@ -18,6 +19,14 @@ class Received:
     @property
     def json(self) -> dict:
         return orjson.loads(self.body)
+
+    def verifies(self, secret: str) -> bool:
+        """Whether a receiver holding ``secret`` accepts it (the standardwebhooks library)."""
+        try:
+            Webhook(secret).verify(self.body, self.headers)
+        except WebhookVerificationError:
+            return False
+        return True
 
 
 @dataclass
