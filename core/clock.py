@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from core.context import request_memo
 from core.models import ClockShift
-from core.selectors import service_settings_get, service_settings_last_seen
+from core.selectors import service_settings_get
 
 
 def now() -> datetime:
@@ -34,17 +34,6 @@ def real_now() -> datetime:
     """Real time, whatever the sandbox clock says: one merchant's ``/sandbox/clock/advance``
     never ends another's lease, key or pause early."""
     return timezone.now()
-
-
-def now_last_seen() -> datetime | None:
-    """The service clock by the switches this process read last, without I/O (None: it has read
-    none yet): for a guess made before the request's own read (``merchants.views``)."""
-    if not settings.SANDBOX:
-        return timezone.now()
-    switches = service_settings_last_seen()
-    if switches is None:
-        return None
-    return timezone.now() + timedelta(seconds=switches.clock_offset_seconds)
 
 
 @dataclass(frozen=True)

@@ -22,20 +22,6 @@ class Switches:
     clock_offset_seconds: int
 
 
-# The switches this process read last, for a guess made before a request's own read.
-_last_seen: list[Switches] = []
-
-
-def service_settings_last_seen() -> Switches | None:
-    """The switches this process read last, without I/O (None: it has read none yet)."""
-    return _last_seen[0] if _last_seen else None
-
-
-def _seen(switches: Switches) -> Switches:
-    _last_seen[:] = [switches]
-    return switches
-
-
 def service_settings_get() -> Switches:
     """The switches, read through the shared cache once per request; saving them refreshes it."""
     return request_memo(SETTINGS_CACHE_KEY, _service_settings_load)
@@ -44,11 +30,11 @@ def service_settings_get() -> Switches:
 def _service_settings_load() -> Switches:
     cached = cache.get(SETTINGS_CACHE_KEY)
     if isinstance(cached, Switches):
-        return _seen(cached)
+        return cached
     row, _ = ServiceSettings.objects.get_or_create(id=ServiceSettings.SINGLETON_ID)
     switches = Switches(maintenance=row.maintenance, clock_offset_seconds=row.clock_offset_seconds)
     cache.set(SETTINGS_CACHE_KEY, switches, timeout=None)
-    return _seen(switches)
+    return switches
 
 
 def service_settings_shared_key() -> str:
@@ -68,7 +54,7 @@ def service_settings_received(raw: bytes | None) -> Switches:
     """The switches from the value read at ``service_settings_shared_key()`` (None: not cached,
     read as ``service_settings_get`` would), remembered for the rest of the request."""
     decoded = _switches_decoded(raw) if raw else None
-    switches = _seen(decoded) if isinstance(decoded, Switches) else _service_settings_load()
+    switches = decoded if isinstance(decoded, Switches) else _service_settings_load()
     request_memo_set(SETTINGS_CACHE_KEY, switches)
     return switches
 

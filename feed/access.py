@@ -58,7 +58,7 @@ def socket_address(environ: Mapping[str, Any]) -> str:
 
 
 def _grant(key: ApiKey | None, address: str) -> Grant | None:
-    if api_key_refusal(key=key, ip=address, now=clock.now()) is not None:
+    if api_key_refusal(key=key, ip=address, now=clock.real_now()) is not None:
         return None
     assert key is not None
     if Scope.CORE_ACCESS not in key.scopes:

@@ -56,7 +56,7 @@ class ApiKeyAuthentication(BaseAuthentication):
                 "MISSING_API_KEY" if request.headers.get("Authorization") else "UNAUTHORIZED"
             )
         key = api_key_find(raw_key=raw_key)
-        refusal = api_key_refusal(key=key, ip=request_ip(request), now=clock.now())
+        refusal = api_key_refusal(key=key, ip=request_ip(request), now=clock.real_now())
         if refusal is not None:
             raise DomainError(refusal)
         assert key is not None

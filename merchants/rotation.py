@@ -45,7 +45,7 @@ def webhook_secret_rotate(
         if new == current.webhook_secret:
             raise ValueError("the new secret is the current one")
         current.previous_webhook_secret = current.webhook_secret if overlap else ""
-        current.previous_webhook_secret_expires_at = clock.now() + overlap if overlap else None
+        current.previous_webhook_secret_expires_at = clock.real_now() + overlap if overlap else None
         current.webhook_secret = new
         current.save(
             update_fields=[
@@ -65,7 +65,7 @@ def api_key_rotate(*, api_key: ApiKey, overlap: timedelta = ROTATION_OVERLAP) ->
     the new one without a gap. A key revoked or already ended is not rotated."""
     if overlap < timedelta(0):
         raise ValueError("the overlap cannot be negative")
-    now = clock.now()
+    now = clock.real_now()
     with transaction.atomic():
         old = ApiKey.objects.select_for_update(no_key=True).get(pk=api_key.pk)
         if old.is_revoked or old.has_expired(now):

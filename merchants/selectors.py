@@ -132,8 +132,7 @@ def api_key_peek(*, raw_key: str, ip: str) -> tuple[str, bool] | None:
     epoch the rows were kept under, so a key revoked since is not counted)."""
     rows = CALLERS.guess(_KEY, raw_key[: ApiKey.PREFIX_LENGTH])
     key = None if rows is None else _kept_key_instance(rows, raw_key)
-    now = clock.now_last_seen()
-    if key is None or now is None or api_key_refusal(key=key, ip=ip, now=now) is not None:
+    if key is None or api_key_refusal(key=key, ip=ip, now=clock.real_now()) is not None:
         return None
     return str(rows[1][_MERCHANT_ID]), rows[1][_MERCHANT_VERIFIED]
 

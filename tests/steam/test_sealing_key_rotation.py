@@ -10,6 +10,7 @@ from cryptography.fernet import Fernet
 from django.core.management import CommandError, call_command
 
 from core.sealed import unseal
+from tests.steam.conftest import BOOT
 from trading.models import SteamBot
 from trading.services.bots import steam_bot_log_in
 
@@ -48,7 +49,7 @@ def test_the_values_are_sealed_again_and_the_old_key_is_dropped(settings, bot):
     assert opened(bot) == before
     bot.access_token_sealed = ""  # the next call logs in from the sealed password and secrets
     bot.save(update_fields=["access_token_sealed"])
-    assert steam_bot_log_in(bot=bot) == SteamBot.State.ONLINE
+    assert steam_bot_log_in(bot=bot, staff=BOOT) == SteamBot.State.ONLINE
 
 
 def test_values_no_configured_key_opens_are_named_and_left_alone(settings, bot):
