@@ -10,10 +10,10 @@ delivers it (docs/ops/logs.md).
 One merchant's deliveries take a bounded share of the workers: at most
 ``WEBHOOK_DELIVERIES_PER_MERCHANT`` of them are in flight at once, service-wide (counted in the
 database under a lock per merchant, so every worker process keeps to it). A delivery beyond
-its merchant's share is deferred: its claim is undone and the event stays due, untouched. The
-delivery that filled the share hands the merchant's due events on when it ends, and the sweep
-hands out every merchant's oldest due event before any merchant's second, so one merchant's
-backlog neither crowds another's out nor is lost.
+its merchant's share is deferred: its lease ends as it is taken, so the event stays due and is
+known as waiting (a lease that ran out, as a dead worker's). Every delivery that ends hands the
+merchant's oldest waiting event on, and the sweep hands out every merchant's oldest due event
+before any merchant's second, so one merchant's backlog neither crowds another's out nor is lost.
 """
 
 import logging
@@ -101,6 +101,7 @@ _CLAIM = (
     " AND (lease_until IS NULL OR lease_until < %s)"
     f" RETURNING {_EVENTS.columns(_EVENT_TABLE)}"
 )
+_LET_GO = f"UPDATE {_EVENT_TABLE} SET lease_until = %s WHERE id = %s"  # noqa: S608
 # The merchant, and how many of its events are leased (this one with them): read under the
 # merchant's lock, after the claim, so the count sees every claim committed before.
 _MERCHANT_IN_FLIGHT = (
@@ -121,7 +122,7 @@ def _claimed(
     """The event with its merchant, leased to this worker until ``lease_until``, and the
     number of its merchant's deliveries in flight with it; None when it is not due (by the
     service clock) or a live lease holds it (by real time). A count above the merchant's
-    ``share`` leaves the claim undone."""
+    ``share`` ends the lease as it is taken (the event is left waiting)."""
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             _CLAIM,
@@ -150,7 +151,9 @@ def _claimed(
         event.merchant = _MERCHANTS.build(merchant[:-1])
         in_flight = int(merchant[-1])
         if in_flight > share:
-            transaction.set_rollback(True)
+            # Let go at once, so the event reads as waiting to whichever delivery ends next
+            # (under this lock, so that one sees it).
+            cursor.execute(_LET_GO, [_EVENTS.param("lease_until", real_now), event_id])
     return event, in_flight
 
 
@@ -171,8 +174,7 @@ def webhook_event_deliver(*, event_id: str) -> None:
         return  # deferred: still due, handed on when one of the merchant's deliveries ends
     with context_request_bound(event.request_id, event.merchant_id):
         _deliver(event, lease_until)
-    if in_flight == share:
-        _waiting_hand_on(merchant_id=event.merchant_id, share=share)
+    _waiting_hand_on(merchant_id=event.merchant_id)
 
 
 def _deliver(event: WebhookEvent, lease_until: datetime) -> None:
@@ -436,17 +438,28 @@ def _due() -> QuerySet[WebhookEvent]:
     ).filter(Q(lease_until__isnull=True) | Q(lease_until__lt=clock.real_now()))
 
 
-def _waiting_hand_on(*, merchant_id: uuid.UUID, share: int) -> None:
-    """The merchant's share was full while this delivery ran, so others may have been
-    deferred: its oldest due events (a share of them) go to workers now that one ended."""
-    waiting = (
-        _due()
-        .filter(merchant_id=merchant_id)
-        .order_by("next_attempt_at")
-        .values_list("id", flat=True)[:share]
-    )
-    for event_id in waiting:
-        handoff_on_commit(WEBHOOK_DELIVERY, str(event_id))
+def _waiting_hand_on(*, merchant_id: uuid.UUID) -> None:
+    """One of the merchant's deliveries ended, so its share has room for one more: the oldest
+    of its waiting events (deferred, or left by a dead worker) goes to a worker. Every ending
+    hands one on, not only the one that filled the share: otherwise events handed on together
+    could all find room and none would hand on the rest. Read under the merchant's lock, so a
+    deferral counted while this delivery was in flight is seen; the chosen event's ended lease
+    is cleared, so the next delivery that ends hands on the next one."""
+    with transaction.atomic():
+        advisory_lock(f"webhooks.deliveries:{merchant_id}")
+        waiting = (
+            _due()
+            .filter(merchant_id=merchant_id, lease_until__isnull=False)
+            .order_by("next_attempt_at")
+            .values_list("id", flat=True)
+            .first()
+        )
+        if waiting is None:
+            return
+        # Claims take no lock before their lease is set: one may have taken it meanwhile.
+        handed = WebhookEvent.objects.filter(pk=waiting, lease_until__lt=clock.real_now())
+        if handed.update(lease_until=None):
+            handoff_on_commit(WEBHOOK_DELIVERY, str(waiting))
 
 
 def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:

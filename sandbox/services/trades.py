@@ -17,6 +17,7 @@ from trading.deposits.services.outcomes import (
 from trading.models import Status, Trade, TradeItem
 from trading.trades.selectors import trade_get
 from trading.trades.services import trade_lock
+from trading.withdrawals.services.fulfilment import withdrawal_purchase
 from trading.withdrawals.services.lifecycle import (
     withdrawal_items_accepted,
     withdrawal_items_completed,
@@ -133,6 +134,11 @@ def sandbox_trade_event(
             raise DomainError("INVALID_TRANSITION", "A deposit's items move together: no itemIds.")
         if event in BOT_STEPS:
             return _bot_step(found, event)
+    elif event == "purchased":
+        # The worker places the order after the approval's answer, so a trade can show pending
+        # before its order exists. The purchase is keyed by item: placing it here first is the
+        # worker's own step, done once whoever comes first, and the supplier can then deliver.
+        withdrawal_purchase(trade_id=str(found.id))
     events = WITHDRAW_EVENTS if found.type == Trade.Type.WITHDRAW else DEPOSIT_EVENTS
     if event not in events:
         raise DomainError("INVALID_TRANSITION", f"{event} does not apply to a {found.type}.")

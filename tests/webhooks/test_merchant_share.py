@@ -1,7 +1,7 @@
 """One merchant's deliveries take a bounded share of the workers (issue 39 item 2): with its
 share in flight, a delivery of that merchant is deferred (nothing sent, nothing changed, the
-event still due) while another merchant's goes out at once; the delivery that filled the share
-hands the deferred one on when it ends; the sweep hands out every merchant's oldest due event
+event still due) while another merchant's goes out at once; each delivery that ends hands the
+oldest deferred one on; the sweep hands out every merchant's oldest due event
 before any merchant's second. The concurrency is real: worker threads on their own database
 connections, a receiver that holds its answers until the test releases them."""
 
@@ -94,7 +94,10 @@ def test_a_merchant_beyond_its_share_waits_and_another_is_not_held(held, hooks, 
 
     webhook_event_deliver(event_id=str(third.id))  # deferred
 
-    assert state(third) == ("pending", 0, None)
+    status, attempts, lease_until = state(third)
+    assert (status, attempts) == ("pending", 0)
+    assert lease_until is not None
+    assert lease_until <= clock.real_now()  # waiting, not held
     assert len(slow_receiver.received) == SHARE
     webhook_event_deliver(event_id=str(other.id))  # not held by the slow merchant
     assert state(other)[:2] == ("delivered", 1)
@@ -104,10 +107,37 @@ def test_a_merchant_beyond_its_share_waits_and_another_is_not_held(held, hooks, 
     release.set()
     for worker in workers:
         worker.join(30)
-    assert outbox == [str(third.id)]  # handed on by the delivery that filled the share
+    assert outbox == [str(third.id)]  # handed on once, by the first delivery that ended
     webhook_event_deliver(event_id=str(third.id))
     assert [state(e)[:2] for e in (first, second, third)] == [("delivered", 1)] * 3
     assert len(slow_receiver.received) == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_more_deferred_than_the_share_are_all_handed_on_as_deliveries_end(held, outbox):
+    """Three deferred behind a full share: each delivery that ends hands one on, so none is
+    left to the sweep even when those handed on find room and fill nothing."""
+    slow_receiver, release, holding = held
+    slow = shop_actor("Slow", slow_receiver.url).merchant
+    first, second, *deferred = (emit(slow, n) for n in range(1, 6))
+    workers = [in_thread(first), in_thread(second)]
+    wait_until(lambda: holding[0] == SHARE, "the share in flight")
+    for event in deferred:
+        webhook_event_deliver(event_id=str(event.id))
+    assert [state(e)[:2] for e in deferred] == [("pending", 0)] * 3
+
+    outbox.clear()
+    release.set()
+    for worker in workers:
+        worker.join(30)
+    assert sorted(outbox) == sorted(str(e.id) for e in deferred[:2])  # one per ending, oldest first
+    # A worker takes the hand-offs one by one, as they come (each ending hands on the next).
+    for event_id in outbox:
+        webhook_event_deliver(event_id=event_id)
+
+    assert outbox == [*outbox[:2], str(deferred[2].id)]
+    assert [state(e)[:2] for e in (first, second, *deferred)] == [("delivered", 1)] * 5
+    assert webhook_events_due() == []
 
 
 @pytest.mark.django_db

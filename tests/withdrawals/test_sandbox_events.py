@@ -8,6 +8,8 @@ import pytest
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
+from core.json import dumps
+from merchants.webhooks.outbox import Approval
 from tests.factories import assert_error, trade_url
 from tests.withdrawals.conftest import (
     Desk,
@@ -20,6 +22,7 @@ from tests.withdrawals.conftest import (
     wallet_clean,
 )
 from trading.models import GameSettings, Trade, TradeEvent, TradeItem
+from trading.withdrawals.services.lifecycle import withdrawal_approval_resolve
 from trading.withdrawals.services.sweeps import withdrawal_holds_due_complete
 
 pytestmark = pytest.mark.django_db
@@ -70,6 +73,34 @@ def unchanged(trade_id: str) -> tuple:
         item_statuses(trade_id),
         TradeEvent.objects.filter(trade_id=trade_id).count(),
     )
+
+
+def test_purchased_before_the_worker_ordered_places_the_order_first(
+    api, desk, alice_funded, catalog_item
+):
+    """Approved but not yet ordered (the worker's purchase still queued), the trade already
+    shows pending: the supplier's delivery places the order first, once, then sends the offer."""
+    listing = make_listing(catalog_item, "10.00")
+    body = {"tradeUrl": trade_url(42), "items": [{"itemId": listing.id, "price": Decimal("10.50")}]}
+    # Without the desk, nothing scheduled on commit runs: the approval's answer comes by hand.
+    created = api.post(
+        "/secure/buy", dumps(body), content_type="application/json", headers=alice_funded.headers
+    )
+    trade_id = ok_data(created)["id"]
+    withdrawal_approval_resolve(trade_id, Approval.APPROVED, "")
+    item = TradeItem.objects.get(trade_id=trade_id)
+    assert (item.status, item.purchase_ref) == ("pending", "")
+
+    active = move(desk, alice_funded, trade_id, "purchased")
+
+    assert active["status"] == "active"
+    item.refresh_from_db()
+    assert item.purchase_ref
+    assert (
+        ok_data(desk.get(f"/secure/trades/{trade_id}", headers=alice_funded.headers))["status"]
+        == "active"
+    )
+    assert wallet_clean()
 
 
 def test_a_withdrawal_runs_to_completion_and_settles(desk, alice_funded, bought, hooks):
