@@ -25,7 +25,7 @@ def measure(requests: int, rounds: int) -> dict[str, float]:
 
     # Importing config (its Celery app) reads these two.
     settings.configure(DATABASES={}, USE_TZ=True, SANDBOX=False, LOG_FORMAT="line")
-    from config.api.metrics import RequestMetricsMiddleware
+    from core.api.metrics import RequestMetricsMiddleware
 
     response = SimpleNamespace(status_code=200)
     match = SimpleNamespace(route="v1/wallets/me/balance")

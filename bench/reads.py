@@ -95,7 +95,7 @@ def _recorder(queries: list[str]):  # type: ignore[no-untyped-def]
 def _unlimited() -> None:
     """Budgets too large to reach: the requests are still counted (the gate's round trip), never
     refused."""
-    from config.api.routes import routed_views
+    from core.api.routes import routed_views
     from merchants.ratelimits import Rate, Rates
     from merchants.views import CallerApiView
 

@@ -194,7 +194,7 @@ def rate_limits_lift(merchant_ids: list[str]) -> None:
     import redis
     from django.conf import settings
 
-    from config.api.routes import routed_views
+    from core.api.routes import routed_views
     from merchants.views import CallerApiView
 
     client = redis.Redis.from_url(settings.REDIS_URL)

@@ -25,7 +25,6 @@ from celery.signals import (
     worker_process_shutdown,
 )
 from django.conf import settings
-from kombu.exceptions import OperationalError
 from kombu.utils.objects import cached_property
 
 import config.broker  # noqa: F401 (registers the quick start's broker transport)
@@ -146,16 +145,6 @@ def _with_request_id(headers: dict[str, Any], **_: Any) -> None:
     request_id = current_request_id()
     if request_id != "-":
         headers.setdefault(REQUEST_ID_HEADER, request_id)
-
-
-def enqueue(task: Task, *args: Any) -> None:
-    """Hand work that a commit made due to a worker. A broker that cannot take it (down, or not
-    answering within its socket timeout) loses only this hint: the work is in the database, where
-    the beat sweeps find it again, and the request whose transaction committed still succeeds."""
-    try:
-        task.apply_async(args)
-    except OperationalError as exc:
-        logger.warning("broker unavailable, %s%r is left to its sweep: %s", task.name, args, exc)
 
 
 # When each task in flight in this process started (perf_counter), for its duration.

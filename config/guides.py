@@ -1,4 +1,4 @@
-"""The guides (``config.api.docs.GUIDES``: docs/*.md) served as pages at ``/docs/<slug>``, beside
+"""The guides (``core.api.docs.GUIDES``: docs/*.md) served as pages at ``/docs/<slug>``, beside
 the API reference at ``/docs/`` that links to them: the Markdown the repository keeps, rendered
 once per process.
 
@@ -20,7 +20,7 @@ from django.template.loader import render_to_string
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from config.api.docs import GUIDES, Guide
+from core.api.docs import GUIDES, Guide
 
 BY_SLUG = {guide.slug: guide for guide in GUIDES}
 BY_FILE = {guide.file: guide for guide in GUIDES}

@@ -3,7 +3,7 @@ fault tests take them from: ``gunicorn -c config/gunicorn.py --bind HOST:PORT
 config.wsgi:application``. Options given on the command line win.
 
 Request size: the application refuses a URL over 4096 characters and headers over 16 KiB in
-all (``config.api.middleware``, the same under any server), in the error envelope. gunicorn reads
+all (``core.api.middleware``, the same under any server), in the error envelope. gunicorn reads
 a request line of up to 8190 bytes (its maximum, so that the application's URL limit answers
 first) and up to 100 header lines of 8190 bytes each; what it refuses itself, over those or
 malformed, the worker class answers with the same envelope instead of gunicorn's HTML page."""
@@ -30,7 +30,7 @@ class ServiceLogger(Logger):
     """gunicorn's own log (``gunicorn.error``: its start, workers booted, lost or timed out,
     requests it refused) in the service's format: one JSON object a line under
     ``LOG_FORMAT=json``. Each request's access line is the application's
-    (``config.api.middleware``, the ``access`` logger), so gunicorn keeps none of its own."""
+    (``core.api.middleware``, the ``access`` logger), so gunicorn keeps none of its own."""
 
     def setup(self, cfg: Any) -> None:
         super().setup(cfg)

@@ -52,8 +52,8 @@ NOT_THE_CLIENTS = (
 def refusal_response(field: str, reason: str) -> bytes:
     """A whole HTTP response: the VALIDATION_FAILED envelope, and the connection closed."""
     # Django is set up in a worker only once it has loaded the application, after this module.
-    from config.api.exceptions import error_body
-    from config.api.rendering import envelope
+    from core.api.exceptions import error_body
+    from core.api.rendering import envelope
 
     request_id = start_request()
     try:

@@ -26,9 +26,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
-from config.api.views import ApiView
 from config.celery import app as celery_app
+from core.api.docs import OperationDoc
+from core.api.views import ApiView
 from core.db import pooled_connections_recheck
 from core.errors import DomainError
 from core.selectors import maintenance_is_on

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from config.api.exceptions import error_response
+from core.api.exceptions import error_response
 from core.errors import DomainError
 from core.metrics import metrics_exposition
 

@@ -17,7 +17,7 @@ from drf_spectacular.renderers import OpenApiJsonRenderer
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 
-from config.api.views import ApiView
+from core.api.views import ApiView
 from core.errors import DomainError
 from merchants.authentication import request_ip
 from merchants.ratelimits import Limited, per_minute, rate_limit_hit

@@ -2,7 +2,7 @@
 3.1: a path item per webhook name; docs/decisions.md, "Webhooks in the OpenAPI document"):
 each event family's body as the outbox writes it (``merchants.webhooks.outbox``), the approval
 callbacks with the answer they take, and the callback URL's test event. A postprocessing hook of
-the composition root: it names the apps' response shapes, which ``config.api`` may not import.
+the composition root: it names the apps' response shapes, which ``core.api`` may not import.
 The guide for receivers is docs/webhooks.md (served at /docs/webhooks);
 ``tests/test_webhook_schemas.py`` checks what the service really sends against these schemas."""
 
@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from drf_spectacular.plumbing import ComponentRegistry
 
-from config.api.docs import WEBHOOKS_GUIDE
-from config.api.schema import shape_schema
+from core.api.docs import WEBHOOKS_GUIDE
+from core.api.schema import shape_schema
 from core.shapes import Doc
 from crypto.representations import DepositOut, WithdrawalOut
 from trading.trades.shapes import TradeOut

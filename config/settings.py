@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.api.docs import API_DESCRIPTION
+from core.api.docs import API_DESCRIPTION
 from core.logs import log_format
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -160,19 +160,19 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "config.api.metrics.RequestMetricsMiddleware",
-    "config.api.middleware.RequestIdMiddleware",
-    "config.api.middleware.RequestLimitsMiddleware",
+    "core.api.metrics.RequestMetricsMiddleware",
+    "core.api.middleware.RequestIdMiddleware",
+    "core.api.middleware.RequestLimitsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # The admin's and the docs' middleware, skipped for API paths (config.api.middleware).
-    "config.api.middleware.SessionsOutsideApi",
+    # The admin's and the docs' middleware, skipped for API paths (core.api.middleware).
+    "core.api.middleware.SessionsOutsideApi",
     "django.middleware.common.CommonMiddleware",
-    "config.api.middleware.CsrfOutsideApi",
-    "config.api.middleware.AuthenticationOutsideApi",
-    "config.api.middleware.MessagesOutsideApi",
+    "core.api.middleware.CsrfOutsideApi",
+    "core.api.middleware.AuthenticationOutsideApi",
+    "core.api.middleware.MessagesOutsideApi",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.api.middleware.MaintenanceMiddleware",
+    "core.api.middleware.MaintenanceMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -414,14 +414,14 @@ STORAGES = {
 }
 
 REST_FRAMEWORK = {
-    "DEFAULT_RENDERER_CLASSES": ["config.api.rendering.EnvelopeRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["config.api.rendering.DecimalJSONParser"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "config.api.rendering.JSONOnlyNegotiation",
+    "DEFAULT_RENDERER_CLASSES": ["core.api.rendering.EnvelopeRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["core.api.rendering.DecimalJSONParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "core.api.rendering.JSONOnlyNegotiation",
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_THROTTLE_CLASSES": [],
-    "EXCEPTION_HANDLER": "config.api.exceptions.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "config.api.schema.EnvelopeAutoSchema",
+    "EXCEPTION_HANDLER": "core.api.exceptions.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "core.api.schema.EnvelopeAutoSchema",
     "UNAUTHENTICATED_USER": None,
     "NUM_PROXIES": NUM_PROXIES,
     "COERCE_DECIMAL_TO_STRING": False,
@@ -443,12 +443,12 @@ SPECTACULAR_SETTINGS = {
     # Our choices are their own labels: "* `730` - 730" would only repeat the enum.
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     "APPEND_COMPONENTS": {},
-    # Descriptions come from each view's ``doc`` (config/api/docs.py); docstrings speak to
+    # Descriptions come from each view's ``doc`` (core/api/docs.py); docstrings speak to
     # developers and never reach the document.
     "DISABLE_DOCSTRING_DESCRIPTIONS": True,
     "POSTPROCESSING_HOOKS": [
         "merchants.schema.add_security_schemes",
-        "config.api.schema.rate_limit_descriptions",
+        "core.api.schema.rate_limit_descriptions",
         "config.openapi_webhooks.add_webhooks",
     ],
 }

@@ -54,7 +54,7 @@ urlpatterns = [
     *by_first_segment(API_ROUTES),
 ]
 
-handler400 = "config.api.middleware.bad_request"
-handler403 = "config.api.middleware.permission_denied"
-handler404 = "config.api.middleware.not_found"
-handler500 = "config.api.middleware.server_error"
+handler400 = "core.api.middleware.bad_request"
+handler403 = "core.api.middleware.permission_denied"
+handler404 = "core.api.middleware.not_found"
+handler500 = "core.api.middleware.server_error"

@@ -3,7 +3,7 @@
 
 Codes and keys come from the contract's section 7 and decisions section 6; the few added here for
 protocol-level failures (unknown route, wrong method, ...) are listed in docs/errors.md.
-``config.api.exceptions`` turns a ``DomainError`` into the API's error envelope.
+``core.api.exceptions`` turns a ``DomainError`` into the API's error envelope.
 """
 
 from collections.abc import Mapping

@@ -14,8 +14,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
+from celery import Task
 from django.db import transaction
+from kombu.exceptions import OperationalError
 
 from core.context import context_request_bound, current_request_id
 
@@ -85,3 +88,13 @@ def handoffs_followed() -> Iterator[None]:
                 work()
         except Exception:
             logger.exception("work after the task failed; it is left to its sweep")
+
+
+def enqueue(task: Task, *args: Any) -> None:
+    """Hand work that a commit made due to a worker. A broker that cannot take it (down, or not
+    answering within its socket timeout) loses only this hint: the work is in the database, where
+    the beat sweeps find it again, and the request whose transaction committed still succeeds."""
+    try:
+        task.apply_async(args)
+    except OperationalError as exc:
+        logger.warning("broker unavailable, %s%r is left to its sweep: %s", task.name, args, exc)

@@ -2,7 +2,7 @@
 
 A response shape is a ``TypedDict`` in its app's ``representations.py``; the functions that build
 bodies return it (mypy checks them) and the OpenAPI document is generated from it
-(``config/api/schema.py``). A key whose type alone does not say everything is annotated:
+(``core/api/schema.py``). A key whose type alone does not say everything is annotated:
 ``Annotated[str, Doc("Token amount as sent")]``.
 """
 

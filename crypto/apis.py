@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc, paragraphs
+from core.api.docs import OperationDoc, paragraphs
 from crypto import examples
 from crypto.models import CryptoWithdrawal
 from crypto.representations import (

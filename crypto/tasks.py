@@ -4,8 +4,7 @@ import logging
 
 from celery import shared_task
 
-from config.celery import enqueue
-from core.handoffs import handoff_register
+from core.handoffs import enqueue, handoff_register
 from crypto.chains.base import ChainError
 from crypto.chains.evm import evm_served_chains
 from crypto.chains.solana import solana_served

@@ -26,7 +26,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
 from config import gunicorn as web_server
-from config.api.middleware import MAX_HEADERS_BYTES
+from core.api.middleware import MAX_HEADERS_BYTES
 from feed.front import refusal
 
 # What gunicorn reads of a request line, with its CRLF.

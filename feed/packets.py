@@ -31,7 +31,7 @@ from typing import Any
 from engineio import json as engineio_json
 from socketio import packet as sio_packet
 
-from config.api.jsonbody import MAX_DEPTH, nesting_exceeds
+from core.api.jsonbody import MAX_DEPTH, nesting_exceeds
 
 MAX_MESSAGE_BYTES = 16 * 1024
 

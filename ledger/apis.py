@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
+from core.api.docs import OperationDoc
 from core.errors import DomainError
 from ledger import examples
 from ledger.representations import LedgerPageOut, LedgerTransactionOut

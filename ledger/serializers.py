@@ -8,7 +8,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config.api.serializers import QueryIntegerField, Rfc3339DateTimeField
+from core.api.serializers import QueryIntegerField, Rfc3339DateTimeField
 from ledger.models import ADMIN_KINDS, Funding
 
 MAX_OFFSET = 2**31 - 1

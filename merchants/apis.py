@@ -2,7 +2,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
+from core.api.docs import OperationDoc
 from merchants import examples
 from merchants.ratelimits import AUTHENTICATE, SECURE_CANCEL, SECURE_TRADES, Limited
 from merchants.representations import (

@@ -6,7 +6,7 @@ same round trip as the request's other shared reads (``merchants.gate``); with n
 configured, the same windows are counted by an atomic upsert in the database.
 
 Each view declares the budget it spends (``Limited``, its ``rate_limit``); the set of all of them
-is read from the routed views (``config.api.routes``), never listed here.
+is read from the routed views (``core.api.routes``), never listed here.
 """
 
 import time

@@ -4,7 +4,7 @@ from typing import Any
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from config.api.serializers import (
+from core.api.serializers import (
     QueryIntegerField,
     Rfc3339DateTimeField,
     StrictBooleanField,

@@ -8,15 +8,15 @@ from django.db import DatabaseError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import RateLimitDoc, Window
-from config.api.idempotency import (
+from core.api.docs import RateLimitDoc, Window
+from core.api.idempotency import (
     IdempotentReplayError,
     idempotency_key,
     kept_body,
     replay_response,
     request_fingerprint,
 )
-from config.api.views import ApiView
+from core.api.views import ApiView
 from core.context import context_merchant_set, current_request_id
 from core.errors import DomainError
 from core.metrics import RATE_LIMIT_REFUSALS

@@ -8,7 +8,7 @@ from django.core.validators import RegexValidator, URLValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from config.api.serializers import (
+from core.api.serializers import (
     OnlyWhen,
     StrictBooleanField,
     StrictCharField,

@@ -11,8 +11,8 @@ import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
-from config.api.docs import GUIDES
 from config.guides import heading_anchor, markdown_html
+from core.api.docs import GUIDES
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIClient, APIRequestFactory
 from rest_framework.views import APIView
 
-from config.api.rendering import DecimalJSONParser, EnvelopeRenderer
+from core.api.rendering import DecimalJSONParser, EnvelopeRenderer
 from core.context import RequestIdLogFilter
 from core.json import dumps, iso_ms
 from merchants.models import Client
@@ -152,7 +152,7 @@ class TestCrashes:
         def crash():
             raise RuntimeError("boom in middleware")
 
-        monkeypatch.setattr("config.api.middleware.maintenance_is_on", crash)
+        monkeypatch.setattr("core.api.middleware.maintenance_is_on", crash)
         api = APIClient(raise_request_exception=False)
         # A path no view takes: the maintenance check runs outside DRF (merchant and client
         # views read the switch themselves, in their round trip to Redis).
@@ -173,7 +173,7 @@ class TestCrashes:
         def lost():
             raise OperationalError("connection refused")
 
-        monkeypatch.setattr("config.api.middleware.maintenance_is_on", lost)
+        monkeypatch.setattr("core.api.middleware.maintenance_is_on", lost)
         api = APIClient(raise_request_exception=False)
         response = api.get(NO_ROUTE, headers=alice.headers)
         assert_error(response, 503, 1008, "SERVICE_UNAVAILABLE")

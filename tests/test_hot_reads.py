@@ -1,6 +1,6 @@
 """The hand-written reads and writes every request makes (core.db.ModelRows) give exactly what
 the ORM gives, the Redis cache keeps its client (config.cache), a query's serializer fields are
-built once per thread (config.api.serializers.serializer_fields), and a kept API key is built
+built once per thread (core.api.serializers.serializer_fields), and a kept API key is built
 once per request."""
 
 from datetime import timedelta

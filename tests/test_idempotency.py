@@ -243,8 +243,8 @@ def hold_key(actor: Actor, key: str, request: requests.Request) -> IdempotencyCl
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory
 
-    from config.api.idempotency import request_fingerprint
-    from config.api.rendering import DecimalJSONParser
+    from core.api.idempotency import request_fingerprint
+    from core.api.rendering import DecimalJSONParser
 
     prepared = request.prepare()
     raw = APIRequestFactory().post(

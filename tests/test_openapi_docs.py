@@ -28,9 +28,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import ValidationError
 
-from config.api.schema import BODY_ERRORS, GENERIC_ERRORS
-from config.api.serializers import parse
-from config.api.views import ApiView
+from core.api.schema import BODY_ERRORS, GENERIC_ERRORS
+from core.api.serializers import parse
+from core.api.views import ApiView
 from core.errors import CATALOG
 from merchants.views import CallerApiView, MerchantApiView
 from tests.test_openapi import _routed_views

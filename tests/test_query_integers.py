@@ -1,5 +1,5 @@
 """Integers of query strings: the document gives each as the text the server takes (a string
-whose pattern holds the digits and the bounds, ``config.api.digits``), since OpenAPI 3.1's
+whose pattern holds the digits and the bounds, ``core.api.digits``), since OpenAPI 3.1's
 ``type: integer`` would admit ``20.0``, which the server refuses in a query (decisions, "OpenAPI
 3.1"). The pattern and the field that parses the parameter agree on every text tried."""
 
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from rest_framework.exceptions import ValidationError
 
-from config.api.digits import integer_text_pattern
-from config.api.serializers import QueryIntegerField
+from core.api.digits import integer_text_pattern
+from core.api.serializers import QueryIntegerField
 from tests.test_openapi import _routed_views
 from tests.test_openapi_docs import document  # noqa: F401 (the fixture)
 

@@ -21,7 +21,7 @@ from django.db import connection
 from django.urls import Resolver404, resolve
 
 from config import openapi
-from config.api.routes import routed_views
+from core.api.routes import routed_views
 from core.metrics import RATE_LIMIT_REFUSALS
 from merchants import ratelimits
 from merchants.models import RateLimitWindow

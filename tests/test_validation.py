@@ -6,8 +6,8 @@ import pytest
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from config.api.exceptions import error_body, exception_handler
-from config.api.serializers import (
+from core.api.exceptions import error_body, exception_handler
+from core.api.serializers import (
     GameField,
     StrictBooleanField,
     StrictCharField,

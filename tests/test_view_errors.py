@@ -4,9 +4,9 @@ rate limit, Idempotency-Key). Views are found through the URL configuration."""
 
 import pytest
 
-from config.api.routes import routed_views
-from config.api.schema import BODY_ERRORS, GENERIC_ERRORS, IDEMPOTENCY_ERRORS
-from config.api.views import ApiView
+from core.api.routes import routed_views
+from core.api.schema import BODY_ERRORS, GENERIC_ERRORS, IDEMPOTENCY_ERRORS
+from core.api.views import ApiView
 from tests.errorflow import raisable
 
 VIEWS = sorted(
@@ -15,7 +15,7 @@ VIEWS = sorted(
 )
 
 # Declared, and raised where no walk of the code finds it: by the HTTP layer, from what the
-# database answers (``config.api.exceptions``: a serialization failure, a lock not granted).
+# database answers (``core.api.exceptions``: a serialization failure, a lock not granted).
 FROM_THE_DATABASE = {"TRANSACTION_CONFLICT"}
 
 _CLIENT_ONLY = "raised only for a client's request: a branch on what the view passes"

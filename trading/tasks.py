@@ -2,9 +2,8 @@
 
 from celery import shared_task
 
-from config.celery import enqueue
 from core import clock
-from core.handoffs import handoff_follow, handoff_register
+from core.handoffs import enqueue, handoff_follow, handoff_register
 from trading.deposits.services.offers import deposit_offer_send
 from trading.deposits.services.store import DEPOSIT_OFFER
 from trading.deposits.services.sweeps import (

@@ -2,7 +2,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
+from core.api.docs import OperationDoc
 from merchants.permissions import ANY_SCOPE
 from merchants.ratelimits import SECURE_TRADES, Limited
 from merchants.views import MerchantApiView

@@ -4,8 +4,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
-from config.api.views import ApiView
+from core.api.docs import OperationDoc
+from core.api.views import ApiView
 from core.errors import DomainError
 from merchants.models import Client
 from merchants.ratelimits import CLIENT_TRADE, CLIENT_TRADES, Limited

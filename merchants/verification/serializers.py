@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from config.api.serializers import StrictSerializer
+from core.api.serializers import StrictSerializer
 
 
 class StrictEmailField(serializers.EmailField):

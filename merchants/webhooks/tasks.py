@@ -6,9 +6,8 @@ own (``handoffs_followed``)."""
 
 from celery import shared_task
 
-from config.celery import enqueue
 from core import clock
-from core.handoffs import handoff_follow, handoff_register, handoffs_followed
+from core.handoffs import enqueue, handoff_follow, handoff_register, handoffs_followed
 from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
 from merchants.webhooks.outbox import WEBHOOK_DELIVERY, webhook_events_purge
 

@@ -5,8 +5,8 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
 from core import clock
+from core.api.docs import OperationDoc
 from core.selectors import service_settings_get
 from core.services import service_clock_advance
 from merchants.ratelimits import SECURE_TRADE, Limited

@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
+from core.api.docs import OperationDoc
 from core.errors import validation_error
 from crypto.networks import CHAINS
 from crypto.representations import Chain, deposit_json, withdrawal_json

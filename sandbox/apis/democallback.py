@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api.docs import OperationDoc
+from core.api.docs import OperationDoc
 from core.errors import DomainError
 from merchants.ratelimits import SECURE_TRADE, Limited
 from merchants.views import MerchantApiView

@@ -5,7 +5,7 @@ deep as fits in a message), with binary attachments, and what is not a packet at
 
 from dataclasses import dataclass
 
-from config.api.jsonbody import MAX_DEPTH
+from core.api.jsonbody import MAX_DEPTH
 from tests.feed.raw import Frame, NotUtf8
 
 DEEP = "[" * 100_000 + "]" * 100_000

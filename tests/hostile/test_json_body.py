@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from config.api.jsonbody import MAX_DEPTH, BodyRefusedError, json_body_loads, nesting_exceeds
+from core.api.jsonbody import MAX_DEPTH, BodyRefusedError, json_body_loads, nesting_exceeds
 from merchants.models import Client
 from tests.factories import assert_error, auth_body
 

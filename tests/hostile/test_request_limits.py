@@ -1,11 +1,11 @@
-"""Request-level refusals (config.api.middleware.RequestLimitsMiddleware): a NUL in the path or
+"""Request-level refusals (core.api.middleware.RequestLimitsMiddleware): a NUL in the path or
 query, a query that is not UTF-8, a URL or headers over the application's limits and a declared
 body over DATA_UPLOAD_MAX_MEMORY_SIZE are VALIDATION_FAILED on every route, before routing and
 authentication, whatever web server runs the application."""
 
 import pytest
 
-from config.api.middleware import MAX_HEADERS_BYTES, MAX_URL_LENGTH
+from core.api.middleware import MAX_HEADERS_BYTES, MAX_URL_LENGTH
 from tests.factories import assert_error
 from tests.trading.helpers import client_token
 from trading.models import Trade

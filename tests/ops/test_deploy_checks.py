@@ -231,7 +231,7 @@ def test_csrf_is_checked_by_a_subclass_of_djangos_middleware() -> None:
     assert "django.middleware.csrf.CsrfViewMiddleware" not in settings.MIDDLEWARE
     assert [
         path for path in settings.MIDDLEWARE if issubclass(import_string(path), CsrfViewMiddleware)
-    ] == ["config.api.middleware.CsrfOutsideApi"]
+    ] == ["core.api.middleware.CsrfOutsideApi"]
 
 
 @pytest.mark.django_db

@@ -10,7 +10,7 @@ import orjson
 import pytest
 import redis
 
-from config.celery import REQUEST_ID_HEADER, enqueue
+from config.celery import REQUEST_ID_HEADER
 from config.celery import app as celery_app
 from core.context import (
     RequestIdLogFilter,
@@ -19,7 +19,7 @@ from core.context import (
     end_request,
     start_request,
 )
-from core.handoffs import handoff_follow, handoffs_followed
+from core.handoffs import enqueue, handoff_follow, handoffs_followed
 from merchants.webhooks.delivery import webhook_event_deliver
 from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.outbox import webhook_event_emit

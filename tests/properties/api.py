@@ -15,7 +15,7 @@ from django.test import TestCase
 from django.urls import resolve
 from rest_framework.test import APIClient
 
-from config.api.schema import BODY_ERRORS, GENERIC_ERRORS, EnvelopeAutoSchema
+from core.api.schema import BODY_ERRORS, GENERIC_ERRORS, EnvelopeAutoSchema
 from core.errors import CATALOG
 from core.handoffs import HANDOFFS, Handoff
 from core.json import dumps

@@ -612,7 +612,7 @@ class TestErrors:
 def test_a_client_query_is_parsed_once_and_a_refused_one_every_time(
     api, alice, bob, stocked, monkeypatch
 ):
-    from config.api import views
+    from core.api import views
     from tests.trading.helpers import caller
     from trading.accounts.inputs import InventoryQueryIn
 

@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
+from core.api.docs import OperationDoc
 from merchants.ratelimits import CHECK_TRADEURL, CLIENT_INVENTORY, SECURE_INVENTORY, Limited
 from merchants.tradeurls import trade_url_platform_id
 from merchants.views import ClientApiView, MerchantApiView

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework.fields import empty
 
-from config.api.serializers import (
+from core.api.serializers import (
     StrictBooleanField,
     StrictCharField,
     StrictDecimalField,

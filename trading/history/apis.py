@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
+from core.api.docs import OperationDoc
 from core.errors import DomainError
 from merchants.models import Merchant
 from merchants.ratelimits import CLIENT_TRADES, SECURE_TRADES, Limited

@@ -3,7 +3,7 @@
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from config.api.serializers import QueryIntegerField, StrictCharField
+from core.api.serializers import QueryIntegerField, StrictCharField
 from trading.history.selectors import CURSOR_PATTERN
 from trading.trades.inputs import game_query_field
 

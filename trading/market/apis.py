@@ -5,8 +5,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.api.docs import OperationDoc
-from config.api.rendering import envelope_around
+from core.api.docs import OperationDoc
+from core.api.rendering import envelope_around
 from merchants.ratelimits import (
     CLIENT_MARKET,
     CLIENT_MARKET_ITEM,

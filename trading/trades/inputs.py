@@ -7,7 +7,7 @@ from typing import Any
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from config.api.serializers import GameField, QueryDecimalField, QueryIntegerField, StrictCharField
+from core.api.serializers import GameField, QueryDecimalField, QueryIntegerField, StrictCharField
 from trading.games import GAMES
 
 GAME_CHOICES = [str(game) for game in GAMES]

@@ -3,7 +3,7 @@ the cheapest listings of an item."""
 
 from typing import Any
 
-from config.api.serializers import (
+from core.api.serializers import (
     AboveZeroDecimalField,
     AnyOfRequired,
     GameField,

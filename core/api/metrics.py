@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from config.api.routes import request_route
+from core.api.routes import request_route
 from core.db import db_pools_observe
 from core.metrics import HTTP_LATENCY, HTTP_REQUESTS
 

@@ -7,8 +7,8 @@ from rest_framework.request import Request
 from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
-from config.api.docs import OperationDoc, RateLimitDoc
-from config.api.serializers import parse, serializer_fields
+from core.api.docs import OperationDoc, RateLimitDoc
+from core.api.serializers import parse, serializer_fields
 from core.errors import validation_error
 
 # Parsed queries of the views whose parse is a value (``ApiView.query_is_value``), by view and
@@ -20,7 +20,7 @@ _NOT_KEPT = object()
 
 
 # What a view declares here is both what it does and what the OpenAPI says it does
-# (``config.api.schema.EnvelopeAutoSchema`` reads it): the serializer that parses its query string
+# (``core.api.schema.EnvelopeAutoSchema`` reads it): the serializer that parses its query string
 # or body, its operation id, its errors, its documentation. (No docstring: docstrings never become
 # descriptions, ``DISABLE_DOCSTRING_DESCRIPTIONS``; ``doc`` does.)
 class ApiView(APIView):
@@ -36,7 +36,7 @@ class ApiView(APIView):
     doc: ClassVar[OperationDoc | None] = None
     #: The view reads the maintenance switch itself; ``MaintenanceMiddleware`` then does not.
     checks_maintenance: ClassVar[bool] = False
-    #: Its POSTs take an ``Idempotency-Key`` (``config.api.idempotency``; documented per POST).
+    #: Its POSTs take an ``Idempotency-Key`` (``core.api.idempotency``; documented per POST).
     idempotent_posts: ClassVar[bool] = False
     #: What ``query_serializer`` parses is a value (immutable) that depends on nothing but the
     #: query string: a query parsed once is kept per process (``parse_query``).

@@ -21,14 +21,14 @@ from django.utils.encoding import escape_uri_path
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from config.api.exceptions import (
+from core.api.exceptions import (
     REDIS_UNAVAILABLE,
     database_unavailable,
     error_response,
     redis_unavailable,
 )
-from config.api.routes import request_route
-from config.api.views import ApiView
+from core.api.routes import request_route
+from core.api.views import ApiView
 from core.context import end_request, start_request
 from core.errors import DomainError, validation_error
 from core.logs import LOG_FIELDS

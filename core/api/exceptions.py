@@ -13,7 +13,7 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from config.api.rendering import envelope_response
+from core.api.rendering import envelope_response
 from core.db import pooled_connections_recheck, transaction_conflict
 from core.errors import DomainError, validation_error
 

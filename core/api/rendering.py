@@ -12,7 +12,7 @@ from rest_framework.parsers import BaseParser
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
-from config.api.jsonbody import BodyRefusedError, json_body_loads
+from core.api.jsonbody import BodyRefusedError, json_body_loads
 from core.context import current_request_id
 from core.errors import validation_error
 from core.json import dumps
@@ -41,7 +41,7 @@ class EnvelopeRenderer(BaseRenderer):
 
 class DecimalJSONParser(BaseParser):
     """Numbers with a fraction become Decimal at the edge, so money never passes through float;
-    hostile bodies are refused before they can hurt (config/api/jsonbody.py)."""
+    hostile bodies are refused before they can hurt (core/api/jsonbody.py)."""
 
     media_type = "application/json"
 

@@ -2,7 +2,7 @@
 An integer of a body is JSON Schema's (OpenAPI 3.1): ``2.0`` is the integer 2 (``json_integer``);
 an integer of a query string is written in digits (``QueryIntegerField``).
 
-What a field refuses, the OpenAPI document says (``config.api.schema`` reads the same
+What a field refuses, the OpenAPI document says (``core.api.schema`` reads the same
 declarations): choices are enums, bounds are minimum/maximum (a query integer's are in its
 pattern) and lengths, a ``RegexValidator``
 is the pattern (written ``\\A...\\Z`` with ASCII classes: the document shows ``^...$``), and the
@@ -200,7 +200,7 @@ class QueryIntegerField(serializers.IntegerField):
     field would take ``1.0``, `` 1`` and ``1_000``), within its bounds.
 
     The document gives it as the text it is, a string with a pattern holding the bounds
-    (``config.api.digits``): ``type: integer`` would admit ``20.0`` (JSON Schema 2020-12), which a
+    (``core.api.digits``): ``type: integer`` would admit ``20.0`` (JSON Schema 2020-12), which a
     client holding a float writes so. Its description says the bounds in words."""
 
     def __init__(self, *, min_value: int, max_value: int, help_text: str = "", **kwargs: Any):

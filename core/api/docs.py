@@ -3,7 +3,7 @@ description, examples of the request and the answer (``OperationDoc``, declared 
 ``ApiView.doc``), its rate limit (``RateLimitDoc``, from the registry the views count with), and
 the guides (``GUIDES``: docs/*.md served under ``/docs/``) its description links to.
 
-``config.api.schema`` renders them; docstrings never reach the document (they speak to developers).
+``core.api.schema`` renders them; docstrings never reach the document (they speak to developers).
 """
 
 import inspect

@@ -54,7 +54,7 @@ def request_fingerprint(request: Request) -> str:
 
 
 def _envelope_head(request_id: str) -> bytes:
-    """How every API body starts (``config.api.rendering.envelope``)."""
+    """How every API body starts (``core.api.rendering.envelope``)."""
     return b'{"requestId":' + dumps(request_id) + b","
 
 

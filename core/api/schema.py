@@ -31,18 +31,18 @@ from drf_spectacular.plumbing import (
 from rest_framework.exceptions import ValidationError
 from typing_extensions import TypeAliasType
 
-from config.api.digits import integer_text_pattern
-from config.api.docs import IDEMPOTENCY_GUIDE, OperationDoc, rate_limit_markdown
-from config.api.exceptions import as_domain_error
-from config.api.idempotency import (
+from core.api.digits import integer_text_pattern
+from core.api.docs import IDEMPOTENCY_GUIDE, OperationDoc, rate_limit_markdown
+from core.api.exceptions import as_domain_error
+from core.api.idempotency import (
     HEADER,
     KEY_RULE,
     MAX_LENGTH,
     ORIGINAL_REQUEST_HEADER,
     REPLAYED_HEADER,
 )
-from config.api.middleware import NOT_TEXT
-from config.api.serializers import (
+from core.api.middleware import NOT_TEXT
+from core.api.serializers import (
     AboveZeroDecimalField,
     GameField,
     QueryIntegerField,
@@ -50,7 +50,7 @@ from config.api.serializers import (
     UniqueListField,
     parse,
 )
-from config.api.views import ApiView
+from core.api.views import ApiView
 from core.errors import CATALOG, DomainError, ErrorSpec, validation_error
 from core.shapes import Doc
 
@@ -501,7 +501,7 @@ class GameFieldSchema(OpenApiSerializerFieldExtension):
 
 class QueryIntegerSchema(OpenApiSerializerFieldExtension):
     """An integer of a query string as the text the field takes: a string whose pattern holds
-    the digits and the bounds (``config.api.digits``), never longer than DRF reads."""
+    the digits and the bounds (``core.api.digits``), never longer than DRF reads."""
 
     target_class = QueryIntegerField
     match_subclasses = True
