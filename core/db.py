@@ -18,7 +18,6 @@ from django.db import (
     OperationalError,
     connection,
     connections,
-    migrations,
     transaction,
 )
 from django.db.models import BaseConstraint, Field, Model
@@ -45,34 +44,6 @@ def on_postgresql(sql: str) -> Callable[[Any, Any], None]:
             schema_editor.execute(sql, params=None)
 
     return run
-
-
-class AddIndexOnline(migrations.AddIndex):
-    """``AddIndex`` that PostgreSQL builds ``CONCURRENTLY``: a big table (the outbox, trade
-    events) keeps taking writes while its index is built, where a plain ``CREATE INDEX`` would
-    hold every insert for the whole build. The migration must say ``atomic = False``; SQLite
-    (the quick start) builds it the plain way."""
-
-    def database_forwards(
-        self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any
-    ) -> None:
-        model = to_state.apps.get_model(app_label, self.model_name)
-        if self.allow_migrate_model(schema_editor.connection.alias, model):
-            schema_editor.add_index(model, self.index, **self._online(schema_editor))
-
-    def database_backwards(
-        self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any
-    ) -> None:
-        model = from_state.apps.get_model(app_label, self.model_name)
-        if self.allow_migrate_model(schema_editor.connection.alias, model):
-            schema_editor.remove_index(model, self.index, **self._online(schema_editor))
-
-    @staticmethod
-    def _online(schema_editor: Any) -> dict[str, bool]:
-        if schema_editor.connection.vendor != "postgresql":
-            return {}
-        assert not schema_editor.connection.in_atomic_block, "set atomic = False"
-        return {"concurrently": True}
 
 
 @contextmanager

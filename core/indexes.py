@@ -10,12 +10,14 @@ from django.db import migrations
 
 
 def _concurrently(schema_editor: Any) -> dict[str, bool]:
-    return {"concurrently": True} if schema_editor.connection.vendor == "postgresql" else {}
+    if schema_editor.connection.vendor != "postgresql":
+        return {}
+    # An operation's own ``atomic`` is not read for schema operations: the migration's is.
+    assert not schema_editor.connection.in_atomic_block, "the migration must set atomic = False"
+    return {"concurrently": True}
 
 
 class AddIndexOnline(migrations.AddIndex):
-    atomic = False
-
     def database_forwards(
         self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any
     ) -> None:
@@ -32,8 +34,6 @@ class AddIndexOnline(migrations.AddIndex):
 
 
 class RemoveIndexOnline(migrations.RemoveIndex):
-    atomic = False
-
     def database_forwards(
         self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any
     ) -> None:

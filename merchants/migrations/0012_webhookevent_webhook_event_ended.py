@@ -1,6 +1,6 @@
 from django.db import migrations, models
 
-from core.db import AddIndexOnline
+from core.indexes import AddIndexOnline
 
 
 class Migration(migrations.Migration):
