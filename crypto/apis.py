@@ -1,7 +1,7 @@
 """Crypto endpoints: deposit addresses, deposit history, cashouts and their history (client
 token and API key pairs)."""
 
-from typing import Any, ClassVar
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -31,36 +31,20 @@ from crypto.serializers import (
 )
 from crypto.services.addresses import deposit_address_get
 from crypto.services.withdrawals import Cashout, crypto_withdrawal_create
+from merchants.authentication import ClientCaller, MerchantCaller
 from merchants.ratelimits import CLIENT_TRADE, CRYPTO_READ, SECURE_TRADE, Limited
-from merchants.views import CallerApiView, ClientApiView, MerchantApiView
+from merchants.views import CallerApiView, Operation, Route
 
 ACCESS_ERRORS = ("ONCHAIN_DISABLED", "ONCHAIN_MERCHANT_NOT_VERIFIED")
 
 
-class UserApi(CallerApiView):
-    """Whose crypto an operation is about: the query's or body's ``platformId`` on a merchant
-    route (``MerchantUserApi``), the token's own account on a client route (``ClientUserApi``).
-    """
-
-    source: ClassVar[str]
-
-    def platform_id(self, request: Request, data: dict[str, Any]) -> str:
-        raise NotImplementedError
-
-
-class MerchantUserApi(MerchantApiView, UserApi):
-    source = CryptoWithdrawal.Source.SELF
-
-    def platform_id(self, request: Request, data: dict[str, Any]) -> str:
-        platform_id: str = data["platformId"]
-        return platform_id
-
-
-class ClientUserApi(ClientApiView, UserApi):
-    source = CryptoWithdrawal.Source.CLIENT
-
-    def platform_id(self, request: Request, data: dict[str, Any]) -> str:
-        return self.caller(request).platform_id
+def platform_id(caller: MerchantCaller | ClientCaller, data: dict[str, Any]) -> str:
+    """Whose crypto an operation is about: the query's or body's ``platformId`` for a merchant,
+    the token's own account for a client."""
+    if isinstance(caller, MerchantCaller):
+        named: str = data["platformId"]
+        return named
+    return caller.platform_id
 
 
 DEPOSIT_ADDRESS = """
@@ -82,46 +66,45 @@ DEPOSIT_ADDRESS = """
 """
 
 
-class DepositAddressApi(UserApi):
-    """The user's deposit address on a chain: ``GET /secure/crypto/deposit-address`` and
-    ``GET /client/crypto/deposit-address``."""
-
-    query_serializer = DepositAddressQueryIn
-    errors = (*ACCESS_ERRORS, "ONCHAIN_ADDRESS_CAPACITY")
-
-    @extend_schema(tags=["crypto"], responses=DepositAddressOut)
-    def get(self, request: Request) -> Response:
-        query = self.parse_query(request)
-        found = deposit_address_get(
-            merchant=self.merchant(request),
-            platform_id=self.platform_id(request, query),
-            chain=query["chain"],
-            token=query["token"],
-        )
-        return Response(deposit_address_json(found))
-
-
-class SecureDepositAddressApi(MerchantUserApi, DepositAddressApi):
-    rate_limit = Limited("secure.crypto.deposit_address", CRYPTO_READ, shared="crypto.read")
-    operation_id = "secureCryptoDepositAddress"
-    query_serializer = SecureDepositAddressQueryIn
-    doc = OperationDoc(
-        summary="Get a user's crypto deposit address",
-        description=DEPOSIT_ADDRESS.format(whom="the user with `platformId`"),
-        parameters={"platformId": examples.PLATFORM_ID, "chain": "ETH"},
-        response=examples.ETH_DEPOSIT_ADDRESS,
+@extend_schema(tags=["crypto"], responses=DepositAddressOut)
+def deposit_address(self: CallerApiView, request: Request) -> Response:
+    query = self.parse_query(request)
+    found = deposit_address_get(
+        merchant=self.merchant(request),
+        platform_id=platform_id(self.caller(request), query),
+        chain=query["chain"],
+        token=query["token"],
     )
+    return Response(deposit_address_json(found))
 
 
-class ClientDepositAddressApi(ClientUserApi, DepositAddressApi):
-    rate_limit = Limited("client.crypto.deposit_address", CRYPTO_READ, shared="crypto.read")
-    operation_id = "clientCryptoDepositAddress"
-    doc = OperationDoc(
-        summary="Get the client's crypto deposit address",
-        description=DEPOSIT_ADDRESS.format(whom="the client"),
-        parameters={"chain": "SOL", "token": "USDC"},
-        response=examples.SOL_DEPOSIT_ADDRESS_PENDING,
-    )
+SecureCryptoDepositAddressApi, ClientCryptoDepositAddressApi = Operation(
+    method="get",
+    handler=deposit_address,
+    input=DepositAddressQueryIn,
+    errors=(*ACCESS_ERRORS, "ONCHAIN_ADDRESS_CAPACITY"),
+    secure=Route(
+        operation_id="secureCryptoDepositAddress",
+        rate_limit=Limited("secure.crypto.deposit_address", CRYPTO_READ, shared="crypto.read"),
+        input=SecureDepositAddressQueryIn,
+        doc=OperationDoc(
+            summary="Get a user's crypto deposit address",
+            description=DEPOSIT_ADDRESS.format(whom="the user with `platformId`"),
+            parameters={"platformId": examples.PLATFORM_ID, "chain": "ETH"},
+            response=examples.ETH_DEPOSIT_ADDRESS,
+        ),
+    ),
+    client=Route(
+        operation_id="clientCryptoDepositAddress",
+        rate_limit=Limited("client.crypto.deposit_address", CRYPTO_READ, shared="crypto.read"),
+        doc=OperationDoc(
+            summary="Get the client's crypto deposit address",
+            description=DEPOSIT_ADDRESS.format(whom="the client"),
+            parameters={"chain": "SOL", "token": "USDC"},
+            response=examples.SOL_DEPOSIT_ADDRESS_PENDING,
+        ),
+    ),
+).views()
 
 
 HISTORY = """
@@ -139,50 +122,49 @@ DEPOSIT_STATUSES = """
 """
 
 
-class DepositsApi(UserApi):
-    """The user's crypto deposits, newest first: ``GET /secure/crypto/deposits`` and
-    ``GET /client/crypto/deposits``."""
-
-    query_serializer = HistoryQueryIn
-
-    @extend_schema(tags=["crypto"], responses=DepositPageOut)
-    def get(self, request: Request) -> Response:
-        query = self.parse_query(request)
-        rows, next_before = crypto_deposits_page(
-            merchant=self.merchant(request),
-            platform_id=self.platform_id(request, query),
-            before=query.get("before"),
-            limit=query["limit"],
-        )
-        return Response(deposit_page_json(rows, next_before))
-
-
-class SecureDepositsApi(MerchantUserApi, DepositsApi):
-    rate_limit = Limited("secure.crypto.deposits", CRYPTO_READ, shared="crypto.read")
-    operation_id = "secureCryptoDeposits"
-    query_serializer = SecureHistoryQueryIn
-    doc = OperationDoc(
-        summary="List a user's crypto deposits",
-        description=paragraphs(
-            HISTORY.format(whose="The user's (`platformId`)", what="deposits"),
-            DEPOSIT_STATUSES,
-        ),
-        parameters={"platformId": examples.PLATFORM_ID, "limit": "20"},
-        response=examples.DEPOSIT_PAGE,
+@extend_schema(tags=["crypto"], responses=DepositPageOut)
+def deposits(self: CallerApiView, request: Request) -> Response:
+    query = self.parse_query(request)
+    rows, next_before = crypto_deposits_page(
+        merchant=self.merchant(request),
+        platform_id=platform_id(self.caller(request), query),
+        before=query.get("before"),
+        limit=query["limit"],
     )
+    return Response(deposit_page_json(rows, next_before))
 
 
-class ClientDepositsApi(ClientUserApi, DepositsApi):
-    rate_limit = Limited("client.crypto.deposits", CRYPTO_READ, shared="crypto.read")
-    operation_id = "clientCryptoDeposits"
-    doc = OperationDoc(
-        summary="List the client's crypto deposits",
-        description=paragraphs(
-            HISTORY.format(whose="The client's", what="deposits"), DEPOSIT_STATUSES
+SecureCryptoDepositsApi, ClientCryptoDepositsApi = Operation(
+    method="get",
+    handler=deposits,
+    input=HistoryQueryIn,
+    secure=Route(
+        operation_id="secureCryptoDeposits",
+        rate_limit=Limited("secure.crypto.deposits", CRYPTO_READ, shared="crypto.read"),
+        input=SecureHistoryQueryIn,
+        doc=OperationDoc(
+            summary="List a user's crypto deposits",
+            description=paragraphs(
+                HISTORY.format(whose="The user's (`platformId`)", what="deposits"),
+                DEPOSIT_STATUSES,
+            ),
+            parameters={"platformId": examples.PLATFORM_ID, "limit": "20"},
+            response=examples.DEPOSIT_PAGE,
         ),
-        parameters={"limit": "20", "before": "2026-11-23T14:40:00.000Z"},
-        response=examples.DEPOSIT_PAGE,
-    )
+    ),
+    client=Route(
+        operation_id="clientCryptoDeposits",
+        rate_limit=Limited("client.crypto.deposits", CRYPTO_READ, shared="crypto.read"),
+        doc=OperationDoc(
+            summary="List the client's crypto deposits",
+            description=paragraphs(
+                HISTORY.format(whose="The client's", what="deposits"), DEPOSIT_STATUSES
+            ),
+            parameters={"limit": "20", "before": "2026-11-23T14:40:00.000Z"},
+            response=examples.DEPOSIT_PAGE,
+        ),
+    ),
+).views()
 
 
 CASHOUT_STATUSES = """
@@ -193,82 +175,50 @@ CASHOUT_STATUSES = """
 """
 
 
-class WithdrawalsApi(UserApi):
-    """The user's cashouts, newest first: ``GET /secure/crypto/withdrawals`` and
-    ``GET /client/crypto/withdrawals``."""
-
-    query_serializer = HistoryQueryIn
-
-    @extend_schema(tags=["crypto"], responses=WithdrawalPageOut)
-    def get(self, request: Request) -> Response:
-        query = self.parse_query(request)
-        rows, next_before = crypto_withdrawals_page(
-            merchant=self.merchant(request),
-            platform_id=self.platform_id(request, query),
-            before=query.get("before"),
-            limit=query["limit"],
-        )
-        return Response(withdrawal_page_json(rows, next_before))
-
-
-class SecureWithdrawalsApi(MerchantUserApi, WithdrawalsApi):
-    rate_limit = Limited("secure.crypto.withdrawals", CRYPTO_READ, shared="crypto.read")
-    operation_id = "secureCryptoWithdrawals"
-    query_serializer = SecureHistoryQueryIn
-    doc = OperationDoc(
-        summary="List a user's crypto cashouts",
-        description=paragraphs(
-            HISTORY.format(whose="The user's (`platformId`)", what="cashouts"),
-            "It lists the cashouts made for this user through either route.",
-            CASHOUT_STATUSES,
-        ),
-        parameters={"platformId": examples.PLATFORM_ID, "limit": "20"},
-        response=examples.WITHDRAWAL_PAGE,
+@extend_schema(tags=["crypto"], responses=WithdrawalPageOut)
+def cashouts(self: CallerApiView, request: Request) -> Response:
+    query = self.parse_query(request)
+    rows, next_before = crypto_withdrawals_page(
+        merchant=self.merchant(request),
+        platform_id=platform_id(self.caller(request), query),
+        before=query.get("before"),
+        limit=query["limit"],
     )
+    return Response(withdrawal_page_json(rows, next_before))
 
 
-class ClientWithdrawalsApi(ClientUserApi, WithdrawalsApi):
-    rate_limit = Limited("client.crypto.withdrawals", CRYPTO_READ, shared="crypto.read")
-    operation_id = "clientCryptoWithdrawals"
-    doc = OperationDoc(
-        summary="List the client's crypto cashouts",
-        description=paragraphs(
-            HISTORY.format(whose="The client's", what="cashouts"), CASHOUT_STATUSES
-        ),
-        parameters={"limit": "20"},
-        response=examples.WITHDRAWAL_PAGE,
-    )
-
-
-class CashoutApi(UserApi):
-    """A cashout of the merchant's balance to an address, for a user: ``POST
-    /secure/crypto/withdraw`` and ``POST /client/crypto/withdraw``."""
-
-    errors: ClassVar[tuple[str, ...]] = (
-        *ACCESS_ERRORS,
-        "INSUFFICIENT_BALANCE",
-        "ONCHAIN_WITHDRAW_INVALID_ADDRESS",
-        "ONCHAIN_WITHDRAW_BELOW_MIN",
-        "TRANSACTION_CONFLICT",
-    )
-
-    @extend_schema(tags=["crypto"], responses=WithdrawalOut)
-    def post(self, request: Request) -> Response:
-        body = self.parse_body(request)
-        withdrawal, _ = crypto_withdrawal_create(
-            merchant=self.merchant(request),
-            platform_id=self.platform_id(request, body),
-            source=self.source,
-            cashout=Cashout(
-                chain=body["chain"],
-                token=body["token"],
-                address=body["address"],
-                amount_cents=body["amountCents"],
-                request_id=body["requestId"],
+SecureCryptoWithdrawalsApi, ClientCryptoWithdrawalsApi = Operation(
+    method="get",
+    handler=cashouts,
+    input=HistoryQueryIn,
+    secure=Route(
+        operation_id="secureCryptoWithdrawals",
+        rate_limit=Limited("secure.crypto.withdrawals", CRYPTO_READ, shared="crypto.read"),
+        input=SecureHistoryQueryIn,
+        doc=OperationDoc(
+            summary="List a user's crypto cashouts",
+            description=paragraphs(
+                HISTORY.format(whose="The user's (`platformId`)", what="cashouts"),
+                "It lists the cashouts made for this user through either route.",
+                CASHOUT_STATUSES,
             ),
-        )
-        # 200 as every create of the API answers, for the new cashout and for a repeat alike.
-        return Response(withdrawal_json(withdrawal))
+            parameters={"platformId": examples.PLATFORM_ID, "limit": "20"},
+            response=examples.WITHDRAWAL_PAGE,
+        ),
+    ),
+    client=Route(
+        operation_id="clientCryptoWithdrawals",
+        rate_limit=Limited("client.crypto.withdrawals", CRYPTO_READ, shared="crypto.read"),
+        doc=OperationDoc(
+            summary="List the client's crypto cashouts",
+            description=paragraphs(
+                HISTORY.format(whose="The client's", what="cashouts"), CASHOUT_STATUSES
+            ),
+            parameters={"limit": "20"},
+            response=examples.WITHDRAWAL_PAGE,
+        ),
+    ),
+).views()
 
 
 CASHOUT = """
@@ -296,43 +246,79 @@ CASHOUT = """
 """
 
 
-class SecureWithdrawApi(MerchantUserApi, CashoutApi):
-    rate_limit = Limited("secure.crypto.withdraw", SECURE_TRADE)
-    operation_id = "secureCryptoWithdraw"
-    body_serializer = SecureCashoutIn
-    doc = OperationDoc(
-        summary="Cash out to a crypto address for a user",
-        description=CASHOUT.format(
-            whom="the user with `platformId`",
-            next=(
-                "Your own request needs no approval: the cashout is `approved` (or `in_review` "
-                "above your review threshold, until staff decide), then broadcast (`sent`, with "
-                "`txHash`) and `completed` once the transaction has its confirmations."
-            ),
+@extend_schema(tags=["crypto"], responses=WithdrawalOut)
+def cashout(self: CallerApiView, request: Request) -> Response:
+    body = self.parse_body(request)
+    caller = self.caller(request)
+    withdrawal, _ = crypto_withdrawal_create(
+        merchant=caller.merchant,
+        platform_id=platform_id(caller, body),
+        source=(
+            CryptoWithdrawal.Source.SELF
+            if isinstance(caller, MerchantCaller)
+            else CryptoWithdrawal.Source.CLIENT
         ),
-        request=examples.SECURE_CASHOUT_REQUEST,
-        response=examples.SELF_CASHOUT,
+        cashout=Cashout(
+            chain=body["chain"],
+            token=body["token"],
+            address=body["address"],
+            amount_cents=body["amountCents"],
+            request_id=body["requestId"],
+        ),
     )
+    # 200 as every create of the API answers, for the new cashout and for a repeat alike.
+    return Response(withdrawal_json(withdrawal))
 
 
-class ClientWithdrawApi(ClientUserApi, CashoutApi):
-    rate_limit = Limited("client.crypto.withdraw", CLIENT_TRADE)
-    operation_id = "clientCryptoWithdraw"
-    body_serializer = CashoutIn
-    doc = OperationDoc(
-        summary="Cash out to a crypto address for the client",
-        description=CASHOUT.format(
-            whom="the client",
-            next=(
-                "The cashout starts `awaiting_approval`: your callback URL gets the "
-                "`crypto_withdrawal.awaiting_approval` webhook; answer 2xx to approve (check "
-                "and deduct the client's balance on your side), 4xx to reject. Without an active "
-                "callback URL the request is refused (`MERCHANT_NO_CALLBACK_URL`). Approved, it "
-                "is `in_review` above your review threshold until staff decide, then broadcast "
-                "(`sent`) and `completed` once confirmed."
+SecureCryptoWithdrawApi, ClientCryptoWithdrawApi = Operation(
+    method="post",
+    handler=cashout,
+    errors=(
+        *ACCESS_ERRORS,
+        "INSUFFICIENT_BALANCE",
+        "ONCHAIN_WITHDRAW_INVALID_ADDRESS",
+        "ONCHAIN_WITHDRAW_BELOW_MIN",
+        "TRANSACTION_CONFLICT",
+    ),
+    secure=Route(
+        operation_id="secureCryptoWithdraw",
+        rate_limit=Limited("secure.crypto.withdraw", SECURE_TRADE),
+        input=SecureCashoutIn,
+        doc=OperationDoc(
+            summary="Cash out to a crypto address for a user",
+            description=CASHOUT.format(
+                whom="the user with `platformId`",
+                next=(
+                    "Your own request needs no approval: the cashout is `approved` (or "
+                    "`in_review` above your review threshold, until staff decide), then "
+                    "broadcast (`sent`, with `txHash`) and `completed` once the transaction has "
+                    "its confirmations."
+                ),
             ),
+            request=examples.SECURE_CASHOUT_REQUEST,
+            response=examples.SELF_CASHOUT,
         ),
-        request=examples.CASHOUT_REQUEST,
-        response=examples.CLIENT_CASHOUT,
-    )
-    errors = (*CashoutApi.errors, "MERCHANT_NO_CALLBACK_URL")
+    ),
+    client=Route(
+        operation_id="clientCryptoWithdraw",
+        rate_limit=Limited("client.crypto.withdraw", CLIENT_TRADE),
+        input=CashoutIn,
+        doc=OperationDoc(
+            summary="Cash out to a crypto address for the client",
+            description=CASHOUT.format(
+                whom="the client",
+                next=(
+                    "The cashout starts `awaiting_approval`: your callback URL gets the "
+                    "`crypto_withdrawal.awaiting_approval` webhook; answer 2xx to approve (check "
+                    "and deduct the client's balance on your side), 4xx to reject. Without an "
+                    "active callback URL the request is refused (`MERCHANT_NO_CALLBACK_URL`). "
+                    "Approved, it is `in_review` above your review threshold until staff "
+                    "decide, then broadcast (`sent`) and `completed` once confirmed."
+                ),
+            ),
+            request=examples.CASHOUT_REQUEST,
+            response=examples.CLIENT_CASHOUT,
+        ),
+        errors=("MERCHANT_NO_CALLBACK_URL",),
+    ),
+).views()

@@ -36,84 +36,95 @@ class Network:
         return self.tokens[symbol]
 
 
-def _tokens(*tokens: Token) -> dict[str, Token]:
-    return {token.symbol: token for token in tokens}
+def _network(
+    chain: str,
+    name: str,
+    *,
+    testnet: bool,
+    usdt: str,
+    usdc: str,
+    decimals: int,
+    explorer: str,
+    cluster: str = "",
+    chain_id: int | None = None,
+) -> Network:
+    """A network whose USDT and USDC have ``decimals`` each, its explorer's address and
+    transaction pages under ``explorer`` (on Solana's explorer, in ``cluster``)."""
+    query = f"?cluster={cluster}" if cluster else ""
+    return Network(
+        chain=chain,
+        name=name,
+        testnet=testnet,
+        tokens={USDT: Token(USDT, usdt, decimals), USDC: Token(USDC, usdc, decimals)},
+        explorer=f"{explorer}/address/{{address}}{query}",
+        tx_explorer=f"{explorer}/tx/{{tx}}{query}",
+        chain_id=chain_id,
+    )
 
 
 MAINNET = {
-    ETH: Network(
-        chain=ETH,
-        name="ethereum-mainnet",
+    ETH: _network(
+        ETH,
+        "ethereum-mainnet",
         testnet=False,
-        tokens=_tokens(
-            Token(USDT, "0xdAC17F958D2ee523a2206206994597C13D831ec7", 6),
-            Token(USDC, "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", 6),
-        ),
-        explorer="https://etherscan.io/address/{address}",
-        tx_explorer="https://etherscan.io/tx/{tx}",
+        usdt="0xdAC17F958D2ee523a2206206994597C13D831ec7",
+        usdc="0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+        decimals=6,
+        explorer="https://etherscan.io",
         chain_id=1,
     ),
-    BSC: Network(
-        chain=BSC,
-        name="bsc-mainnet",
+    BSC: _network(
+        BSC,
+        "bsc-mainnet",
         testnet=False,
-        tokens=_tokens(
-            Token(USDT, "0x55d398326f99059fF775485246999027B3197955", 18),
-            Token(USDC, "0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d", 18),
-        ),
-        explorer="https://bscscan.com/address/{address}",
-        tx_explorer="https://bscscan.com/tx/{tx}",
+        usdt="0x55d398326f99059fF775485246999027B3197955",
+        usdc="0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d",
+        decimals=18,
+        explorer="https://bscscan.com",
         chain_id=56,
     ),
-    SOL: Network(
-        chain=SOL,
-        name="solana-mainnet",
+    SOL: _network(
+        SOL,
+        "solana-mainnet",
         testnet=False,
-        tokens=_tokens(
-            Token(USDT, "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB", 6),
-            Token(USDC, "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", 6),
-        ),
-        explorer="https://explorer.solana.com/address/{address}",
-        tx_explorer="https://explorer.solana.com/tx/{tx}",
+        usdt="Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
+        usdc="EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+        decimals=6,
+        explorer="https://explorer.solana.com",
     ),
 }
 
 TESTNET = {
-    ETH: Network(
-        chain=ETH,
-        name="ethereum-sepolia",
+    ETH: _network(
+        ETH,
+        "ethereum-sepolia",
         testnet=True,
-        tokens=_tokens(
-            # Tether has no Sepolia deployment: Aave's faucet USDT is the one testnets use.
-            Token(USDT, "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0", 6),
-            Token(USDC, "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238", 6),
-        ),
-        explorer="https://sepolia.etherscan.io/address/{address}",
-        tx_explorer="https://sepolia.etherscan.io/tx/{tx}",
+        # Tether has no Sepolia deployment: Aave's faucet USDT is the one testnets use.
+        usdt="0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0",
+        usdc="0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238",
+        decimals=6,
+        explorer="https://sepolia.etherscan.io",
         chain_id=11155111,
     ),
-    BSC: Network(
-        chain=BSC,
-        name="bsc-testnet",
+    BSC: _network(
+        BSC,
+        "bsc-testnet",
         testnet=True,
-        tokens=_tokens(
-            Token(USDT, "0x337610d27c682E347C9cD60BD4b3b107C9d34dDd", 18),
-            Token(USDC, "0x64544969ed7EBf5f083679233325356EbE738930", 18),
-        ),
-        explorer="https://testnet.bscscan.com/address/{address}",
-        tx_explorer="https://testnet.bscscan.com/tx/{tx}",
+        usdt="0x337610d27c682E347C9cD60BD4b3b107C9d34dDd",
+        usdc="0x64544969ed7EBf5f083679233325356EbE738930",
+        decimals=18,
+        explorer="https://testnet.bscscan.com",
         chain_id=97,
     ),
-    SOL: Network(
-        chain=SOL,
-        name="solana-devnet",
+    SOL: _network(
+        SOL,
+        "solana-devnet",
         testnet=True,
-        tokens=_tokens(
-            Token(USDT, "EJwZgeZrdC8TXTQbQBoL6bfuAnFUUy1PVCMB4DYPzVaS", 6),
-            Token(USDC, "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU", 6),
-        ),
-        explorer="https://explorer.solana.com/address/{address}?cluster=devnet",
-        tx_explorer="https://explorer.solana.com/tx/{tx}?cluster=devnet",
+        usdt="EJwZgeZrdC8TXTQbQBoL6bfuAnFUUy1PVCMB4DYPzVaS",
+        usdc="4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+        decimals=6,
+        explorer="https://explorer.solana.com",
+        cluster="devnet",
     ),
 }
 

@@ -2,13 +2,17 @@
 budget they spend, the Idempotency-Key of their POSTs."""
 
 import logging
-from typing import Any, ClassVar
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, TypeVar, cast
 
 from django.db import DatabaseError
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 
-from core.api.docs import RateLimitDoc, Window
+from core.api.docs import OperationDoc, RateLimitDoc, Window
 from core.api.idempotency import (
     IdempotentReplayError,
     idempotency_key,
@@ -64,9 +68,12 @@ class CallerApiView(ApiView):
     idempotent_posts = True
 
     def merchant(self, request: Request) -> Merchant:
+        return self.caller(request).merchant
+
+    def caller(self, request: Request) -> MerchantCaller | ClientCaller:
         caller = request.user
         assert isinstance(caller, (MerchantCaller, ClientCaller))
-        return caller.merchant
+        return caller
 
     def declared_errors(self) -> tuple[str, ...]:
         limited = ("RATE_LIMITED",) if self.rate_limit is not None else ()
@@ -244,3 +251,55 @@ class ClientApiView(CallerApiView):
     def caller_peek(self, request: Request) -> tuple[str, bool] | None:
         token = bearer_token(request.headers.get("Authorization", ""))
         return client_token_peek(token=token) if token else None
+
+
+View = TypeVar("View", bound=CallerApiView)
+
+
+@dataclass(frozen=True)
+class Route:
+    """What one caller's route of an operation says of itself; the rest is the operation's."""
+
+    operation_id: str
+    rate_limit: Limited
+    doc: OperationDoc
+    #: This caller's input, where its fields are not the operation's (``Operation.input``).
+    input: type[Serializer] | None = None
+    #: The errors only this caller's requests meet, beyond the operation's own.
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Operation:
+    """An endpoint offered to merchants (``secure``, API key) and to clients (``client``, client
+    token), declared once: its handler (written once; what differs by caller it reads from
+    ``view.caller(request)``), its input, the errors both routes answer, and each caller's
+    route. ``views()`` makes its two views; each is named after its operationId
+    (``getSecureMarket``: ``SecureMarketApi``) and lives in the handler's module."""
+
+    method: Literal["get", "post"]
+    handler: Callable[..., Response]
+    secure: Route
+    client: Route
+    #: The query string's serializer of a GET, the body's of a POST.
+    input: type[Serializer] | None = None
+    errors: tuple[str, ...] = ()
+
+    def views(self) -> tuple[type[MerchantApiView], type[ClientApiView]]:
+        return self._view(MerchantApiView, self.secure), self._view(ClientApiView, self.client)
+
+    def _view(self, base: type[View], route: Route) -> type[View]:
+        name = re.sub("^(get|list)(?=[A-Z])", "", route.operation_id)
+        name = f"{name[0].upper()}{name[1:]}Api"
+        parses = "query_serializer" if self.method == "get" else "body_serializer"
+        declared = {
+            "__module__": self.handler.__module__,
+            "__qualname__": name,
+            self.method: self.handler,
+            parses: route.input or self.input,
+            "operation_id": route.operation_id,
+            "rate_limit": route.rate_limit,
+            "doc": route.doc,
+            "errors": (*self.errors, *route.errors),
+        }
+        return cast(type[View], type(name, (base,), declared))

@@ -11,6 +11,7 @@ method's failures carry (``ADAPTER_ERRORS`` in its module)."""
 
 import ast
 import importlib
+import inspect
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -110,16 +111,11 @@ class Walk:
     seen: set[int] = field(default_factory=set)
 
     def method(self, name: str) -> tuple[Module, ast.AST] | None:
+        """Where the view's method is written: in its class, or, for a handler an operation's
+        two views share (``merchants.views.Operation``), where the function is."""
         for klass in self.view.__mro__:
             if name in vars(klass):
-                mod = module(klass.__module__)
-                node = mod.defs.get(klass.__qualname__) if mod else None
-                if mod is None or not isinstance(node, ast.ClassDef):
-                    return None
-                return next(
-                    ((mod, item) for item in node.body if getattr(item, "name", None) == name),
-                    None,
-                )
+                return written(inspect.unwrap(vars(klass)[name]))
         return None
 
     def visit(self, mod: Module, node: ast.AST, *, methods: bool = False) -> None:
@@ -165,6 +161,17 @@ class Walk:
                     target = resolve(owner, expr.attr)
         if isinstance(target, tuple) and target[0].name not in OPAQUE:
             self.visit(*target, methods=of_view)
+
+
+def written(function: object) -> tuple[Module, ast.AST] | None:
+    """A function's definition, found by its module and qualified name (None: not ours)."""
+    mod = module(getattr(function, "__module__", None) or "")
+    path = str(getattr(function, "__qualname__", "")).split(".")
+    node = mod.defs.get(path[0]) if mod else None
+    for name in path[1:]:
+        body = node.body if isinstance(node, ast.ClassDef) else []
+        node = next((item for item in body if getattr(item, "name", None) == name), None)
+    return (mod, node) if mod is not None and node is not None else None
 
 
 def raisable(view: type) -> set[str]:

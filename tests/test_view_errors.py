@@ -27,7 +27,7 @@ _CANCEL_ROW = "a per-item refusal reason inside the 200 answer (CancelRow), not 
 NOT_RAISED: dict[tuple[str, str], str] = {
     ("SecureBuyApi", "WITHDRAW_IN_PROGRESS"): _CLIENT_ONLY + " (recipient.client)",
     ("SecureQuickBuyApi", "WITHDRAW_IN_PROGRESS"): _CLIENT_ONLY + " (recipient.client)",
-    ("SecureWithdrawApi", "MERCHANT_NO_CALLBACK_URL"): _CLIENT_ONLY + " (crypto: is_client)",
+    ("SecureCryptoWithdrawApi", "MERCHANT_NO_CALLBACK_URL"): _CLIENT_ONLY + " (crypto: is_client)",
     ("SecureSellApi", "TOO_MANY_ACTIVE_TRADES"): _CLIENT_ONLY + " (the deposit guard)",
     ("ClientWithdrawCancelApi", "FORBIDDEN"): "self_only is False for a client's cancel",
     ("ClientWithdrawItemCancelApi", "FORBIDDEN"): "self_only is False for a client's cancel",
@@ -80,3 +80,9 @@ def test_the_walk_finds_what_a_view_raises():
     assert {"INVENTORY_PRIVATE", "PLATFORM_RATE_LIMITED", "USER_NOT_TRADEABLE"} <= raisable(
         inventory
     )
+
+
+def test_no_two_views_share_a_name():
+    """The exemptions above, the metrics and a reader name a view by its class name alone."""
+    names = [view.__qualname__ for view in VIEWS]
+    assert sorted({name for name in names if names.count(name) > 1}) == []

@@ -1,19 +1,23 @@
-"""The views of the deposit, accounts and market flows are composed, not inherited through
-chains: each is its caller's base view (merchant or client) and its own operation, and what
-differs by caller is a plain attribute or function."""
+"""The views of the trading flows and of crypto are composed, not inherited through chains:
+each is its caller's base view (merchant or client) and its own operation (a class, or made by
+``merchants.views.Operation``), and what differs by caller is a plain attribute or function."""
 
 import pytest
 
+from core.api.views import ApiView
+from crypto import apis as crypto
 from merchants.views import ClientApiView, MerchantApiView
 from trading.accounts import apis as accounts
 from trading.deposits import apis as deposits
+from trading.history import apis as history
 from trading.market import apis as market
+from trading.withdrawals.apis import cancels, withdraw
 
 VIEWS = [
     view
-    for module in (deposits, accounts, market)
+    for module in (deposits, accounts, market, history, withdraw, cancels, crypto)
     for view in vars(module).values()
-    if isinstance(view, type) and view.__module__ == module.__name__
+    if isinstance(view, type) and issubclass(view, ApiView) and view.__module__ == module.__name__
 ]
 
 

@@ -9,9 +9,10 @@ from rest_framework.response import Response
 
 from core.api.docs import OperationDoc
 from core.errors import DomainError
+from merchants.authentication import ClientCaller, MerchantCaller
 from merchants.models import Merchant
 from merchants.ratelimits import CLIENT_TRADES, SECURE_TRADES, Limited
-from merchants.views import ClientApiView, MerchantApiView
+from merchants.views import CallerApiView, ClientApiView, MerchantApiView, Operation, Route
 from trading.history import examples
 from trading.history.inputs import TradesQueryIn
 from trading.history.selectors import (
@@ -37,65 +38,54 @@ TRADE_PAGE = """
 """
 
 
-def trade_page(query: dict[str, Any], where: TradeFilter) -> Response:
-    """The page ``query`` asks for of the trades ``where`` selects."""
+def trades_of(caller: MerchantCaller | ClientCaller, query: dict[str, Any]) -> TradeFilter:
+    """A merchant lists its self trades; a client its own trades."""
+    game, trade_type = int(query["game"]), query.get("type")
+    if isinstance(caller, MerchantCaller):
+        return merchant_self_trades(merchant=caller.merchant, game=game, type=trade_type)
+    return client_trades(
+        merchant=caller.merchant, platform_id=caller.platform_id, game=game, type=trade_type
+    )
+
+
+@extend_schema(tags=["trades"], responses=TradePageOut)
+def trades(self: CallerApiView, request: Request) -> Response:
+    query = self.parse_query(request)
+    where = trades_of(self.caller(request), query)
     page = trades_page(where=where, cursor=query.get("cursor"), limit=query["limit"])
     return Response(trade_page_json(page))
 
 
-class SecureTradesApi(MerchantApiView):
-    """A page of the merchant's self trades, newest first."""
-
-    rate_limit = Limited("secure.trades.list", SECURE_TRADES, shared="secure.trades")
-    operation_id = "listSecureTrades"
-    doc = OperationDoc(
-        summary="List your self trades",
-        description=TRADE_PAGE.format(
-            whose="Your self trades (`source: self`: `POST /secure/sell`, `/secure/buy`, "
-            "`/secure/buy/quick`; your clients' trades are not listed here),"
+SecureTradesApi, ClientTradesApi = Operation(
+    method="get",
+    handler=trades,
+    input=TradesQueryIn,
+    secure=Route(
+        operation_id="listSecureTrades",
+        rate_limit=Limited("secure.trades.list", SECURE_TRADES, shared="secure.trades"),
+        doc=OperationDoc(
+            summary="List your self trades",
+            description=TRADE_PAGE.format(
+                whose="Your self trades (`source: self`: `POST /secure/sell`, `/secure/buy`, "
+                "`/secure/buy/quick`; your clients' trades are not listed here),"
+            ),
+            parameters={"limit": "2", "game": "730"},
+            response=examples.SECURE_TRADE_PAGE,
         ),
-        parameters={"limit": "2", "game": "730"},
-        response=examples.SECURE_TRADE_PAGE,
-    )
-
-    query_serializer = TradesQueryIn
-
-    @extend_schema(tags=["trades"], responses=TradePageOut)
-    def get(self, request: Request) -> Response:
-        query = self.parse_query(request)
-        where = merchant_self_trades(
-            merchant=self.merchant(request), game=int(query["game"]), type=query.get("type")
-        )
-        return trade_page(query, where)
-
-
-class ClientTradesApi(ClientApiView):
-    """A page of the token's own trades, newest first."""
-
-    rate_limit = Limited("client.trades.list", CLIENT_TRADES, shared="client.trades")
-    operation_id = "listClientTrades"
-    doc = OperationDoc(
-        summary="List the client's trades",
-        description=TRADE_PAGE.format(
-            whose="The client's own trades (its deposits and withdrawals at this merchant),"
+    ),
+    client=Route(
+        operation_id="listClientTrades",
+        rate_limit=Limited("client.trades.list", CLIENT_TRADES, shared="client.trades"),
+        doc=OperationDoc(
+            summary="List the client's trades",
+            description=TRADE_PAGE.format(
+                whose="The client's own trades (its deposits and withdrawals at this merchant),"
+            ),
+            parameters={"limit": "20", "game": "730"},
+            response=examples.CLIENT_TRADE_PAGE,
         ),
-        parameters={"limit": "20", "game": "730"},
-        response=examples.CLIENT_TRADE_PAGE,
-    )
-
-    query_serializer = TradesQueryIn
-
-    @extend_schema(tags=["trades"], responses=TradePageOut)
-    def get(self, request: Request) -> Response:
-        query = self.parse_query(request)
-        caller = self.caller(request)
-        where = client_trades(
-            merchant=caller.merchant,
-            platform_id=caller.platform_id,
-            game=int(query["game"]),
-            type=query.get("type"),
-        )
-        return trade_page(query, where)
+    ),
+).views()
 
 
 def trade_found(scope: QuerySet[Trade], ref: str) -> Response:

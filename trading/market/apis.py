@@ -16,7 +16,7 @@ from merchants.ratelimits import (
     SECURE_MARKET_ITEM,
     Limited,
 )
-from merchants.views import ClientApiView, MerchantApiView
+from merchants.views import CallerApiView, ClientApiView, MerchantApiView, Operation, Route
 from trading.market import examples
 from trading.market.inputs import MarketItemQueryIn, MarketQueryIn, PricesQuery, SuggestionsQueryIn
 from trading.market.rendered.pages import (
@@ -84,38 +84,37 @@ MARKET_SEARCH = """
 """
 
 
-class SecureMarketApi(MerchantApiView):
-    rate_limit = Limited("secure.market", SECURE_MARKET)
-    operation_id = "getSecureMarket"
-    query_serializer = MarketQueryIn
-    doc = OperationDoc(
-        summary="Search the market's listings",
-        description=MARKET_SEARCH.format(route="/secure", buy="POST /secure/buy"),
-        parameters=examples.MARKET_QUERY,
-        response=examples.MARKET_PAGE,
-    )
-
-    @extend_schema(tags=["market"], responses=MarketPageOut)
-    def get(self, request: Request) -> Response:
-        search: MarketSearch = self.parse_query(request)
-        return Response(market_search(merchant=self.merchant(request), search=search))
+@extend_schema(tags=["market"], responses=MarketPageOut)
+def market(self: CallerApiView, request: Request) -> Response:
+    search: MarketSearch = self.parse_query(request)
+    return Response(market_search(merchant=self.merchant(request), search=search))
 
 
-class ClientMarketApi(ClientApiView):
-    rate_limit = Limited("client.market", CLIENT_MARKET)
-    operation_id = "getClientMarket"
-    query_serializer = MarketQueryIn
-    doc = OperationDoc(
-        summary="Search the market's listings for a client",
-        description=MARKET_SEARCH.format(route="/client", buy="POST /client/trading/withdraw"),
-        parameters=examples.MARKET_QUERY,
-        response=examples.MARKET_PAGE,
-    )
-
-    @extend_schema(tags=["market"], responses=MarketPageOut)
-    def get(self, request: Request) -> Response:
-        search: MarketSearch = self.parse_query(request)
-        return Response(market_search(merchant=self.merchant(request), search=search))
+SecureMarketApi, ClientMarketApi = Operation(
+    method="get",
+    handler=market,
+    input=MarketQueryIn,
+    secure=Route(
+        operation_id="getSecureMarket",
+        rate_limit=Limited("secure.market", SECURE_MARKET),
+        doc=OperationDoc(
+            summary="Search the market's listings",
+            description=MARKET_SEARCH.format(route="/secure", buy="POST /secure/buy"),
+            parameters=examples.MARKET_QUERY,
+            response=examples.MARKET_PAGE,
+        ),
+    ),
+    client=Route(
+        operation_id="getClientMarket",
+        rate_limit=Limited("client.market", CLIENT_MARKET),
+        doc=OperationDoc(
+            summary="Search the market's listings for a client",
+            description=MARKET_SEARCH.format(route="/client", buy="POST /client/trading/withdraw"),
+            parameters=examples.MARKET_QUERY,
+            response=examples.MARKET_PAGE,
+        ),
+    ),
+).views()
 
 
 MARKET_ITEM = """
@@ -133,38 +132,37 @@ MARKET_ITEM = """
 """
 
 
-class SecureMarketItemApi(MerchantApiView):
-    rate_limit = Limited("secure.market.item", SECURE_MARKET_ITEM)
-    operation_id = "getSecureMarketItem"
-    query_serializer = MarketItemQueryIn
-    doc = OperationDoc(
-        summary="List one catalog item's listings",
-        description=MARKET_ITEM.format(buy="POST /secure/buy"),
-        parameters={"itemId": "730-000040", "phase": "Black Pearl"},
-        response=[examples.KARAMBIT_LISTING],
-    )
-
-    @extend_schema(tags=["market"], responses=list[ListingOut])
-    def get(self, request: Request) -> Response:
-        search: ItemSearch = self.parse_query(request)
-        return Response(market_item_listings(merchant=self.merchant(request), search=search))
+@extend_schema(tags=["market"], responses=list[ListingOut])
+def market_item(self: CallerApiView, request: Request) -> Response:
+    search: ItemSearch = self.parse_query(request)
+    return Response(market_item_listings(merchant=self.merchant(request), search=search))
 
 
-class ClientMarketItemApi(ClientApiView):
-    rate_limit = Limited("client.market.item", CLIENT_MARKET_ITEM)
-    operation_id = "getClientMarketItem"
-    query_serializer = MarketItemQueryIn
-    doc = OperationDoc(
-        summary="List one catalog item's listings for a client",
-        description=MARKET_ITEM.format(buy="POST /client/trading/withdraw"),
-        parameters={"itemId": "730-000040", "phase": "Black Pearl"},
-        response=[examples.KARAMBIT_LISTING],
-    )
-
-    @extend_schema(tags=["market"], responses=list[ListingOut])
-    def get(self, request: Request) -> Response:
-        search: ItemSearch = self.parse_query(request)
-        return Response(market_item_listings(merchant=self.merchant(request), search=search))
+SecureMarketItemApi, ClientMarketItemApi = Operation(
+    method="get",
+    handler=market_item,
+    input=MarketItemQueryIn,
+    secure=Route(
+        operation_id="getSecureMarketItem",
+        rate_limit=Limited("secure.market.item", SECURE_MARKET_ITEM),
+        doc=OperationDoc(
+            summary="List one catalog item's listings",
+            description=MARKET_ITEM.format(buy="POST /secure/buy"),
+            parameters={"itemId": "730-000040", "phase": "Black Pearl"},
+            response=[examples.KARAMBIT_LISTING],
+        ),
+    ),
+    client=Route(
+        operation_id="getClientMarketItem",
+        rate_limit=Limited("client.market.item", CLIENT_MARKET_ITEM),
+        doc=OperationDoc(
+            summary="List one catalog item's listings for a client",
+            description=MARKET_ITEM.format(buy="POST /client/trading/withdraw"),
+            parameters={"itemId": "730-000040", "phase": "Black Pearl"},
+            response=[examples.KARAMBIT_LISTING],
+        ),
+    ),
+).views()
 
 
 class ClientSuggestionsApi(ClientApiView):

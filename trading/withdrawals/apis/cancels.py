@@ -1,15 +1,16 @@
 """Cancels of withdrawal items: whole trades and single items, for merchants and clients."""
 
+from dataclasses import dataclass
+
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.docs import OperationDoc, paragraphs
-from merchants.authentication import ClientCaller
-from merchants.models import Merchant
+from merchants.authentication import ClientCaller, MerchantCaller
 from merchants.ratelimits import SECURE_CANCEL, Limited
-from merchants.views import ClientApiView, MerchantApiView
+from merchants.views import CallerApiView, Operation, Route
 from trading.models import Trade, TradeItem
 from trading.trades.selectors import client_trade_scope
 from trading.withdrawals import examples
@@ -25,14 +26,22 @@ TRADE_ID = OpenApiParameter("tradeId", str, OpenApiParameter.PATH, description="
 ITEM_ID = OpenApiParameter("itemId", str, OpenApiParameter.PATH, description="id or externalId")
 
 
-def merchant_scope(merchant: Merchant) -> QuerySet[Trade]:
-    """A merchant cancels its self trades; a client's trade is found, and answers FORBIDDEN."""
-    return Trade.objects.filter(merchant=merchant)
+@dataclass(frozen=True)
+class Canceller:
+    """Who cancels: the trades in reach (``scope``), whether only self trades are theirs to
+    cancel (``self_only``: another one is found, and answers FORBIDDEN), and the ``actor``."""
+
+    scope: QuerySet[Trade]
+    self_only: bool
+    actor: str
 
 
-def client_scope(caller: ClientCaller) -> QuerySet[Trade]:
-    """A client cancels its own trades."""
-    return client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
+def canceller(caller: MerchantCaller | ClientCaller) -> Canceller:
+    """A merchant cancels its self trades; a client its own trades."""
+    if isinstance(caller, MerchantCaller):
+        return Canceller(Trade.objects.filter(merchant=caller.merchant), True, "merchant")
+    scope = client_trade_scope(merchant=caller.merchant, platform_id=caller.platform_id)
+    return Canceller(scope, False, "client")
 
 
 # The answers, built from what the cancel services return.
@@ -115,123 +124,96 @@ SELF_ONLY = """
 """
 
 
-class SecureBuyCancelApi(MerchantApiView):
-    """Every still-cancellable item of a self withdrawal."""
+@extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
+def cancel(self: CallerApiView, request: Request, tradeId: str) -> Response:  # noqa: N803
+    by = canceller(self.caller(request))
+    cancel = withdrawal_cancel(
+        scope=by.scope, trade_ref=tradeId, self_only=by.self_only, actor=by.actor
+    )
+    return Response(cancel_result_json(cancel))
 
-    rate_limit = Limited("secure.buy.cancel", SECURE_CANCEL)
-    operation_id = "secureBuyCancel"
-    errors = (*CANCEL_ERRORS, "FORBIDDEN")
-    doc = OperationDoc(
-        summary="Cancel a self withdrawal's undelivered items",
-        description=paragraphs(
-            WHOLE_TRADE.format(whose="a self"),
-            SELF_ONLY,
-            CANCEL_RULES.format(lookup="/secure/trades/{tradeId}"),
+
+SecureBuyCancelApi, ClientWithdrawCancelApi = Operation(
+    method="post",
+    handler=cancel,
+    errors=CANCEL_ERRORS,
+    secure=Route(
+        operation_id="secureBuyCancel",
+        rate_limit=Limited("secure.buy.cancel", SECURE_CANCEL),
+        errors=("FORBIDDEN",),
+        doc=OperationDoc(
+            summary="Cancel a self withdrawal's undelivered items",
+            description=paragraphs(
+                WHOLE_TRADE.format(whose="a self"),
+                SELF_ONLY,
+                CANCEL_RULES.format(lookup="/secure/trades/{tradeId}"),
+            ),
+            parameters={"tradeId": examples.SELF_BUY["id"]},
+            response=examples.SELF_TRADE_CANCEL,
         ),
-        parameters={"tradeId": examples.SELF_BUY["id"]},
-        response=examples.SELF_TRADE_CANCEL,
-    )
-
-    @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
-    def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
-        cancel = withdrawal_cancel(
-            scope=merchant_scope(self.merchant(request)),
-            trade_ref=tradeId,
-            self_only=True,
-            actor="merchant",
-        )
-        return Response(cancel_result_json(cancel))
-
-
-class ClientWithdrawCancelApi(ClientApiView):
-    """Every still-cancellable item of one of the token's withdrawals."""
-
-    rate_limit = Limited(
-        "client.trading.withdraw.cancel", SECURE_CANCEL, shared="client.trading.cancel"
-    )
-    operation_id = "clientWithdrawCancel"
-    doc = OperationDoc(
-        summary="Cancel a client withdrawal's undelivered items",
-        description=paragraphs(
-            WHOLE_TRADE.format(whose="the client's"),
-            CANCEL_RULES.format(lookup="/client/trades/{id}"),
+    ),
+    client=Route(
+        operation_id="clientWithdrawCancel",
+        rate_limit=Limited(
+            "client.trading.withdraw.cancel", SECURE_CANCEL, shared="client.trading.cancel"
         ),
-        parameters={"tradeId": examples.CLIENT_WITHDRAWAL["externalId"]},
-        response=examples.CLIENT_TRADE_CANCEL,
-    )
-    errors = CANCEL_ERRORS
-
-    @extend_schema(tags=["cancels"], parameters=[TRADE_ID], responses=CancelResult)
-    def post(self, request: Request, tradeId: str) -> Response:  # noqa: N803 (the contract's name)
-        cancel = withdrawal_cancel(
-            scope=client_scope(self.caller(request)),
-            trade_ref=tradeId,
-            self_only=False,
-            actor="client",
-        )
-        return Response(cancel_result_json(cancel))
-
-
-ITEM_CANCEL_ERRORS = (*CANCEL_ERRORS, "TRADE_CANCEL_TOO_SOON")
-
-
-class SecureBuyItemCancelApi(MerchantApiView):
-    """One item of a self withdrawal, by its id or externalId."""
-
-    rate_limit = Limited("secure.buy.item_cancel", SECURE_CANCEL, shared="secure.buy.cancel")
-    operation_id = "secureBuyItemCancel"
-    errors = (*ITEM_CANCEL_ERRORS, "FORBIDDEN")
-    doc = OperationDoc(
-        summary="Cancel one item of a self withdrawal",
-        description=paragraphs(
-            ONE_ITEM.format(whose="a self"),
-            SELF_ONLY,
-            CANCEL_RULES.format(lookup="/secure/trades/{tradeId}"),
+        doc=OperationDoc(
+            summary="Cancel a client withdrawal's undelivered items",
+            description=paragraphs(
+                WHOLE_TRADE.format(whose="the client's"),
+                CANCEL_RULES.format(lookup="/client/trades/{id}"),
+            ),
+            parameters={"tradeId": examples.CLIENT_WITHDRAWAL["externalId"]},
+            response=examples.CLIENT_TRADE_CANCEL,
         ),
-        parameters={"tradeId": examples.SELF_BUY["externalId"], "itemId": "line-1"},
-        response=examples.SELF_ITEM_CANCEL,
+    ),
+).views()
+
+
+@extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
+def item_cancel(self: CallerApiView, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
+    by = canceller(self.caller(request))
+    trade, item = withdrawal_item_cancel(
+        scope=by.scope, trade_ref=tradeId, item_ref=itemId, self_only=by.self_only, actor=by.actor
     )
-
-    @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
-    def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
-        trade, item = withdrawal_item_cancel(
-            scope=merchant_scope(self.merchant(request)),
-            trade_ref=tradeId,
-            item_ref=itemId,
-            self_only=True,
-            actor="merchant",
-        )
-        return Response(item_cancel_json(trade, item))
+    return Response(item_cancel_json(trade, item))
 
 
-class ClientWithdrawItemCancelApi(ClientApiView):
-    """One item of one of the token's withdrawals, by its id or externalId."""
-
-    rate_limit = Limited(
-        "client.trading.withdraw.item_cancel", SECURE_CANCEL, shared="client.trading.cancel"
-    )
-    operation_id = "clientWithdrawItemCancel"
-    doc = OperationDoc(
-        summary="Cancel one item of a client withdrawal",
-        description=paragraphs(
-            ONE_ITEM.format(whose="the client's"),
-            CANCEL_RULES.format(lookup="/client/trades/{id}"),
+SecureBuyItemCancelApi, ClientWithdrawItemCancelApi = Operation(
+    method="post",
+    handler=item_cancel,
+    errors=(*CANCEL_ERRORS, "TRADE_CANCEL_TOO_SOON"),
+    secure=Route(
+        operation_id="secureBuyItemCancel",
+        rate_limit=Limited("secure.buy.item_cancel", SECURE_CANCEL, shared="secure.buy.cancel"),
+        errors=("FORBIDDEN",),
+        doc=OperationDoc(
+            summary="Cancel one item of a self withdrawal",
+            description=paragraphs(
+                ONE_ITEM.format(whose="a self"),
+                SELF_ONLY,
+                CANCEL_RULES.format(lookup="/secure/trades/{tradeId}"),
+            ),
+            parameters={"tradeId": examples.SELF_BUY["externalId"], "itemId": "line-1"},
+            response=examples.SELF_ITEM_CANCEL,
         ),
-        parameters={
-            "tradeId": examples.CLIENT_WITHDRAWAL["id"],
-            "itemId": "4612c31f-49b3-495e-9f91-fde507791596",
-        },
-        response=examples.CLIENT_ITEM_CANCEL,
-    )
-    errors = ITEM_CANCEL_ERRORS
-
-    @extend_schema(tags=["cancels"], parameters=[TRADE_ID, ITEM_ID], responses=ItemCancelResult)
-    def post(self, request: Request, tradeId: str, itemId: str) -> Response:  # noqa: N803
-        trade, item = withdrawal_item_cancel(
-            scope=client_scope(self.caller(request)),
-            trade_ref=tradeId,
-            item_ref=itemId,
-            self_only=False,
-            actor="client",
-        )
-        return Response(item_cancel_json(trade, item))
+    ),
+    client=Route(
+        operation_id="clientWithdrawItemCancel",
+        rate_limit=Limited(
+            "client.trading.withdraw.item_cancel", SECURE_CANCEL, shared="client.trading.cancel"
+        ),
+        doc=OperationDoc(
+            summary="Cancel one item of a client withdrawal",
+            description=paragraphs(
+                ONE_ITEM.format(whose="the client's"),
+                CANCEL_RULES.format(lookup="/client/trades/{id}"),
+            ),
+            parameters={
+                "tradeId": examples.CLIENT_WITHDRAWAL["id"],
+                "itemId": "4612c31f-49b3-495e-9f91-fde507791596",
+            },
+            response=examples.CLIENT_ITEM_CANCEL,
+        ),
+    ),
+).views()

@@ -6,10 +6,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.docs import OperationDoc, paragraphs
-from merchants.authentication import ClientCaller
+from merchants.authentication import ClientCaller, MerchantCaller
 from merchants.ratelimits import CLIENT_TRADE, SECURE_TRADE, Limited
 from merchants.selectors import client_get
-from merchants.views import ClientApiView, MerchantApiView
+from merchants.views import CallerApiView, Operation, Route
 from trading.models import Trade
 from trading.trades.shapes import TradeOut, trade_json
 from trading.withdrawals import examples
@@ -23,9 +23,13 @@ from trading.withdrawals.services.create import Recipient, WithdrawalOrder, with
 from trading.withdrawals.services.quick import QuickOrder, quick_withdrawal_create
 
 
-def client_recipient(caller: ClientCaller) -> Recipient:
-    """The token's own account receives; its client row serializes its withdrawals."""
-    return Recipient(
+def recipient(caller: MerchantCaller | ClientCaller, trade_url: str) -> tuple[str, Recipient]:
+    """The trade's source and who receives: for a merchant, the account behind the body's
+    ``trade_url`` (a self trade); for a client, the token's own account, whose client row
+    serializes its withdrawals."""
+    if isinstance(caller, MerchantCaller):
+        return Trade.Source.SELF, Recipient(trade_url=trade_url)
+    return Trade.Source.CLIENT, Recipient(
         trade_url=caller.trade_url,
         client=client_get(merchant=caller.merchant, platform_id=caller.platform_id),
         external_client_user_id=caller.client_id or "",
@@ -67,6 +71,19 @@ WITHDRAW = """
     when it cannot cover it) and settles item by item as they are delivered.
 """
 
+ONE_AT_A_TIME = """
+    One withdrawal per client at a time is written: a second one at the same moment is
+    refused with `WITHDRAW_IN_PROGRESS` (retry).
+"""
+
+CLIENT_WITHDRAW = """
+    One withdrawal per client at a time is written: a second one at the same moment is
+    refused with `WITHDRAW_IN_PROGRESS` (retry). Your approval callback is where you
+    check and deduct the client's balance on your side.
+
+    `autoCancel` (game 730 only; 30 to 720 minutes, 30 when not given) cancels the items
+    still being bought that long after creation (`autoCancelAt`).
+"""
 
 WITHDRAW_ERRORS = (
     "EXTERNAL_ID_EXISTS",
@@ -89,81 +106,62 @@ WITHDRAW_ERRORS = (
 )
 
 
-class SecureBuyApi(MerchantApiView):
-    """Listings bought for the account behind the body's ``tradeUrl`` (a self trade)."""
+@extend_schema(tags=["withdrawals"], responses=TradeOut)
+def withdraw(self: CallerApiView, request: Request) -> Response:
+    order: WithdrawalOrder = self.parse_body(request)
+    source, to = recipient(self.caller(request), order.trade_url)
+    trade = withdrawal_create(
+        merchant=self.merchant(request), source=source, recipient=to, order=order
+    )
+    return Response(trade_json(trade))
 
-    rate_limit = Limited("secure.buy", SECURE_TRADE)
-    operation_id = "secureBuy"
-    body_serializer = SecureBuyIn
-    doc = OperationDoc(
-        summary="Buy listings for a trade URL (self withdrawal)",
-        description=paragraphs(
-            WITHDRAW.format(
-                route="/secure", recipient="the account behind `tradeUrl` (a self trade)"
+
+SecureBuyApi, ClientWithdrawApi = Operation(
+    method="post",
+    handler=withdraw,
+    errors=WITHDRAW_ERRORS,
+    secure=Route(
+        operation_id="secureBuy",
+        rate_limit=Limited("secure.buy", SECURE_TRADE),
+        input=SecureBuyIn,
+        doc=OperationDoc(
+            summary="Buy listings for a trade URL (self withdrawal)",
+            description=paragraphs(
+                WITHDRAW.format(
+                    route="/secure", recipient="the account behind `tradeUrl` (a self trade)"
+                ),
+                EXTERNAL_ID,
+                WITHDRAWAL_LIFECYCLE.format(lookup="/secure/trades/{tradeId}"),
+                """
+                Undelivered items can be cancelled after 30 minutes with
+                `POST /secure/buy/{tradeId}/cancel`.
+                """,
             ),
-            EXTERNAL_ID,
-            WITHDRAWAL_LIFECYCLE.format(lookup="/secure/trades/{tradeId}"),
-            """
-            Undelivered items can be cancelled after 30 minutes with
-            `POST /secure/buy/{tradeId}/cancel`.
-            """,
+            request=examples.SELF_BUY_REQUEST,
+            response=examples.SELF_BUY,
+            error_details=examples.WITHDRAW_ERROR_DETAILS,
         ),
-        request=examples.SELF_BUY_REQUEST,
-        response=examples.SELF_BUY,
-        error_details=examples.WITHDRAW_ERROR_DETAILS,
-    )
-    errors = WITHDRAW_ERRORS
-
-    @extend_schema(tags=["withdrawals"], responses=TradeOut)
-    def post(self, request: Request) -> Response:
-        order: WithdrawalOrder = self.parse_body(request)
-        trade = withdrawal_create(
-            merchant=self.merchant(request),
-            source=Trade.Source.SELF,
-            recipient=Recipient(trade_url=order.trade_url),
-            order=order,
-        )
-        return Response(trade_json(trade))
-
-
-class ClientWithdrawApi(ClientApiView):
-    """Listings bought for the token's own account."""
-
-    rate_limit = Limited("client.trading.withdraw", CLIENT_TRADE)
-    operation_id = "clientWithdraw"
-    body_serializer = ClientWithdrawIn
-    doc = OperationDoc(
-        summary="Buy listings for the client (withdrawal)",
-        description=paragraphs(
-            WITHDRAW.format(route="/client", recipient="the client's own account"),
-            """
-            One withdrawal per client at a time is written: a second one at the same moment is
-            refused with `WITHDRAW_IN_PROGRESS` (retry). Your approval callback is where you
-            check and deduct the client's balance on your side.
-
-            `autoCancel` (game 730 only; 30 to 720 minutes, 30 when not given) cancels the items
-            still being bought that long after creation (`autoCancelAt`).
-            """,
-            EXTERNAL_ID,
-            WITHDRAWAL_LIFECYCLE.format(lookup="/client/trades/{id}"),
+    ),
+    client=Route(
+        operation_id="clientWithdraw",
+        rate_limit=Limited("client.trading.withdraw", CLIENT_TRADE),
+        input=ClientWithdrawIn,
+        doc=OperationDoc(
+            summary="Buy listings for the client (withdrawal)",
+            description=paragraphs(
+                WITHDRAW.format(route="/client", recipient="the client's own account"),
+                CLIENT_WITHDRAW,
+                EXTERNAL_ID,
+                WITHDRAWAL_LIFECYCLE.format(lookup="/client/trades/{id}"),
+            ),
+            request=examples.CLIENT_WITHDRAW_REQUEST,
+            response=examples.CLIENT_WITHDRAWAL,
+            error_details=examples.WITHDRAW_ERROR_DETAILS,
         ),
-        request=examples.CLIENT_WITHDRAW_REQUEST,
-        response=examples.CLIENT_WITHDRAWAL,
-        error_details=examples.WITHDRAW_ERROR_DETAILS,
-    )
-    # One withdrawal per user at a time.
-    errors = (*WITHDRAW_ERRORS, "WITHDRAW_IN_PROGRESS")
-
-    @extend_schema(tags=["withdrawals"], responses=TradeOut)
-    def post(self, request: Request) -> Response:
-        order: WithdrawalOrder = self.parse_body(request)
-        trade = withdrawal_create(
-            merchant=self.merchant(request),
-            source=Trade.Source.CLIENT,
-            recipient=client_recipient(self.caller(request)),
-            order=order,
-        )
-        return Response(trade_json(trade))
+        # One withdrawal per client at a time.
+        errors=("WITHDRAW_IN_PROGRESS",),
+    ),
+).views()
 
 
 QUICK_WITHDRAW = """
@@ -199,67 +197,52 @@ QUICK_WITHDRAW_ERRORS = (
 )
 
 
-class SecureQuickBuyApi(MerchantApiView):
-    """The cheapest listings of one item up to a price, bought for the body's ``tradeUrl``."""
+@extend_schema(tags=["withdrawals"], responses=TradeOut)
+def quick_withdraw(self: CallerApiView, request: Request) -> Response:
+    order: QuickOrder = self.parse_body(request)
+    source, to = recipient(self.caller(request), order.trade_url)
+    trade = quick_withdrawal_create(
+        merchant=self.merchant(request), source=source, recipient=to, order=order
+    )
+    return Response(trade_json(trade))
 
-    rate_limit = Limited("secure.buy.quick", SECURE_TRADE)
-    operation_id = "secureQuickBuy"
-    body_serializer = SecureQuickBuyIn
-    doc = OperationDoc(
-        summary="Buy the cheapest listings of an item for a trade URL (quick self withdrawal)",
-        description=paragraphs(
-            QUICK_WITHDRAW.format(recipient="the account behind `tradeUrl` (a self trade)"),
-            EXTERNAL_ID,
-            WITHDRAWAL_LIFECYCLE.format(lookup="/secure/trades/{tradeId}"),
+
+SecureQuickBuyApi, ClientQuickWithdrawApi = Operation(
+    method="post",
+    handler=quick_withdraw,
+    errors=QUICK_WITHDRAW_ERRORS,
+    secure=Route(
+        operation_id="secureQuickBuy",
+        rate_limit=Limited("secure.buy.quick", SECURE_TRADE),
+        input=SecureQuickBuyIn,
+        doc=OperationDoc(
+            summary="Buy the cheapest listings of an item for a trade URL (quick self withdrawal)",
+            description=paragraphs(
+                QUICK_WITHDRAW.format(recipient="the account behind `tradeUrl` (a self trade)"),
+                EXTERNAL_ID,
+                WITHDRAWAL_LIFECYCLE.format(lookup="/secure/trades/{tradeId}"),
+            ),
+            request=examples.SECURE_QUICK_BUY_REQUEST,
+            response=examples.SELF_QUICK_BUY,
         ),
-        request=examples.SECURE_QUICK_BUY_REQUEST,
-        response=examples.SELF_QUICK_BUY,
-    )
-    errors = QUICK_WITHDRAW_ERRORS
-
-    @extend_schema(tags=["withdrawals"], responses=TradeOut)
-    def post(self, request: Request) -> Response:
-        order: QuickOrder = self.parse_body(request)
-        trade = quick_withdrawal_create(
-            merchant=self.merchant(request),
-            source=Trade.Source.SELF,
-            recipient=Recipient(trade_url=order.trade_url),
-            order=order,
-        )
-        return Response(trade_json(trade))
-
-
-class ClientQuickWithdrawApi(ClientApiView):
-    """The cheapest listings of one item up to a price, bought for the token's own account."""
-
-    rate_limit = Limited(
-        "client.trading.withdraw.quick", CLIENT_TRADE, shared="client.trading.withdraw"
-    )
-    operation_id = "clientQuickWithdraw"
-    body_serializer = QuickWithdrawIn
-    doc = OperationDoc(
-        summary="Buy the cheapest listings of an item for the client (quick withdrawal)",
-        description=paragraphs(
-            QUICK_WITHDRAW.format(recipient="the client's own account"),
-            """
-            One withdrawal per client at a time is written: a second one at the same moment is
-            refused with `WITHDRAW_IN_PROGRESS` (retry).
-            """,
-            EXTERNAL_ID,
-            WITHDRAWAL_LIFECYCLE.format(lookup="/client/trades/{id}"),
+    ),
+    client=Route(
+        operation_id="clientQuickWithdraw",
+        rate_limit=Limited(
+            "client.trading.withdraw.quick", CLIENT_TRADE, shared="client.trading.withdraw"
         ),
-        request=examples.QUICK_WITHDRAW_REQUEST,
-        response=examples.QUICK_WITHDRAWAL,
-    )
-    errors = (*QUICK_WITHDRAW_ERRORS, "WITHDRAW_IN_PROGRESS")
-
-    @extend_schema(tags=["withdrawals"], responses=TradeOut)
-    def post(self, request: Request) -> Response:
-        order: QuickOrder = self.parse_body(request)
-        trade = quick_withdrawal_create(
-            merchant=self.merchant(request),
-            source=Trade.Source.CLIENT,
-            recipient=client_recipient(self.caller(request)),
-            order=order,
-        )
-        return Response(trade_json(trade))
+        input=QuickWithdrawIn,
+        doc=OperationDoc(
+            summary="Buy the cheapest listings of an item for the client (quick withdrawal)",
+            description=paragraphs(
+                QUICK_WITHDRAW.format(recipient="the client's own account"),
+                ONE_AT_A_TIME,
+                EXTERNAL_ID,
+                WITHDRAWAL_LIFECYCLE.format(lookup="/client/trades/{id}"),
+            ),
+            request=examples.QUICK_WITHDRAW_REQUEST,
+            response=examples.QUICK_WITHDRAWAL,
+        ),
+        errors=("WITHDRAW_IN_PROGRESS",),
+    ),
+).views()
