@@ -12,8 +12,10 @@ One merchant's deliveries take a bounded share of the workers: at most
 database under a lock per merchant, so every worker process keeps to it). A delivery beyond
 its merchant's share is deferred: its lease ends as it is taken, so the event stays due and is
 known as waiting (a lease that ran out, as a dead worker's). Every delivery that ends hands the
-merchant's oldest waiting event on, and the sweep hands out every merchant's oldest due event
-before any merchant's second, so one merchant's backlog neither crowds another's out nor is lost.
+merchant's oldest waiting event on; a deferral that finds room once it has let go (the deliveries
+it counted ended before they could see it) claims again; and the sweep hands out every
+merchant's oldest due event before any merchant's second, so one merchant's backlog neither
+crowds another's out nor is lost.
 """
 
 import logging
@@ -55,6 +57,10 @@ RETRY_DELAYS = [
 APPROVAL_ATTEMPTS = 3
 APPROVAL_DELAYS = [timedelta(seconds=2), timedelta(seconds=5)]
 SWEEP_BATCH = 500
+# Times a deferred delivery claims again when it finds room once it has let go (deliveries that
+# end meanwhile may have missed it); past them the room keeps being taken, and whoever took it
+# hands the event on.
+DEFERRAL_RECHECKS = 3
 # What an attempt's row keeps of the answer (the column's size).
 EXCERPT_CHARS = 500
 
@@ -151,8 +157,7 @@ def _claimed(
         event.merchant = _MERCHANTS.build(merchant[:-1])
         in_flight = int(merchant[-1])
         if in_flight > share:
-            # Let go at once, so the event reads as waiting to whichever delivery ends next
-            # (under this lock, so that one sees it).
+            # Let go at once, so the event reads as waiting to whichever delivery ends next.
             cursor.execute(_LET_GO, [_EVENTS.param("lease_until", real_now), event_id])
     return event, in_flight
 
@@ -160,21 +165,35 @@ def _claimed(
 def webhook_event_deliver(*, event_id: str) -> None:
     """Deliver one due event once, or defer it while its merchant's share of deliveries is in
     flight. Safe to run twice: the lease and the status guard the row."""
-    now, real_now = clock.now(), clock.real_now()
-    lease_until = real_now + LEASE
     share = _share()
-    claim = _claimed(
-        event_id=event_id, now=now, real_now=real_now, lease_until=lease_until, share=share
-    )
-    if claim is None:
-        _approval_resume(event_id=event_id)
-        return
-    event, in_flight = claim
-    if in_flight > share:
-        return  # deferred: still due, handed on when one of the merchant's deliveries ends
+    for attempt in range(DEFERRAL_RECHECKS + 1):
+        now, real_now = clock.now(), clock.real_now()
+        lease_until = real_now + LEASE
+        claim = _claimed(
+            event_id=event_id, now=now, real_now=real_now, lease_until=lease_until, share=share
+        )
+        if claim is None:
+            if attempt == 0:
+                _approval_resume(event_id=event_id)
+            return
+        event, in_flight = claim
+        if in_flight <= share:
+            break
+        # Deferred. A delivery counted here may have ended and looked for waiting events
+        # before this one was let go: with room now, nobody would hand it on, so claim again.
+        if _in_flight(merchant_id=event.merchant_id, real_now=clock.real_now()) >= share:
+            return  # handed on when one of the merchant's deliveries ends
+    else:
+        return  # room taken again each time: those deliveries hand it on when they end
     with context_request_bound(event.request_id, event.merchant_id):
         _deliver(event, lease_until)
     _waiting_hand_on(merchant_id=event.merchant_id)
+
+
+def _in_flight(*, merchant_id: uuid.UUID, real_now: datetime) -> int:
+    return WebhookEvent.objects.filter(
+        merchant_id=merchant_id, status=WebhookEvent.Status.PENDING, lease_until__gte=real_now
+    ).count()
 
 
 def _deliver(event: WebhookEvent, lease_until: datetime) -> None:
@@ -442,24 +461,22 @@ def _waiting_hand_on(*, merchant_id: uuid.UUID) -> None:
     """One of the merchant's deliveries ended, so its share has room for one more: the oldest
     of its waiting events (deferred, or left by a dead worker) goes to a worker. Every ending
     hands one on, not only the one that filled the share: otherwise events handed on together
-    could all find room and none would hand on the rest. Read under the merchant's lock, so a
-    deferral counted while this delivery was in flight is seen; the chosen event's ended lease
-    is cleared, so the next delivery that ends hands on the next one."""
-    with transaction.atomic():
-        advisory_lock(f"webhooks.deliveries:{merchant_id}")
-        waiting = (
-            _due()
-            .filter(merchant_id=merchant_id, lease_until__isnull=False)
-            .order_by("next_attempt_at")
-            .values_list("id", flat=True)
-            .first()
-        )
-        if waiting is None:
-            return
-        # Claims take no lock before their lease is set: one may have taken it meanwhile.
-        handed = WebhookEvent.objects.filter(pk=waiting, lease_until__lt=clock.real_now())
-        if handed.update(lease_until=None):
-            handoff_on_commit(WEBHOOK_DELIVERY, str(waiting))
+    could all find room and none would hand on the rest. The chosen event's ended lease is
+    cleared, so the next delivery that ends hands on the next one. No lock is held: a deferral
+    this read misses (not yet let go) sees this delivery's lease gone and claims again."""
+    waiting = (
+        _due()
+        .filter(merchant_id=merchant_id, lease_until__isnull=False)
+        .order_by("next_attempt_at")
+        .values_list("id", flat=True)
+        .first()
+    )
+    if waiting is None:
+        return
+    # Claims take no lock before their lease is set: one may have taken it meanwhile.
+    handed = WebhookEvent.objects.filter(pk=waiting, lease_until__lt=clock.real_now())
+    if handed.update(lease_until=None):
+        handoff_on_commit(WEBHOOK_DELIVERY, str(waiting))
 
 
 def webhook_events_due(*, limit: int = SWEEP_BATCH) -> list[str]:

@@ -14,6 +14,7 @@ from django.db import connection
 
 from core import clock
 from merchants.models import Merchant
+from merchants.webhooks import delivery
 from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
 from merchants.webhooks.models import WebhookEvent
 from merchants.webhooks.outbox import webhook_event_emit
@@ -138,6 +139,31 @@ def test_more_deferred_than_the_share_are_all_handed_on_as_deliveries_end(held, 
     assert outbox == [*outbox[:2], str(deferred[2].id)]
     assert [state(e)[:2] for e in (first, second, *deferred)] == [("delivered", 1)] * 5
     assert webhook_events_due() == []
+
+
+@pytest.mark.django_db
+def test_a_deferral_that_finds_room_once_let_go_claims_again(hooks, outbox, monkeypatch):
+    """The deliveries a deferral counted end before it lets go, so neither saw it waiting: it
+    finds their room itself and goes out, instead of waiting for the sweep."""
+    merchant = shop_actor("Shop", hooks.url).merchant
+    counted = [emit(merchant, n) for n in (1, 2)]
+    ends = clock.real_now() + timedelta(minutes=1)
+    WebhookEvent.objects.filter(pk__in=[e.pk for e in counted]).update(lease_until=ends)
+    late = emit(merchant, 3)
+    claimed = delivery._claimed
+
+    def counted_then_ended(**kwargs):  # type: ignore[no-untyped-def]
+        claim = claimed(**kwargs)
+        # Both counted deliveries end now, having found nothing waiting.
+        WebhookEvent.objects.filter(pk__in=[e.pk for e in counted]).update(lease_until=None)
+        return claim
+
+    monkeypatch.setattr(delivery, "_claimed", counted_then_ended)
+
+    webhook_event_deliver(event_id=str(late.id))
+
+    assert state(late)[:2] == ("delivered", 1)
+    assert outbox == []
 
 
 @pytest.mark.django_db
