@@ -40,7 +40,7 @@ SPECTACULAR_SETTINGS = {
     "DISABLE_DOCSTRING_DESCRIPTIONS": True,
     "POSTPROCESSING_HOOKS": [
         "merchants.schema.add_security_schemes",
-        "core.api.schema.rate_limit_descriptions",
+        "core.api.schema_rate_limits.rate_limit_descriptions",
         "config.openapi_webhooks.add_webhooks",
     ],
 }
