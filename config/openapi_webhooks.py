@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 from drf_spectacular.plumbing import ComponentRegistry
 
 from core.api.docs import WEBHOOKS_GUIDE
-from core.api.schema import shape_schema
+from core.api.schema_shapes import shape_schema
 from core.shapes import Doc
 from crypto.representations import DepositOut, WithdrawalOut
 from trading.trades.shapes import TradeOut

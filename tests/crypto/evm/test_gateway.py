@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.settings import _token_contracts
+from config.settings.chains import _token_contracts
 from crypto.chains import get_chains
 from crypto.chains.base import ChainError
 from crypto.chains.evm import EvmChains

@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from solders.keypair import Keypair
 
-from config.settings import _solana_mints
+from config.settings.chains import _solana_mints
 from crypto.chains import chain_gateway, get_chains
 from crypto.chains.evm import EvmChains, evm_served_chains
 from crypto.chains.nodes import NodeChains
