@@ -11,6 +11,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Service"
 
     def ready(self) -> None:
+        from core import checks  # noqa: F401 (fails the start on a port left unbound)
         from core.metrics import SCRAPE_COLLECTORS
         from core.metrics.broker import queue_metrics
 

@@ -16,22 +16,35 @@ class CryptoConfig(AppConfig):
             import_module(module)
 
     def ready(self) -> None:
+        from core.handoffs import HANDOFFS
         from core.metrics import SCRAPE_COLLECTORS
-        from crypto import (
-            checks,  # noqa: F401 (warns about an unconfigured chain gateway)
-            tasks,  # noqa: F401 (registers the hand-offs to workers)
-        )
+        from core.ports import APPROVAL_SUBJECTS, LOCK_HOLDERS, ApprovalSubject
+        from crypto import checks  # noqa: F401 (warns about an unconfigured chain gateway)
         from crypto.metrics import scanner_metrics
         from crypto.selectors import cashout_locks
+        from crypto.services.addresses import ACCOUNT_SWEEP, ADDRESS_SWEEP, TOKEN_ACCOUNT_CLOSE
         from crypto.services.withdrawals import (
+            CASHOUT_BROADCAST,
             crypto_withdrawal_approval_resolve,
             crypto_withdrawal_approval_resume,
         )
-        from merchants.webhooks.outbox import APPROVAL_SUBJECTS, ApprovalSubject
-        from wallet.selectors import LOCK_HOLDERS
-
-        APPROVAL_SUBJECTS["crypto_withdrawal"] = ApprovalSubject(
-            resolve=crypto_withdrawal_approval_resolve, resume=crypto_withdrawal_approval_resume
+        from crypto.tasks import (
+            enqueue_account_close,
+            enqueue_account_sweep,
+            enqueue_address_sweep,
+            enqueue_broadcast,
         )
-        LOCK_HOLDERS["cashouts"] = cashout_locks
+
+        APPROVAL_SUBJECTS.bind(
+            "crypto_withdrawal",
+            ApprovalSubject(
+                resolve=crypto_withdrawal_approval_resolve,
+                resume=crypto_withdrawal_approval_resume,
+            ),
+        )
+        HANDOFFS.bind(CASHOUT_BROADCAST, enqueue_broadcast)
+        HANDOFFS.bind(TOKEN_ACCOUNT_CLOSE, enqueue_account_close)
+        HANDOFFS.bind(ADDRESS_SWEEP, enqueue_address_sweep)
+        HANDOFFS.bind(ACCOUNT_SWEEP, enqueue_account_sweep)
+        LOCK_HOLDERS.bind("cashouts", cashout_locks)
         SCRAPE_COLLECTORS.append(scanner_metrics)

@@ -11,12 +11,12 @@ from django.db import connection
 from django.db.models import Count, Min, QuerySet, Sum
 
 from core.db import ModelRows
+from core.ports import LockHolding
 from crypto.chains.evm import evm_served_chains
 from crypto.evm.models import EvmCursor
 from crypto.models import CASHOUT_WAITING, AddressAllocation, CryptoDeposit, CryptoWithdrawal
 from crypto.solana.models import SolanaCursor
 from merchants.models import Merchant
-from wallet.selectors import LockHolding
 
 Row = TypeVar("Row", CryptoDeposit, CryptoWithdrawal)
 

@@ -4,23 +4,16 @@ import logging
 
 from celery import shared_task
 
-from core.handoffs import enqueue, handoff_register
+from core.handoffs import enqueue
 from crypto.chains.base import ChainError
 from crypto.chains.evm import evm_served_chains
 from crypto.chains.solana import solana_served
 from crypto.evm.scanner import evm_deposits_scan_all
 from crypto.evm.sweeps import evm_sweeps_advance, evm_sweeps_plan, evm_sweeps_request
 from crypto.evm.transactions import evm_transactions_sweep
-from crypto.services.addresses import (
-    ACCOUNT_SWEEP,
-    ADDRESS_SWEEP,
-    TOKEN_ACCOUNT_CLOSE,
-    solana_account_close,
-    solana_accounts_sweep,
-)
+from crypto.services.addresses import solana_account_close, solana_accounts_sweep
 from crypto.services.deposits import crypto_deposit_observe, crypto_deposits_sweep
 from crypto.services.withdrawals import (
-    CASHOUT_BROADCAST,
     crypto_withdrawal_broadcast,
     crypto_withdrawals_broadcast_due,
     crypto_withdrawals_sweep_sent,
@@ -48,10 +41,6 @@ def close_token_account(address: str) -> None:
 
 def enqueue_account_close(address: str) -> None:
     enqueue(close_token_account, address)
-
-
-handoff_register(CASHOUT_BROADCAST, enqueue_broadcast)
-handoff_register(TOKEN_ACCOUNT_CLOSE, enqueue_account_close)
 
 
 @shared_task(name="crypto.sweep_withdrawals", time_limit=120)
@@ -141,7 +130,3 @@ def solana_sweep_account(account_id: int) -> bool:
 
 def enqueue_account_sweep(account_id: str) -> None:
     enqueue(solana_sweep_account, int(account_id))
-
-
-handoff_register(ADDRESS_SWEEP, enqueue_address_sweep)
-handoff_register(ACCOUNT_SWEEP, enqueue_account_sweep)

@@ -17,12 +17,15 @@ class MerchantsConfig(AppConfig):
             import_module(module)
 
     def ready(self) -> None:
-        # Registers the check of the identity provider, the OpenAPI auth extensions, the
-        # outbox's hand-off to Celery and the sub-packages' tasks.
+        # Registers the check of the identity provider, the OpenAPI auth extensions and the
+        # sub-packages' tasks; binds the outbox's hand-off to Celery.
+        from core.handoffs import HANDOFFS
         from core.metrics import SCRAPE_COLLECTORS
         from merchants import checks, schema  # noqa: F401
         from merchants.metrics import outbox_metrics
         from merchants.verification import tasks as verification_tasks  # noqa: F401
-        from merchants.webhooks import tasks as webhook_tasks  # noqa: F401
+        from merchants.webhooks.outbox import WEBHOOK_DELIVERY
+        from merchants.webhooks.tasks import enqueue_delivery
 
+        HANDOFFS.bind(WEBHOOK_DELIVERY, enqueue_delivery)
         SCRAPE_COLLECTORS.append(outbox_metrics)

@@ -4,10 +4,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core import checks
 from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from core.checks import PORTS_TAG
 from tests.factories import Actor, make_actor
 
 QUICK_START_SUITE = Path(__file__).parent / "quickstart"
@@ -20,6 +22,14 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         return None
     named = (Path(arg.split("::")[0]).resolve() for arg in config.args)
     return not any(path == QUICK_START_SUITE or QUICK_START_SUITE in path.parents for path in named)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The run starts as ``manage.py check`` does: not with a port some member of which nothing
+    implements (core.checks)."""
+    unbound = [str(message) for message in checks.run_checks(tags=[PORTS_TAG])]
+    if unbound:
+        raise pytest.UsageError("\n".join(unbound))
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
-"""Every hand-off a module declares is registered by its app's tasks, under the name of a Celery
-task that exists, and no registration names work nobody declared."""
+"""Every hand-off a module declares is a member the port requires and is bound by its app, under
+the name of a Celery task that exists, and no binding names work nobody declared."""
 
 import sys
 
@@ -32,13 +32,14 @@ def declared_handoffs() -> dict[Handoff, str]:
     return found
 
 
-def test_every_declared_handoff_is_registered_and_nothing_else():
+def test_every_declared_handoff_is_required_and_bound_and_nothing_else():
     declared = declared_handoffs()
     assert len(declared) >= 7
-    assert set(HANDOFFS) == set(declared)
+    assert set(HANDOFFS.required) == set(declared)
+    assert set(HANDOFFS.bindings) == set(declared)
 
 
 def test_every_handoff_names_a_celery_task():
     app.loader.import_default_modules()
-    missing = [handoff.task for handoff in HANDOFFS if handoff.task not in app.tasks]
+    missing = [handoff.task for handoff in HANDOFFS.bindings if handoff.task not in app.tasks]
     assert missing == []

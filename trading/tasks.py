@@ -1,11 +1,11 @@
-"""Thin Celery tasks: take ids, call a service. Periodic sweeps re-drive what a lost task left."""
+"""Thin Celery tasks: take ids, call a service. Periodic sweeps re-drive what a lost task left.
+``TradingConfig.ready`` binds the ``enqueue_*`` functions to the hand-offs they serve."""
 
 from celery import shared_task
 
 from core import clock
-from core.handoffs import enqueue, handoff_follow, handoff_register
+from core.handoffs import enqueue
 from trading.deposits.services.offers import deposit_offer_send
-from trading.deposits.services.store import DEPOSIT_OFFER
 from trading.deposits.services.sweeps import (
     deposit_holds_due_complete,
     deposit_offers_abandon,
@@ -21,7 +21,6 @@ from trading.services.suppliers import (
     supplier_orders_follow,
 )
 from trading.withdrawals.services.cancels import (
-    CANCELS_COMPLETE,
     withdrawal_auto_cancels_due,
     withdrawal_cancels_complete,
     withdrawal_cancels_pending,
@@ -31,23 +30,23 @@ from trading.withdrawals.services.deliveries import (
     withdrawal_deliveries_send,
 )
 from trading.withdrawals.services.fulfilment import withdrawal_fulfil
-from trading.withdrawals.services.handover import BOT_DELIVERY
-from trading.withdrawals.services.lifecycle import PURCHASE
 from trading.withdrawals.services.sweeps import (
     withdrawal_holds_due_complete,
     withdrawal_purchases_due,
 )
 
 
+# What an approval made due: the marketplace's purchase of each approved item (a quick
+# withdrawal's fill). Past the limit what is left is the purchase sweep's.
 @shared_task(name="trading.withdrawal_purchase", acks_late=True, time_limit=120)
 def purchase_withdrawal(trade_id: str) -> None:
     withdrawal_fulfil(trade_id=trade_id)
 
 
 def enqueue_purchase(trade_id: str) -> None:
-    """After an approval callback the delivering task buys too (``handoffs_followed``)."""
-    if not handoff_follow(lambda: withdrawal_fulfil(trade_id=trade_id)):
-        enqueue(purchase_withdrawal, trade_id)
+    """A task of its own, with its own limit, even after the approval's delivery task: followed
+    there (``handoffs_followed``) it would run under that task's limit."""
+    enqueue(purchase_withdrawal, trade_id)
 
 
 @shared_task(name="trading.sweep_purchases", time_limit=120)
@@ -153,9 +152,3 @@ def poll_bot_offers(poller: str) -> int:
 @shared_task(name="trading.purge_trade_events", queue="celery", time_limit=120, soft_time_limit=90)
 def purge_trade_events() -> int:
     return trade_events_purge(now=clock.now())
-
-
-handoff_register(PURCHASE, enqueue_purchase)
-handoff_register(DEPOSIT_OFFER, enqueue_deposit_offer)
-handoff_register(CANCELS_COMPLETE, enqueue_cancel_completion)
-handoff_register(BOT_DELIVERY, enqueue_delivery)

@@ -10,6 +10,7 @@ from django.db.models import Q, Sum
 from django.db.models.functions import Round
 
 from core.db import ModelRows, snapshot_read
+from core.ports import DOUBLED_CREDITS, HELD_BALANCES, LOCK_HOLDERS, SHARED_ASSETS, Port
 from merchants.models import Merchant
 from wallet.models import Account, Posting, WalletCheck
 from wallet.representations import WalletBalance
@@ -33,26 +34,6 @@ def wallet_balances(*, merchant: Merchant) -> dict[str, Decimal]:
     balances: dict[str, Decimal] = {str(kind): Decimal("0.00") for kind in Account.MERCHANT_KINDS}
     balances.update({account.kind: account.balance for account in accounts})
     return balances
-
-
-@dataclass(frozen=True)
-class LockHolding:
-    """What one kind of holder (withdrawals, cashouts) keeps locked, per merchant id, and the
-    holders that should not hold anything any more."""
-
-    by_merchant: dict[str, Decimal]
-    stale: list[str]
-
-
-# Apps that lock money register how to count what they hold (at start-up).
-LOCK_HOLDERS: dict[str, Callable[[], LockHolding]] = {}
-# Other held balances and what explains them: account kind -> the balance each account of that
-# kind should have, by merchant id (None for the service's own account). Registered at start-up.
-HELD_BALANCES: dict[str, Callable[[], dict[str | None, Decimal]]] = {}
-# Value credited for assets stands on each asset once: apps register how to find an asset in two
-# live deposits at once, and a credit without exactly one asset behind it (name -> problems).
-SHARED_ASSETS: dict[str, Callable[[], list[str]]] = {}
-DOUBLED_CREDITS: dict[str, Callable[[], list[str]]] = {}
 
 
 @dataclass(frozen=True)
@@ -82,7 +63,7 @@ def _orphan_locks() -> list[str]:
     """Each merchant's locked balance is exactly what its live trades and cashouts hold."""
     held: dict[str, Decimal] = defaultdict(Decimal)
     problems: list[str] = []
-    for name, count in LOCK_HOLDERS.items():
+    for name, count in LOCK_HOLDERS.implementations():
         holding = count()
         problems += [f"{name}: {stale}" for stale in holding.stale]
         for merchant_id, amount in holding.by_merchant.items():
@@ -105,7 +86,7 @@ def _orphan_locks() -> list[str]:
 def _unexplained_balances() -> list[str]:
     """Escrow, collateral and the provider's advances are exactly what live deposits hold."""
     problems = []
-    for kind, count in HELD_BALANCES.items():
+    for kind, count in HELD_BALANCES.implementations():
         expected = count()
         actual: dict[str | None, Decimal] = {
             str(merchant_id) if merchant_id is not None else None: balance
@@ -121,8 +102,8 @@ def _unexplained_balances() -> list[str]:
     return problems
 
 
-def _registered(checks: dict[str, Callable[[], list[str]]]) -> list[str]:
-    return [f"{name}: {problem}" for name, check in checks.items() for problem in check()]
+def _asked(port: Port[str, Callable[[], list[str]]]) -> list[str]:
+    return [f"{name}: {problem}" for name, check in port.implementations() for problem in check()]
 
 
 def wallet_invariants_check() -> InvariantReport:
@@ -157,8 +138,8 @@ def wallet_invariants_check() -> InvariantReport:
         negative_held_accounts=negative,
         orphan_locks=_orphan_locks(),
         unexplained_balances=_unexplained_balances(),
-        shared_assets=_registered(SHARED_ASSETS),
-        doubled_credits=_registered(DOUBLED_CREDITS),
+        shared_assets=_asked(SHARED_ASSETS),
+        doubled_credits=_asked(DOUBLED_CREDITS),
     )
 
 

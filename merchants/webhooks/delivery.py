@@ -35,10 +35,11 @@ from core.db import ModelRows, advisory_lock, row_lock
 from core.handoffs import handoff_on_commit
 from core.logs import LOG_FIELDS
 from core.metrics import APPROVAL_CALLBACK_LATENCY, WEBHOOK_ATTEMPTS, count_on_commit
+from core.ports import APPROVAL_SUBJECTS
 from merchants.callers import callers_changed
 from merchants.models import Merchant
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
-from merchants.webhooks.outbox import APPROVAL_SUBJECTS, WEBHOOK_DELIVERY, Approval
+from merchants.webhooks.outbox import WEBHOOK_DELIVERY, Approval
 from merchants.webhooks.signing import PostResult, signed_post, storable_text
 
 logger = logging.getLogger(__name__)
@@ -221,8 +222,8 @@ def _deliver(event: WebhookEvent, lease_until: datetime) -> None:
 
 def _approval_resume(*, event_id: str) -> None:
     """A delivery run again for an approval already answered: its first run may have died
-    after recording the answer, in the work the answer made due (``handoffs_followed``), so
-    that work is handed on again rather than left to its sweep."""
+    after recording the answer, before the work the answer made due was handed on, so that work
+    is handed on again rather than left to its sweep."""
     answered = (
         WebhookEvent.objects.filter(
             pk=event_id, is_approval=True, status=WebhookEvent.Status.DELIVERED
@@ -232,7 +233,7 @@ def _approval_resume(*, event_id: str) -> None:
     )
     if answered is not None:
         subject_type, subject_id = answered
-        APPROVAL_SUBJECTS[subject_type].resume(subject_id)
+        APPROVAL_SUBJECTS.implementation(subject_type).resume(subject_id)
         # So are the events the answer emitted, which the first run delivers last (after the
         # work it made due) and a run that died left pending.
         for due_id in (
@@ -446,7 +447,7 @@ def _settle_approval(event: WebhookEvent, result: PostResult, now: datetime) -> 
         WebhookEvent.Status.DELIVERED if decided else WebhookEvent.Status.FAILED,
         now,
     )
-    APPROVAL_SUBJECTS[event.subject_type].resolve(event.subject_id, outcome, reason)
+    APPROVAL_SUBJECTS.implementation(event.subject_type).resolve(event.subject_id, outcome, reason)
 
 
 def _due() -> QuerySet[WebhookEvent]:

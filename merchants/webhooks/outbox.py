@@ -1,10 +1,9 @@
 """The outbox the domain writes to: an event stored in the transaction of the change it reports,
-handed to a worker after commit; and the hook through which an approval's answer reaches the
-app that asked (``APPROVAL_SUBJECTS``, filled in each app's ``AppConfig.ready``)."""
+handed to a worker after commit. An approval's answer reaches the app that asked through the port
+``core.ports.APPROVAL_SUBJECTS``, bound in that app's ``AppConfig.ready``."""
 
 import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -29,22 +28,6 @@ class Approval:
     APPROVED = "approved"
     REJECTED = "rejected"
     TIMED_OUT = "timed_out"
-
-
-@dataclass(frozen=True)
-class ApprovalSubject:
-    """What an app that asks merchants for approvals registers, both parts together (one
-    without the other was a ``KeyError`` when a delivery ran again)."""
-
-    # (subject_id, outcome, reason), run in the transaction that records the merchant's answer.
-    resolve: Callable[[str, str, str], None]
-    # (subject_id): hands on again the work an answered approval made due, for a delivery run
-    # again after its first run died past the answer (that work is idempotent).
-    resume: Callable[[str], None]
-
-
-# subject_type -> its approval's handling. Apps register theirs at start-up.
-APPROVAL_SUBJECTS: dict[str, ApprovalSubject] = {}
 
 
 def webhook_payload(

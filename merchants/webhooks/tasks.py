@@ -1,22 +1,21 @@
 """The outbox's Celery tasks: one delivery per event id, and the sweep that re-drives due
-events a lost task left. Imported by ``MerchantsConfig.ready``, which registers the hand-off of
-new events to a worker: an event emitted by a delivery task itself (the ``trade.pending`` of an
-approved withdrawal) is delivered by that task once its own work is done, without a task of its
-own (``handoffs_followed``)."""
+events a lost task left. ``MerchantsConfig.ready`` binds the hand-off of new events to a worker
+(``enqueue_delivery``): an event emitted by a delivery task itself (the ``trade.pending`` of an
+approved withdrawal) is delivered by that task once its own delivery is done, without a task of
+its own (``handoffs_followed``). Other work the answer made due goes to tasks of its own."""
 
 from celery import shared_task
 
 from core import clock
-from core.handoffs import enqueue, handoff_follow, handoff_register, handoffs_followed
+from core.handoffs import enqueue, handoff_follow, handoffs_followed
 from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
-from merchants.webhooks.outbox import WEBHOOK_DELIVERY, webhook_events_purge
+from merchants.webhooks.outbox import webhook_events_purge
 
 
-# The limits hold an attempt (10 s at most, whatever the receiver drips) and the work an
-# approval makes due that the task then does itself (a purchase: trading.withdrawal_purchase's
-# 120 s; then the event the answer emitted, one more attempt). Past the soft limit what is left
-# is the sweeps'.
-@shared_task(name="webhooks.deliver", acks_late=True, time_limit=180, soft_time_limit=165)
+# The limits hold an attempt (10 s at most, whatever the receiver drips) and the deliveries the
+# task then does itself (the event an approval's answer emitted, a waiting event of the same
+# merchant: one attempt each). Past the soft limit what is left is the sweep's.
+@shared_task(name="webhooks.deliver", acks_late=True, time_limit=60, soft_time_limit=45)
 def deliver_webhook(event_id: str) -> None:
     with handoffs_followed():
         webhook_event_deliver(event_id=event_id)
@@ -36,9 +35,6 @@ def purge_ended_webhooks() -> int:
     return webhook_events_purge(now=clock.now())
 
 
-def _enqueue_delivery(event_id: str) -> None:
-    if not handoff_follow(lambda: webhook_event_deliver(event_id=event_id), after_the_rest=True):
+def enqueue_delivery(event_id: str) -> None:
+    if not handoff_follow(lambda: webhook_event_deliver(event_id=event_id)):
         enqueue(deliver_webhook, event_id)
-
-
-handoff_register(WEBHOOK_DELIVERY, _enqueue_delivery)

@@ -84,7 +84,7 @@ def test_a_deposit_waiting_for_its_offer_is_cancelled_with_no_money_moved(
     admin_client, desk, owner, alice, hooks, trades, monkeypatch
 ):
     with monkeypatch.context() as lost:
-        lost.setitem(HANDOFFS, DEPOSIT_OFFER, lambda trade_id: None)  # no bot took it up
+        lost.setitem(HANDOFFS.bindings, DEPOSIT_OFFER, lambda trade_id: None)  # no bot took it up
         waiting = Trade.objects.get(
             pk=ok_data(deposit(desk, owner, ak_item(5), externalId="alice-stuck"))["id"]
         )

@@ -93,7 +93,7 @@ def lost_purchase(desk: Desk, alice: Actor, ak: CatalogItem, trades: Trades, mon
     """An approved withdrawal of Alice whose purchase task was lost (a worker died with it)."""
     listing = make_listing(ak, "12.00")
     with monkeypatch.context() as lost:
-        lost.setitem(HANDOFFS, PURCHASE, lambda trade_id: None)
+        lost.setitem(HANDOFFS.bindings, PURCHASE, lambda trade_id: None)
         body = {
             "tradeUrl": trade_url(42),
             "externalId": "alice-lost-buy",

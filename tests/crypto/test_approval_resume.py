@@ -20,7 +20,7 @@ def test_a_cashout_approval_delivered_twice_resumes_its_broadcast_once(
 ):
     with monkeypatch.context() as lost:
         # The worker died after recording the answer, before handing the broadcast on.
-        lost.setitem(HANDOFFS, CASHOUT_BROADCAST, lambda withdrawal_id: None)
+        lost.setitem(HANDOFFS.bindings, CASHOUT_BROADCAST, lambda withdrawal_id: None)
         created = data(
             desk.post("/client/crypto/withdraw", cashout_body(), headers=user_headers(desk, alice))
         )

@@ -140,7 +140,7 @@ def receiver() -> Iterator[CallbackServer]:
 def broker_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     """The live service's deliveries never reach a worker (the broker went down with the
     machine): what the dump holds pending stays pending."""
-    monkeypatch.setitem(HANDOFFS, WEBHOOK_DELIVERY, lambda event_id: None)
+    monkeypatch.setitem(HANDOFFS.bindings, WEBHOOK_DELIVERY, lambda event_id: None)
     celery_app.conf.task_always_eager = False
 
 

@@ -106,7 +106,7 @@ class Api:
         with ExitStack() as stack:
             if lost:
                 assert lost in LOSABLE_TASKS
-                stack.enter_context(mock.patch.dict(HANDOFFS, {Handoff(lost): _lost}))
+                stack.enter_context(mock.patch.dict(HANDOFFS.bindings, {Handoff(lost): _lost}))
             with TestCase.captureOnCommitCallbacks(execute=True):
                 if body is None:
                     response = self.client.post(path, headers=headers)

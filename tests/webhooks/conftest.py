@@ -48,7 +48,7 @@ def shop_actor(name: str, callback_url: str, balance: str = "1000.00") -> Actor:
 def outbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Event ids handed to a worker after commit, in order; nothing is delivered by itself."""
     scheduled: list[str] = []
-    monkeypatch.setitem(HANDOFFS, WEBHOOK_DELIVERY, scheduled.append)
+    monkeypatch.setitem(HANDOFFS.bindings, WEBHOOK_DELIVERY, scheduled.append)
     celery_app.conf.task_always_eager = True
     yield scheduled
     celery_app.conf.task_always_eager = False

@@ -200,7 +200,7 @@ def test_workers_racing_for_one_event_deliver_it_once(hooks, listing, outbox):
 
 def test_purchase_tasks_racing_for_one_trade_buy_once(hooks, listing, monkeypatch):
     shop = shop_actor("Twice queued shop", hooks.url)
-    monkeypatch.setitem(HANDOFFS, PURCHASE, lambda trade_id: None)
+    monkeypatch.setitem(HANDOFFS.bindings, PURCHASE, lambda trade_id: None)
     trade_id = bought(APIClient(), shop, listing)
     delivery.webhook_event_deliver(event_id=str(approval_event(trade_id).id))
     assert Trade.objects.get(pk=trade_id).status == "pending"
@@ -225,7 +225,7 @@ def test_purchase_tasks_racing_for_one_trade_buy_once(hooks, listing, monkeypatc
 
 def test_quick_fills_racing_for_one_trade_buy_once(hooks, catalog_item, monkeypatch):
     shop = shop_actor("Twice queued quick shop", hooks.url)
-    monkeypatch.setitem(HANDOFFS, PURCHASE, lambda trade_id: None)
+    monkeypatch.setitem(HANDOFFS.bindings, PURCHASE, lambda trade_id: None)
     only = make_listing(catalog_item, "10.00")
     response = APIClient().post(
         "/secure/buy/quick",

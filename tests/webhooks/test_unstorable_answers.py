@@ -16,8 +16,9 @@ import orjson
 import pytest
 from django.db import DataError
 
+from core.ports import APPROVAL_SUBJECTS, ApprovalSubject
 from merchants.models import Merchant
-from merchants.webhooks import delivery, outbox
+from merchants.webhooks import delivery
 from merchants.webhooks.delivery import LEASE, webhook_events_due
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.outbox import webhook_event_emit
@@ -150,9 +151,9 @@ def test_an_approval_that_cannot_be_recorded_ends_instead_of_looping(
         raise DataError("cannot store this outcome")
 
     monkeypatch.setitem(
-        outbox.APPROVAL_SUBJECTS,
+        APPROVAL_SUBJECTS.bindings,
         "broken",
-        outbox.ApprovalSubject(resolve=unstorable, resume=lambda subject_id: None),
+        ApprovalSubject(resolve=unstorable, resume=lambda subject_id: None),
     )
     event = webhook_event_emit(
         merchant=shop.merchant,

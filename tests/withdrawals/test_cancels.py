@@ -603,7 +603,7 @@ def test_the_outside_world_no_longer_moves_an_item_whose_cancel_was_accepted(
     desk, alice_funded, pair, monkeypatch, event
 ):
     # The cancel of one item is accepted; its completion task is lost, so the item waits.
-    monkeypatch.setitem(HANDOFFS, CANCELS_COMPLETE, lambda trade_id: None)
+    monkeypatch.setitem(HANDOFFS.bindings, CANCELS_COMPLETE, lambda trade_id: None)
     trade = self_buy(desk, alice_funded, pair)
     advance_minutes(desk, alice_funded, 30)
     item = pair[0].id

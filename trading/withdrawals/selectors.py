@@ -2,8 +2,8 @@
 
 from django.db.models import Sum
 
+from core.ports import LockHolding
 from trading.models import Status, Trade, TradeItem
-from wallet.selectors import LockHolding
 
 
 def withdrawal_locks() -> LockHolding:

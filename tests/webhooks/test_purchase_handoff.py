@@ -1,8 +1,6 @@
-"""The approval's delivery task buys itself, after its commit, instead of handing the purchase
-to another task through the broker, then delivers the ``trade.pending`` its answer emitted; a
-purchase that fails there is left to the purchase sweep."""
-
-import logging
+"""The approval's answer hands the purchase to a task of its own (with its own time limit, in
+trading) once it commits; the delivery task then delivers the ``trade.pending`` its answer
+emitted itself. A purchase that fails in its task is left to the purchase sweep."""
 
 import pytest
 
@@ -30,44 +28,41 @@ def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, tuple[object, .
     return sent
 
 
-def test_the_approval_task_buys_without_a_purchase_task(api, shop, listing, hooks, enqueued):
+def test_the_approval_hands_the_purchase_to_its_own_task(api, shop, listing, hooks, enqueued):
     trade_id = bought(api, shop, listing)
 
     deliver_webhook.apply(args=[str(approval_event(trade_id).id)])
 
-    assert enqueued == []
+    assert enqueued == [("trading.withdrawal_purchase", (trade_id,))]
+    assert not SandboxPurchase.objects.exists()
+    assert Trade.objects.get(pk=trade_id).status == "pending"
+    tasks.purchase_withdrawal.apply(args=[trade_id])
     (purchase,) = SandboxPurchase.objects.all()
     assert purchase.listing_id == listing.id
-    assert Trade.objects.get(pk=trade_id).status == "pending"
 
 
-def test_the_approval_task_delivers_the_event_its_answer_emitted_after_the_purchase(
+def test_the_approval_task_delivers_the_event_its_answer_emitted(
     api, shop, listing, hooks, enqueued, monkeypatch
 ):
     sent: list[str] = []
     monkeypatch.setattr(webhook_tasks, "enqueue", lambda task, *args: sent.append(args[0]))
-    monkeypatch.setitem(HANDOFFS, WEBHOOK_DELIVERY, webhook_tasks._enqueue_delivery)
+    monkeypatch.setitem(HANDOFFS.bindings, WEBHOOK_DELIVERY, webhook_tasks.enqueue_delivery)
     done: list[str] = []
-    deliver, fulfil = webhook_tasks.webhook_event_deliver, tasks.withdrawal_fulfil
+    deliver = webhook_tasks.webhook_event_deliver
 
     def delivered(*, event_id: str) -> None:
         done.append(WebhookEvent.objects.get(pk=event_id).type)
         deliver(event_id=event_id)
 
-    def bought_first(*, trade_id: str) -> None:
-        done.append("purchase")
-        fulfil(trade_id=trade_id)
-
     monkeypatch.setattr(webhook_tasks, "webhook_event_deliver", delivered)
-    monkeypatch.setattr(tasks, "withdrawal_fulfil", bought_first)
     trade_id = bought(api, shop, listing)
     sent.clear()  # the approval callback's own hand-off, from the request
 
     deliver_webhook.apply(args=[str(approval_event(trade_id).id)])
 
-    assert done == ["trade.initiated", "purchase", "trade.pending"]
+    assert done == ["trade.initiated", "trade.pending"]
     assert sent == []
-    assert enqueued == []
+    assert enqueued == [("trading.withdrawal_purchase", (trade_id,))]
     assert [event.status for event in trade_events(trade_id)] == ["delivered", "delivered"]
     assert len(hooks.of_type("trade.pending")) == 1
 
@@ -75,27 +70,15 @@ def test_the_approval_task_delivers_the_event_its_answer_emitted_after_the_purch
 def test_an_event_emitted_outside_a_delivery_task_gets_a_task(api, shop, listing, monkeypatch):
     sent: list[str] = []
     monkeypatch.setattr(webhook_tasks, "enqueue", lambda task, *args: sent.append(args[0]))
-    monkeypatch.setitem(HANDOFFS, WEBHOOK_DELIVERY, webhook_tasks._enqueue_delivery)
+    monkeypatch.setitem(HANDOFFS.bindings, WEBHOOK_DELIVERY, webhook_tasks.enqueue_delivery)
 
     trade_id = bought(api, shop, listing)
 
     assert sent == [str(approval_event(trade_id).id)]
 
 
-def test_a_purchase_outside_a_delivery_task_is_handed_to_the_broker(
-    api, shop, listing, enqueued, clock_advance
-):
-    trade_id = bought(api, shop, listing)
-    clock_advance(int(PURCHASE_GRACE.total_seconds()) + 1)
-
-    tasks.enqueue_purchase(trade_id)
-
-    assert enqueued == [("trading.withdrawal_purchase", (trade_id,))]
-    assert not SandboxPurchase.objects.exists()
-
-
-def test_a_failed_purchase_after_the_approval_is_logged_and_left_to_the_sweep(
-    api, shop, listing, hooks, enqueued, monkeypatch, caplog, clock_advance
+def test_a_failed_purchase_after_the_approval_is_left_to_the_sweep(
+    api, shop, listing, hooks, monkeypatch, clock_advance
 ):
     def out_of_service(*, trade_id: str) -> None:
         raise ConnectionError("the marketplace hung up")
@@ -104,13 +87,11 @@ def test_a_failed_purchase_after_the_approval_is_logged_and_left_to_the_sweep(
     trade_id = bought(api, shop, listing)
     event = approval_event(trade_id)
 
-    with caplog.at_level(logging.ERROR, logger="core.handoffs"):
-        assert deliver_webhook.apply(args=[str(event.id)]).successful()
+    # The purchase's task runs eagerly at the answer's commit, and fails on its own.
+    assert deliver_webhook.apply(args=[str(event.id)]).successful()
 
     event.refresh_from_db()
     assert event.status == "delivered"
-    assert "the marketplace hung up" in caplog.text
-    assert enqueued == []
     assert not SandboxPurchase.objects.exists()
     clock_advance(int(PURCHASE_GRACE.total_seconds()) + 1)
     assert withdrawal_purchases_due() == [trade_id]
@@ -132,12 +113,12 @@ def test_work_kept_by_a_block_that_raised_is_not_done():
 
 
 def test_the_approval_task_run_again_resumes_a_purchase_its_first_run_lost(
-    api, shop, listing, hooks, enqueued, monkeypatch
+    api, shop, listing, hooks, monkeypatch
 ):
     trade_id = bought(api, shop, listing)
     event_id = str(approval_event(trade_id).id)
     with monkeypatch.context() as lost:
-        lost.setitem(HANDOFFS, PURCHASE, lambda trade_id: None)
+        lost.setitem(HANDOFFS.bindings, PURCHASE, lambda trade_id: None)
         deliver_webhook.apply(args=[event_id])
     assert not SandboxPurchase.objects.exists()
 
