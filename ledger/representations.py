@@ -108,6 +108,14 @@ def _money(row: dict[str, Any]) -> _RowMoney:
     }
 
 
+def _timestamps(row: dict[str, Any]) -> LedgerTimestampsOut:
+    return {
+        "created": row["created_at"],
+        "completed": row["completed_at"],
+        "updated": row["updated_at"],
+    }
+
+
 def ledger_row_json(row: dict[str, Any]) -> LedgerRowOut:
     """A row of the ledger's union (a funding or a staff credit or debit)."""
     return {
@@ -115,11 +123,7 @@ def ledger_row_json(row: dict[str, Any]) -> LedgerRowOut:
         "type": cast(RowType, row["type"]),
         "status": cast(RowStatus, row["status"]),
         **_money(row),
-        "timestamps": {
-            "created": row["created_at"],
-            "completed": row["completed_at"],
-            "updated": row["updated_at"],
-        },
+        "timestamps": _timestamps(row),
     }
 
 
@@ -138,12 +142,7 @@ def ledger_transaction_json(row: dict[str, Any]) -> LedgerTransactionOut:
         "type": cast(FundingType, row["type"]),
         "status": cast(FundingStatus, row["status"]),
         **_money(row),
-        "timestamps": {
-            "created": row["created_at"],
-            "completed": row["completed_at"],
-            "updated": row["updated_at"],
-            "expired": _expires_at(row),
-        },
+        "timestamps": {**_timestamps(row), "expired": _expires_at(row)},
     }
 
 

@@ -5,11 +5,18 @@ Calls whose answer the sandbox keeps per merchant name their ``tenant`` (the mer
 real chains are one world and ignore it.
 """
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Protocol
+from typing import Any, Protocol
+
+from django.db.models import QuerySet
 
 from crypto.models import AddressAllocation
+from crypto.networks import network
+
+logger = logging.getLogger(__name__)
 
 
 class ChainError(Exception):
@@ -18,6 +25,29 @@ class ChainError(Exception):
 
 class BroadcastError(ChainError):
     """A transaction was refused or could not be sent; nothing went out."""
+
+
+def whole_units(chain: str, contract: str, amount: Decimal) -> tuple[int, int]:
+    """``amount`` of the chain's token at ``contract`` in its smallest units, and the token's
+    decimals. BroadcastError unless that is a positive whole number of units."""
+    decimals = next(t.decimals for t in network(chain).tokens.values() if t.contract == contract)
+    units = amount.scaleb(decimals)
+    if units != units.to_integral_value() or units <= 0:
+        raise BroadcastError(f"{amount} is not a positive amount of whole token units")
+    return int(units), decimals
+
+
+def transactions_check(due: QuerySet[Any], check: Callable[[str], object]) -> int:
+    """Look at the first 500 ``due`` transactions (live, their deadline come), soonest first;
+    one the chain cannot answer for waits for the next run (logged). Returns how many were
+    looked at."""
+    ids = [str(pk) for pk in due.order_by("next_check_at").values_list("id", flat=True)[:500]]
+    for transaction_id in ids:
+        try:
+            check(transaction_id)
+        except ChainError as exc:
+            logger.warning("transaction %s not checked: %s", transaction_id, exc)
+    return len(ids)
 
 
 class ChainStatus:

@@ -15,13 +15,20 @@ from decimal import Decimal
 
 from core.adapters import adapter_load
 from crypto.chains import chain_gateway
-from crypto.chains.base import BroadcastError, ChainError, ChainGateway, ChainStatus, TransferState
+from crypto.chains.base import (
+    BroadcastError,
+    ChainError,
+    ChainGateway,
+    ChainStatus,
+    TransferState,
+    whole_units,
+)
 from crypto.chains.unconfigured import UnconfiguredChains
 from crypto.evm.models import EvmAttempt, EvmTransaction, EvmTransferLog
 from crypto.evm.node import erc20_transfer_data, evm_chains_configured, evm_node
 from crypto.evm.transactions import evm_transaction_send, evm_transaction_sighting
 from crypto.keys import evm_hot_wallet_key
-from crypto.networks import EVM_CHAINS, network
+from crypto.networks import EVM_CHAINS
 
 logger = logging.getLogger(__name__)
 
@@ -73,12 +80,7 @@ class EvmChains:
             return self.other.broadcast(
                 tenant=tenant, chain=chain, contract=contract, to=to, amount=amount, key=key
             )
-        decimals = next(
-            t.decimals for t in network(chain).tokens.values() if t.contract == contract
-        )
-        units = amount.scaleb(decimals)
-        if units != units.to_integral_value() or units <= 0:
-            raise BroadcastError(f"{amount} is not a positive amount of whole token units")
+        units, _ = whole_units(chain, contract, amount)
         chain_key = f"cashout:{key}"
         try:
             sent = evm_transaction_send(
@@ -87,7 +89,7 @@ class EvmChains:
                 purpose=EvmTransaction.Purpose.CASHOUT,
                 sender_key=evm_hot_wallet_key(),
                 to=contract,
-                data=erc20_transfer_data(to=to, value=int(units)),
+                data=erc20_transfer_data(to=to, value=units),
             )
         except ChainError as exc:
             raise BroadcastError(str(exc)) from exc  # raised before signing: nothing went out

@@ -32,11 +32,12 @@ from crypto.chains.base import (
     ChainGateway,
     ChainStatus,
     TransferState,
+    whole_units,
 )
 from crypto.chains.unconfigured import UnconfiguredChains
 from crypto.keys import solana_hot_wallet_keypair
 from crypto.models import SolanaTokenAccount
-from crypto.networks import SOL, min_confirmations, network
+from crypto.networks import SOL, min_confirmations
 from crypto.solana.models import SolanaAttempt, SolanaSweep, SolanaTransaction
 from crypto.solana.node import Status, solana_node
 from crypto.solana.sweeps import solana_account_close_step
@@ -151,17 +152,12 @@ class SolanaChains:
             return self.other.broadcast(
                 tenant=tenant, chain=chain, contract=contract, to=to, amount=amount, key=key
             )
-        decimals = next(t.decimals for t in network(SOL).tokens.values() if t.contract == contract)
-        units = amount.scaleb(decimals)
-        if units != units.to_integral_value() or units <= 0:
-            raise BroadcastError(f"{amount} is not a positive amount of whole token units")
+        units, decimals = whole_units(chain, contract, amount)
         try:
             sent = solana_transaction_send(
                 key=f"cashout:{key}",
                 purpose=SolanaTransaction.Purpose.CASHOUT,
-                build=lambda: _cashout_plan(
-                    mint=contract, to=to, units=int(units), decimals=decimals
-                ),
+                build=lambda: _cashout_plan(mint=contract, to=to, units=units, decimals=decimals),
             )
         except ChainError as exc:
             raise BroadcastError(str(exc)) from exc  # refused or never signed: nothing went out

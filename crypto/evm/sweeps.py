@@ -226,17 +226,7 @@ def _plan(chain: str) -> int:
     minimum = Decimal(settings.CRYPTO_EVM_SWEEP_MIN_TOKENS)
     for allocation_id, token in pending:
         allocation = AddressAllocation.objects.get(pk=allocation_id)
-        try:
-            sweep = evm_sweep_start(
-                chain=chain,
-                allocation=allocation,
-                token=token,
-                trigger=EvmSweep.Trigger.SCHEDULE,
-                minimum=minimum,
-            )
-        except ChainError as exc:
-            logger.warning("sweep of %s %s on %s not started: %s", allocation, token, chain, exc)
-            continue
+        sweep = _start_or_skip(chain, allocation, token, EvmSweep.Trigger.SCHEDULE, minimum)
         started += sweep is not None
     return started
 
@@ -247,19 +237,21 @@ def evm_sweeps_request(*, allocation_id: int, chains: tuple[str, ...]) -> list[E
     started = []
     for chain in chains:
         for token in network(chain).tokens:
-            try:
-                sweep = evm_sweep_start(
-                    chain=chain,
-                    allocation=allocation,
-                    token=token,
-                    trigger=EvmSweep.Trigger.STAFF,
-                    minimum=Decimal(0),
-                )
-            except ChainError as exc:
-                logger.warning(
-                    "sweep of %s %s on %s not started: %s", allocation, token, chain, exc
-                )
-                continue
+            sweep = _start_or_skip(chain, allocation, token, EvmSweep.Trigger.STAFF, Decimal(0))
             if sweep is not None:
                 started.append(sweep)
     return started
+
+
+def _start_or_skip(
+    chain: str, allocation: AddressAllocation, token: str, trigger: str, minimum: Decimal
+) -> EvmSweep | None:
+    """``evm_sweep_start``, or None when the chain failed it (logged): one address's or
+    token's error never stops the others."""
+    try:
+        return evm_sweep_start(
+            chain=chain, allocation=allocation, token=token, trigger=trigger, minimum=minimum
+        )
+    except ChainError as exc:
+        logger.warning("sweep of %s %s on %s not started: %s", allocation, token, chain, exc)
+        return None

@@ -15,7 +15,7 @@ from django.db import transaction
 from eth_account import Account
 
 from core import clock
-from crypto.chains.base import ChainError
+from crypto.chains.base import ChainError, transactions_check
 from crypto.evm.models import EvmAttempt, EvmSender, EvmTransaction
 from crypto.evm.node import Fees, Node, evm_node
 from crypto.keys import evm_hot_wallet_key, evm_private_key
@@ -292,19 +292,9 @@ def _bump(
     return attempt
 
 
-def evm_transactions_due() -> list[str]:
-    rows = EvmTransaction.objects.filter(
-        status__in=EvmTransaction.LIVE, next_check_at__lte=clock.now()
-    ).order_by("next_check_at")
-    return [str(pk) for pk in rows.values_list("id", flat=True)[:500]]
-
-
 def evm_transactions_sweep() -> int:
     """Look at every live transaction whose deadline came; returns how many were looked at."""
-    due = evm_transactions_due()
-    for transaction_id in due:
-        try:
-            evm_transaction_check(transaction_id=transaction_id)
-        except ChainError as exc:
-            logger.warning("transaction %s not checked: %s", transaction_id, exc)
-    return len(due)
+    due = EvmTransaction.objects.filter(
+        status__in=EvmTransaction.LIVE, next_check_at__lte=clock.now()
+    )
+    return transactions_check(due, lambda pk: evm_transaction_check(transaction_id=pk))

@@ -2,7 +2,9 @@
 the clock in milliseconds and the webhooks."""
 
 import logging
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from typing import Any
 from uuid import UUID
 
 from django.conf import settings
@@ -56,6 +58,20 @@ def chain_paused_or_unknown(chain: str, *, merchant_id: UUID | str) -> bool | No
         return None
 
 
+def rows_refresh(
+    rows: Iterable[tuple[UUID, UUID, str]], refresh: Callable[[UUID, bool], object]
+) -> None:
+    """For the sweeps: ``refresh`` each (id, merchant id, chain) row with whether its chain is
+    paused for the merchant, asked once per merchant and chain; the rows of a chain that cannot
+    be asked wait. Network I/O."""
+    paused: dict[tuple[UUID, str], bool | None] = {}
+    for row_id, merchant_id, chain in rows:
+        if (merchant_id, chain) not in paused:
+            paused[merchant_id, chain] = chain_paused_or_unknown(chain, merchant_id=merchant_id)
+        if paused[merchant_id, chain] is not None:
+            refresh(row_id, bool(paused[merchant_id, chain]))
+
+
 def chain_status(chain: str, *, merchant_id: UUID | str) -> str:
     """For a request: ``active``, or ``paused`` (addresses stay valid, credits and cashout
     broadcasts wait). 2500 when the chain cannot be asked (no gateway configured, its node down).
@@ -105,15 +121,7 @@ def deposit_emit(deposit: CryptoDeposit) -> None:
             },
             {"funding": funding_event_json(funding)},
         )
-    webhook_event_emit(
-        merchant=deposit.merchant,
-        type=f"crypto_deposit.{deposit.status}",
-        subject_type="crypto_deposit",
-        subject_id=str(deposit.id),
-        sequence=sequence,
-        body_key="deposit",
-        body=deposit_json(deposit),
-    )
+    _event_emit(deposit, subject="deposit", sequence=sequence, body=deposit_json(deposit))
 
 
 def withdrawal_emit(withdrawal: CryptoWithdrawal, *, is_approval: bool = False) -> None:
@@ -121,13 +129,31 @@ def withdrawal_emit(withdrawal: CryptoWithdrawal, *, is_approval: bool = False) 
     sequence = withdrawal.next_sequence
     withdrawal.next_sequence += 1
     withdrawal.save()
-    webhook_event_emit(
-        merchant=withdrawal.merchant,
-        type=f"crypto_withdrawal.{withdrawal.status}",
-        subject_type="crypto_withdrawal",
-        subject_id=str(withdrawal.id),
+    _event_emit(
+        withdrawal,
+        subject="withdrawal",
         sequence=sequence,
-        body_key="withdrawal",
         body=withdrawal_json(withdrawal),
+        is_approval=is_approval,
+    )
+
+
+def _event_emit(
+    row: CryptoDeposit | CryptoWithdrawal,
+    *,
+    subject: str,
+    sequence: int,
+    body: Mapping[str, Any],
+    is_approval: bool = False,
+) -> None:
+    """``crypto_<subject>.<status>``, about the row, its body under ``<subject>``."""
+    webhook_event_emit(
+        merchant=row.merchant,
+        type=f"crypto_{subject}.{row.status}",
+        subject_type=f"crypto_{subject}",
+        subject_id=str(row.id),
+        sequence=sequence,
+        body_key=subject,
+        body=body,
         is_approval=is_approval,
     )

@@ -21,10 +21,10 @@ from crypto.networks import EVM_CHAINS, min_confirmations, min_deposit_cents
 from crypto.services.addresses import solana_account_close_if_emptied, solana_account_reclose
 from crypto.services.common import (
     chain_paused,
-    chain_paused_or_unknown,
     deposit_emit,
     deposit_review_above_cents,
     now_ms,
+    rows_refresh,
 )
 from ledger.models import USD_PER_TOKEN, Funding
 from ledger.services import funding_record, funding_status_set
@@ -272,12 +272,7 @@ def crypto_deposits_sweep() -> int:
     pending = CryptoDeposit.objects.filter(status=Status.PENDING).values_list(
         "id", "merchant_id", "chain"
     )[:500]
-    paused: dict[tuple[UUID, str], bool | None] = {}
-    for deposit_id, merchant_id, chain in pending:
-        if (merchant_id, chain) not in paused:
-            paused[merchant_id, chain] = chain_paused_or_unknown(chain, merchant_id=merchant_id)
-        if paused[merchant_id, chain] is not None:
-            crypto_deposit_refresh(deposit_id=deposit_id, paused=paused[merchant_id, chain])
+    rows_refresh(pending, lambda pk, paused: crypto_deposit_refresh(deposit_id=pk, paused=paused))
     return len(pending)
 
 

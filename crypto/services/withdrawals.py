@@ -32,6 +32,7 @@ from crypto.services.common import (
     chain_status,
     crypto_access_check,
     now_ms,
+    rows_refresh,
     withdraw_review_above_cents,
     withdrawal_emit,
 )
@@ -392,12 +393,7 @@ def crypto_withdrawals_sweep_sent() -> int:
     sent = CryptoWithdrawal.objects.filter(status=Status.SENT).values_list(
         "id", "merchant_id", "chain"
     )[:500]
-    paused: dict[tuple[UUID, str], bool | None] = {}
-    for withdrawal_id, merchant_id, chain in sent:
-        if (merchant_id, chain) not in paused:
-            paused[merchant_id, chain] = chain_paused_or_unknown(chain, merchant_id=merchant_id)
-        if paused[merchant_id, chain] is not None:
-            crypto_withdrawal_refresh(
-                withdrawal_id=str(withdrawal_id), paused=paused[merchant_id, chain]
-            )
+    rows_refresh(
+        sent, lambda pk, paused: crypto_withdrawal_refresh(withdrawal_id=str(pk), paused=paused)
+    )
     return len(sent)

@@ -30,7 +30,7 @@ from spl.memo.instructions import create_memo
 from spl.memo.models import MemoParams
 
 from core import clock
-from crypto.chains.base import ChainError
+from crypto.chains.base import ChainError, transactions_check
 from crypto.keys import solana_hot_wallet_keypair, solana_keypair
 from crypto.solana.models import SolanaAttempt, SolanaTransaction
 from crypto.solana.node import SendRefusedError, SolanaNode, Status, solana_node
@@ -302,19 +302,9 @@ def solana_transaction_check(*, transaction_id: str) -> SolanaTransaction | None
     return chain_tx
 
 
-def solana_transactions_due() -> list[str]:
-    rows = SolanaTransaction.objects.filter(
-        status__in=SolanaTransaction.LIVE, next_check_at__lte=clock.now()
-    ).order_by("next_check_at")
-    return [str(pk) for pk in rows.values_list("id", flat=True)[:500]]
-
-
 def solana_transactions_sweep() -> int:
     """Look at every live transaction whose deadline came; returns how many were looked at."""
-    due = solana_transactions_due()
-    for transaction_id in due:
-        try:
-            solana_transaction_check(transaction_id=transaction_id)
-        except ChainError as exc:
-            logger.warning("transaction %s not checked: %s", transaction_id, exc)
-    return len(due)
+    due = SolanaTransaction.objects.filter(
+        status__in=SolanaTransaction.LIVE, next_check_at__lte=clock.now()
+    )
+    return transactions_check(due, lambda pk: solana_transaction_check(transaction_id=pk))

@@ -10,7 +10,7 @@ from django.forms import ModelForm
 from django.http import HttpRequest
 
 from core.admin.staff import StaffOperation, StaffOperationsAdmin
-from core.admin_display import json_readonly, readable_fields
+from core.admin_display import ReadOnlyAdmin, json_readonly, readable_fields
 from core.errors import DomainError
 from core.sealed import sealing_configured
 from core.staff import Staff
@@ -25,28 +25,25 @@ from trading.services.bots import (
 )
 
 
+def _secret_field(help_text: str) -> forms.CharField:
+    """A secret typed in, never rendered back; left blank, the stored one stays."""
+    return forms.CharField(
+        required=False, widget=forms.PasswordInput(render_value=False), help_text=help_text
+    )
+
+
 class SteamBotForm(ModelForm):
     """Secrets are typed in and sealed; they are never rendered back (blank keeps them)."""
 
-    shared_secret = forms.CharField(
-        required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="base64, from the mobile authenticator: login codes. Blank keeps the stored one.",
+    shared_secret = _secret_field(
+        "base64, from the mobile authenticator: login codes. Blank keeps the stored one."
     )
-    identity_secret = forms.CharField(
-        required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="base64: signs mobile confirmations. Blank keeps the stored one.",
+    identity_secret = _secret_field(
+        "base64: signs mobile confirmations. Blank keeps the stored one."
     )
-    refresh_token = forms.CharField(
-        required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="A web session's refresh token. Blank keeps the stored one.",
-    )
-    password = forms.CharField(
-        required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="Lets the bot log in afresh when its refresh token is refused. Optional.",
+    refresh_token = _secret_field("A web session's refresh token. Blank keeps the stored one.")
+    password = _secret_field(
+        "Lets the bot log in afresh when its refresh token is refused. Optional."
     )
     games_list = forms.CharField(
         label="Games", help_text="App ids, comma-separated (730, 252490)", required=True
@@ -170,7 +167,7 @@ class SteamOfferAdmin(admin.ModelAdmin):
 
 
 @admin.register(BotDelivery)
-class BotDeliveryAdmin(admin.ModelAdmin):
+class BotDeliveryAdmin(ReadOnlyAdmin):
     """Withdrawal items the bots hand over: waiting ones with their next attempt and why the
     last one did not go out (not arrived yet, not tradable yet, Steam down)."""
 
@@ -188,12 +185,3 @@ class BotDeliveryAdmin(admin.ModelAdmin):
     )
     list_filter = ("state",)
     search_fields = ("bot_platform_id", "asset_id", "offer_key", "trade__id")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

@@ -72,37 +72,27 @@ SWITCH_ON = StaffOperation(
 )
 
 
+# What the list and the page both show of a supplier account, in this order.
+ACCOUNT_STATE = (
+    "name",
+    "enabled",
+    "health",
+    "balance",
+    "balance_checked_at",
+    "last_ok_at",
+    "last_error_at",
+    "consecutive_failures",
+    "paused_until",
+)
+
+
 @admin.register(Supplier)
 class SupplierAdmin(StaffOperationsAdmin):
     ordering = ("-last_ok_at", "name")
-    list_display = (
-        "name",
-        "enabled",
-        "health",
-        "balance",
-        "balance_checked_at",
-        "last_ok_at",
-        "last_error_at",
-        "consecutive_failures",
-        "paused_until",
-        "last_poll_at",
-        "socket_connected_at",
-    )
+    list_display = (*ACCOUNT_STATE, "last_poll_at", "socket_connected_at")
     list_filter = ("enabled", SupplierStateFilter)
-    readonly_fields = (
-        "name",
-        "enabled",
-        "health",
-        "balance",
-        "balance_checked_at",
-        "last_ok_at",
-        "last_error_at",
-        "consecutive_failures",
-        "paused_until",
-        "poll_cursor",
-        "last_poll_at",
-        "socket_connected_at",
-    )
+    # The page shows the list's columns and where the polling stands.
+    readonly_fields = (*ACCOUNT_STATE, "poll_cursor", "last_poll_at", "socket_connected_at")
     inlines = (SupplierErrorInline,)
     actions = ("check_balances",)
     staff_operations = (SWITCH_OFF, SWITCH_ON)

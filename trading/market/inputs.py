@@ -29,6 +29,17 @@ class PricesQuery(serializers.Serializer):
     )
 
 
+def _float_field() -> QueryDecimalField:
+    """A bound of an item's float (wear): 0 to 1."""
+    return QueryDecimalField(
+        max_digits=None,
+        decimal_places=None,
+        min_value=Decimal(0),
+        max_value=Decimal(1),
+        required=False,
+    )
+
+
 # A low bound above the high one (minPrice > maxPrice, floatMin > floatMax) is an empty range:
 # an empty page, not a refusal (the document cannot compare two parameters).
 class MarketQueryIn(serializers.Serializer):
@@ -71,20 +82,8 @@ class MarketItemQueryIn(RuledSerializer):
     marketHashName = StrictCharField(max_length=200, required=False, help_text="exact name")
     delivery = serializers.ChoiceField(choices=["any", "standard", "instant"], default="any")
     phase = serializers.ChoiceField(choices=list(PHASES), required=False)
-    floatMin = QueryDecimalField(
-        max_digits=None,
-        decimal_places=None,
-        min_value=Decimal(0),
-        max_value=Decimal(1),
-        required=False,
-    )
-    floatMax = QueryDecimalField(
-        max_digits=None,
-        decimal_places=None,
-        min_value=Decimal(0),
-        max_value=Decimal(1),
-        required=False,
-    )
+    floatMin = _float_field()
+    floatMax = _float_field()
     page = page_field()
     perPage = QueryIntegerField(min_value=1, max_value=100, default=50)
 

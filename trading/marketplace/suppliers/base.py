@@ -35,6 +35,23 @@ class SupplierOutcomeUnknownError(Exception):
 
 
 @dataclass(frozen=True)
+class PriceUnit:
+    """A supplier's price unit, ``per_usd`` of them to the dollar; converted exactly both ways."""
+
+    name: str
+    per_usd: Decimal
+
+    def usd(self, units: int | str) -> Decimal:
+        return Decimal(int(units)) / self.per_usd
+
+    def units(self, usd: Decimal) -> int:
+        scaled = usd * self.per_usd
+        if scaled != scaled.to_integral_value():
+            raise ValueError(f"{usd} USD is not a whole number of {self.name}")
+        return int(scaled)
+
+
+@dataclass(frozen=True)
 class SupplierOffer:
     """One listing as the supplier shows it. ``ref`` is the id a buy names (Waxpeer item id,
     DMarket offer id); ``asset_ref`` the item itself where the supplier tells it apart."""

@@ -55,6 +55,7 @@ from trading.games import CS_GAME, RUST_GAME
 from trading.marketplace.suppliers.base import (
     BuyRequest,
     OrderRef,
+    PriceUnit,
     SupplierOffer,
     SupplierOutcomeUnknownError,
     SupplierRefusedError,
@@ -65,7 +66,7 @@ from trading.marketplace.suppliers.base import (
 )
 from trading.marketplace.suppliers.http import SupplierHttp, json_body
 
-CENTS = Decimal(100)
+CENTS = PriceUnit("cents", Decimal(100))
 SIGNATURE_PREFIX = "dmar ed25519 "
 GAMES = {CS_GAME: "a8db", RUST_GAME: "rust"}
 LOCATIONS = {
@@ -82,17 +83,6 @@ INVENTORY_PAGE = 100
 INVENTORY_PAGES = 20
 # A signing date further than this from the server's clock is corrected (DMarket allows 2 min).
 SKEW_TOLERANCE_SECONDS = 30
-
-
-def to_usd(cents: str | int) -> Decimal:
-    return Decimal(int(cents)) / CENTS
-
-
-def to_cents(usd: Decimal) -> int:
-    scaled = usd * CENTS
-    if scaled != scaled.to_integral_value():
-        raise ValueError(f"{usd} USD is not a whole number of cents")
-    return int(scaled)
 
 
 class DMarketClient:
@@ -203,7 +193,7 @@ class DMarketClient:
                 "offers": [
                     {
                         "offerId": request.offer_ref,
-                        "price": {"amount": str(to_cents(request.price)), "currency": "USD"},
+                        "price": {"amount": str(CENTS.units(request.price)), "currency": "USD"},
                         "type": request.offer_type,
                     }
                 ]
@@ -287,7 +277,7 @@ class DMarketClient:
         status, body = self._call("GET", "/account/v1/balance")
         if status >= 400 or "usd" not in body:
             raise SupplierUnavailableError(f"balance: HTTP {status} {body}")
-        return to_usd(str(body["usd"]))
+        return CENTS.usd(str(body["usd"]))
 
 
 def _offer(item: dict[str, object], name: str) -> SupplierOffer | None:
@@ -308,7 +298,7 @@ def _offer(item: dict[str, object], name: str) -> SupplierOffer | None:
         ref=str(extra["offerId"]),
         asset_ref=str(item.get("itemId", "")),
         market_hash_name=name,
-        price=to_usd(cents),
+        price=CENTS.usd(cents),
         phase=str(extra.get("phase") or ""),
         wear=Decimal(str(wear)) if wear is not None else None,
         paint_seed=int(str(seed)) if seed is not None else None,

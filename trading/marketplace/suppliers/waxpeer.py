@@ -44,6 +44,7 @@ from trading.marketplace.suppliers.base import (
     BuyRequest,
     ListingChange,
     OrderRef,
+    PriceUnit,
     SupplierOffer,
     SupplierOutcomeUnknownError,
     SupplierRefusedError,
@@ -53,7 +54,7 @@ from trading.marketplace.suppliers.base import (
 )
 from trading.marketplace.suppliers.http import SupplierHttp, json_body
 
-UNIT = Decimal(1000)  # Waxpeer's price unit: thousandths of a USD
+UNIT = PriceUnit("thousandths", Decimal(1000))  # Waxpeer's price unit
 GAMES = {CS_GAME: "csgo", RUST_GAME: "rust"}
 STATES = {
     0: TradeState.WAITING,
@@ -80,17 +81,6 @@ SOCKET_EVENTS = {
     "remove": True,
 }
 SOCKET_GAMES = {name: game for game, name in GAMES.items()}
-
-
-def to_usd(thousandths: int | str) -> Decimal:
-    return Decimal(int(thousandths)) / UNIT
-
-
-def to_thousandths(usd: Decimal) -> int:
-    scaled = usd * UNIT
-    if scaled != scaled.to_integral_value():
-        raise ValueError(f"{usd} USD is not a whole number of thousandths")
-    return int(scaled)
 
 
 def trade_url_parts(trade_url: str) -> tuple[str, str]:
@@ -137,7 +127,7 @@ class WaxpeerClient:
                 SupplierOffer(
                     ref=str(item["item_id"]),
                     market_hash_name=name,
-                    price=to_usd(item["price"]),
+                    price=UNIT.usd(item["price"]),
                     phase=str(item.get("phase") or ""),
                     paint_index=item.get("paint_index"),
                     wear=Decimal(str(wear)) if wear is not None else None,
@@ -152,7 +142,7 @@ class WaxpeerClient:
                 "buy-one-p2p",
                 [
                     ("item_id", request.offer_ref),
-                    ("price", str(to_thousandths(request.price))),
+                    ("price", str(UNIT.units(request.price))),
                     ("partner", partner),
                     ("token", token),
                     ("project_id", request.reference),
@@ -175,7 +165,7 @@ class WaxpeerClient:
         if any(word in words for word in PRICE_WORDS):
             price = body.get("price")
             raise SupplierRefusedError(
-                "PRICE_CHANGED", message, to_usd(str(price)) if price is not None else None
+                "PRICE_CHANGED", message, UNIT.usd(str(price)) if price is not None else None
             )
         raise SupplierRefusedError("SUPPLIER_REFUSED", message)
 
@@ -206,7 +196,7 @@ class WaxpeerClient:
         user = body.get("user")
         if not isinstance(user, dict) or "wallet" not in user:
             raise SupplierUnavailableError("user: no wallet in the answer")
-        return to_usd(user["wallet"])
+        return UNIT.usd(user["wallet"])
 
 
 def steam_offer_id(trade_id: object) -> str:
@@ -234,7 +224,7 @@ def socket_change(event: str, payload: object) -> ListingChange | None:
     ref, name = str(payload.get("item_id") or ""), str(payload.get("name") or "")
     gone = SOCKET_EVENTS[event]
     try:
-        price = to_usd(payload.get("price") or 0)
+        price = UNIT.usd(payload.get("price") or 0)
     except (TypeError, ValueError):
         return None
     if game is None or not ref.isdigit() or not name or (price <= 0 and not gone):
