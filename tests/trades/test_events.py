@@ -29,7 +29,7 @@ def published(monkeypatch) -> list[tuple[dict, dict]]:
     return messages
 
 
-def created(*, asks_approval: bool = False) -> TradeCreated:
+def created(*, asks_approval: bool = False, items_known: bool = True) -> TradeCreated:
     merchant = make_actor(name="Alice").merchant
     rows = [TradeItem(public_id="listing-1", price=Decimal("10.00"), amount=1, appid=730)]
     trade = trade_draft(
@@ -46,7 +46,9 @@ def created(*, asks_approval: bool = False) -> TradeCreated:
         total=Decimal("10.00"),
         now=clock.now(),
     )
-    return trade_insert(trade=trade, items=rows, asks_approval=asks_approval)
+    return trade_insert(
+        trade=trade, items=rows, asks_approval=asks_approval, items_known=items_known
+    )
 
 
 def test_a_stored_trade_is_numbered_and_told_only_when_published(published):
@@ -105,6 +107,12 @@ def test_an_edit_without_a_move_is_told_as_updated(published):
         trade_events_publish(change)
     (webhook,) = WebhookEvent.objects.all()
     assert (webhook.type, webhook.sequence) == ("trade.updated", 2)
+
+
+def test_a_trade_stored_without_its_items_known_reads_them_back(django_assert_num_queries):
+    trade = created(items_known=False).trade
+    with django_assert_num_queries(1):
+        assert [item.public_id for item in trade.items.all()] == ["listing-1"]
 
 
 def test_every_kind_of_event_has_its_channels():

@@ -284,19 +284,25 @@ def trade_apply(
 
 
 def trade_insert(
-    *, trade: Trade, items: list[TradeItem], asks_approval: bool = False
+    *,
+    trade: Trade,
+    items: list[TradeItem],
+    asks_approval: bool = False,
+    items_known: bool = False,
 ) -> TradeCreated:
     """Store a drafted trade (``trade_draft``) and its items; returns its creation, numbered,
     for the channels. The trade is inserted with its first sequence number: one INSERT, not an
-    INSERT and then a full-row UPDATE."""
+    INSERT and then a full-row UPDATE. ``items_known``: ``trade.items.all()`` then answers
+    ``items`` (in position order) without a query, as a prefetch would, for the response of the
+    request that wrote them (a withdrawal's; a deposit's response reads them back, its items'
+    details in the order the database keeps them)."""
     sequence = _numbered_save(trade)
     TradeItem.objects.bulk_create(items)
-    # ``trade.items.all()`` answers ``items`` (in position order) without a query, as a
-    # prefetch would: for the response of the request that has just written them.
-    known = trade.items.order_by("position")
-    known._result_cache = items
-    known._prefetch_done = True  # type: ignore[attr-defined]
-    trade._prefetched_objects_cache = {"items": known}  # type: ignore[attr-defined]
+    if items_known:
+        known = trade.items.order_by("position")
+        known._result_cache = items
+        known._prefetch_done = True  # type: ignore[attr-defined]
+        trade._prefetched_objects_cache = {"items": known}  # type: ignore[attr-defined]
     return TradeCreated(trade=trade, items=items, sequence=sequence, asks_approval=asks_approval)
 
 

@@ -197,7 +197,7 @@ def withdrawal_store(
         )
         for row in rows:
             row.locked = row.price * row.amount
-        created = trade_insert(trade=trade, items=rows, asks_approval=True)
+        created = trade_insert(trade=trade, items=rows, asks_approval=True, items_known=True)
         trade_events_publish(created)
         wallet_lock(merchant=merchant, amount=total, cause_type="trade", cause_id=str(trade.id))
         return trade
