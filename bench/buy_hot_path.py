@@ -207,20 +207,19 @@ class Pieces:
         self._rolled_back(nothing)
 
     def orm(self) -> None:
-        from trading.models import TradeItem
-        from trading.trades.services import trade_emit
+        from trading.trades.channels import trade_events_publish
+        from trading.trades.services import trade_insert
 
         def write() -> None:
             trade, items = self._rows()
-            trade_emit(trade=trade, items=items, before=None, is_approval=True)
-            TradeItem.objects.bulk_create(items)
+            trade_events_publish(trade_insert(trade=trade, items=items, asks_approval=True))
 
         self._rolled_back(write)
 
     def _event(self, trade: Any, items: list[Any], *, as_instance: bool = False) -> Any:
-        """What ``trade_emit`` does besides its two ORM writes (the trade rendered, the feed's
-        message and the hand-off registered for the commit), and the event's row as
-        ``webhook_event_emit`` writes it, as parameters."""
+        """What ``trade_insert`` and the channels do besides the three ORM writes (the trade
+        rendered, the feed's message and the hand-off registered for the commit), and the
+        event's row as ``webhook_event_emit`` writes it, as parameters."""
         from core import clock
         from core.context import context_trade_set
         from core.feed import feed_publish_on_commit

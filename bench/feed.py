@@ -9,10 +9,11 @@ One ``manage.py feed`` process (Redis bus) on the bench database and Redis; the 
 a second process (this script with ``--clients``): minimal Engine.IO 4 websocket clients on
 aiohttp, so the measuring side costs little CPU. This process is the publisher: ``--drivers``
 forked processes move withdrawal trades (initiated -> pending -> active -> hold -> completed)
-through the trade state machine (``trade_apply``, one transaction per change, so each change
-also writes its webhook to the outbox) at ``--rate`` per second, spread over the merchants, and
-note when each commit returned. Every socket notes when each ``trade`` event arrived. Each
-change reaches every socket of its merchant (``--sockets`` / ``--merchants`` of them).
+through the trade state machine (``trade_apply``, one transaction per change, each told by
+``trade_events_publish``, so each change also writes its webhook to the outbox) at ``--rate``
+per second, spread over the merchants, and note when each commit returned. Every socket notes
+when each ``trade`` event arrived. Each change reaches every socket of its merchant
+(``--sockets`` / ``--merchants`` of them).
 """
 
 import argparse
@@ -191,6 +192,7 @@ def _drive_part(
     setup_django()
     from django.db import transaction
 
+    from trading.trades.channels import trade_events_publish
     from trading.trades.services import Move, trade_apply, trade_lock
 
     committed: dict[tuple[str, str], float] = {}
@@ -207,9 +209,10 @@ def _drive_part(
             # Registered first, so it runs first after the commit (before the publish).
             transaction.on_commit(lambda moment=moment: moment.append(time.time()))
             trade, items = trade_lock(trade_id=trade_id)
-            trade_apply(
+            change = trade_apply(
                 trade=trade, items=items, moves=[Move(items[0], to)], actor="bench", kind="bench"
             )
+            trade_events_publish(change)
         committed[(trade_id, to)] = moment[0]
     return committed
 

@@ -1,5 +1,7 @@
 """The trade state machine shared by withdrawals and deposits: legal item moves, the derived
-trade status, the audit trail and one webhook per change, all in the caller's transaction."""
+trade status, the audit trail and one sequence number per change, all in the caller's
+transaction. Each change returns its event (``trading.trades.events``); the service that made it
+hands it to the channels (``trading.trades.channels``) in the same transaction."""
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -20,12 +22,9 @@ from core.db import (
     row_lock,
 )
 from core.errors import DomainError
-from core.feed import feed_publish_on_commit
-from core.metrics import TRADE_MOVES, count_on_commit
 from merchants.models import Client, Merchant
-from merchants.webhooks.outbox import webhook_event_emit
 from trading.models import IN_FLIGHT, TERMINAL_PRECEDENCE, Status, Trade, TradeEvent, TradeItem
-from trading.trades.shapes import trade_json
+from trading.trades.events import TradeChanged, TradeCreated
 
 WITHDRAW_MOVES: dict[str, frozenset[str]] = {
     Status.INITIATED: frozenset({Status.PENDING, Status.FAILED}),
@@ -206,15 +205,6 @@ def trade_lock(*, trade_id: str) -> tuple[Trade, list[TradeItem]]:
     return trade, items
 
 
-def items_known(trade: Trade, items: list[TradeItem]) -> None:
-    """``trade.items.all()`` answers ``items`` (in position order) without a query, as a
-    prefetch would: for the response of the request that has just written them."""
-    known = TradeItem.objects.filter(trade=trade).order_by("position")
-    known._result_cache = items
-    known._prefetch_done = True  # type: ignore[attr-defined]
-    trade._prefetched_objects_cache = {"items": known}  # type: ignore[attr-defined]
-
-
 @dataclass
 class Move:
     item: TradeItem
@@ -237,11 +227,11 @@ def trade_apply(
     trade_fields: dict[str, Any] | None = None,
     changed: list[TradeItem] | None = None,
     detail: dict[str, Any] | None = None,
-) -> None:
+) -> TradeChanged:
     """Move items (each move must be legal, else 409 INVALID_TRANSITION), store the derived
-    status, record the events (``changed`` items were edited in place, without a move) and emit
-    one webhook: ``trade.<status>`` when the trade's status
-    changed, ``trade.updated`` otherwise. Call with the trade locked, inside a transaction."""
+    status and record the audit trail (``changed`` items were edited in place, without a move);
+    returns the change, numbered, for the channels. Call with the trade locked, inside a
+    transaction."""
     now = clock.now()
     before = trade.status
     for move in moves:
@@ -282,38 +272,44 @@ def trade_apply(
         setattr(trade, name, value)
     trade.status = derived_status(items)
     trade.updated_at = now
-    trade_emit(trade=trade, items=items, before=before)
+    return TradeChanged(
+        trade=trade,
+        items=items,
+        sequence=_numbered_save(trade),
+        before=before,
+        kind=kind,
+        actor=actor,
+        detail=detail or {},
+    )
 
 
-def trade_emit(
-    *, trade: Trade, items: list[TradeItem], before: str | None, is_approval: bool = False
-) -> None:
-    """Save the trade, then tell the merchant with the next sequence number: its sockets (the
-    feed, after commit) and its webhook (the outbox)."""
+def trade_insert(
+    *,
+    trade: Trade,
+    items: list[TradeItem],
+    asks_approval: bool = False,
+    items_known: bool = False,
+) -> TradeCreated:
+    """Store a drafted trade (``trade_draft``) and its items; returns its creation, numbered,
+    for the channels. The trade is inserted with its first sequence number: one INSERT, not an
+    INSERT and then a full-row UPDATE. ``items_known``: ``trade.items.all()`` then answers
+    ``items`` (in position order) without a query, as a prefetch would, for the response of the
+    request that wrote them (a withdrawal's; a deposit's response reads them back, its items'
+    details in the order the database keeps them)."""
+    sequence = _numbered_save(trade)
+    TradeItem.objects.bulk_create(items)
+    if items_known:
+        known = trade.items.order_by("position")
+        known._result_cache = items
+        known._prefetch_done = True  # type: ignore[attr-defined]
+        trade._prefetched_objects_cache = {"items": known}  # type: ignore[attr-defined]
+    return TradeCreated(trade=trade, items=items, sequence=sequence, asks_approval=asks_approval)
+
+
+def _numbered_save(trade: Trade) -> int:
+    """Save the trade with the next of its sequence numbers taken; returns that number."""
     context_trade_set(trade.pk, trade.merchant_id)
     sequence = trade.next_sequence
     trade.next_sequence += 1
     changes_save(trade)
-    if trade.status != before:
-        count_on_commit(TRADE_MOVES, 1, trade.type, trade.status)
-    body = trade_json(trade, items)
-    feed_publish_on_commit(
-        {
-            "kind": "merchant",
-            "merchantId": str(trade.merchant_id),
-            "event": "trade",
-            "order": f"trade:{trade.id}",
-            "sequence": sequence,
-        },
-        {"trade": body},
-    )
-    webhook_event_emit(
-        merchant=trade.merchant,
-        type=f"trade.{trade.status}" if trade.status != before else "trade.updated",
-        subject_type="trade",
-        subject_id=str(trade.id),
-        sequence=sequence,
-        body_key="trade",
-        body=body,
-        is_approval=is_approval,
-    )
+    return sequence

@@ -12,6 +12,7 @@ from trading.deposits.services.outcomes import deposit_ended
 from trading.models import Status, Trade, TradeItem
 from trading.platform import get_platform
 from trading.platform.base import OfferAsset, OfferRefusedError, PlatformError, TradeOffer
+from trading.trades.channels import trade_events_publish
 from trading.trades.services import Move, trade_apply, trade_lock
 from trading.trades.shapes import bot_info_json
 
@@ -85,7 +86,7 @@ def deposit_offer_created(
     """The bot made the offer; it awaits the bot's confirmation."""
     if trade.status != Status.INITIATED:
         return
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
@@ -93,6 +94,7 @@ def deposit_offer_created(
         moves=[Move(item, Status.PENDING) for item in items],
         trade_fields={"offer_ref": offer.offer_id, "bot_info": bot_info_json(offer.bot)},
     )
+    trade_events_publish(change)
 
 
 def deposit_offer_sent(
@@ -102,7 +104,7 @@ def deposit_offer_sent(
     if trade.status != Status.PENDING:
         return
     now = clock.now()
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
@@ -115,3 +117,4 @@ def deposit_offer_sent(
             "offer_expires_at": now + timedelta(minutes=settings.DEPOSIT_OFFER_MINUTES),
         },
     )
+    trade_events_publish(change)

@@ -14,6 +14,7 @@ from core.staff import Staff
 from trading.accounts.selectors.inventory import inventory_cache_forget
 from trading.models import Status, Trade, TradeItem
 from trading.selectors.switches import game_settings_get
+from trading.trades.channels import trade_events_publish
 from trading.trades.services import Move, trade_apply, trade_lock
 from wallet.services import DepositCredit, wallet_deposit_post
 
@@ -44,7 +45,7 @@ def deposit_accepted(
     hold_end = clock.now() + timedelta(days=game_settings_get(game=trade.game).hold_days)
     hold_end = max(hold_end, hold_until) if hold_until else hold_end
     _money(trade, "accept")
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
@@ -52,6 +53,7 @@ def deposit_accepted(
         moves=[Move(item, Status.HOLD, {"hold_end_date": hold_end}) for item in items],
         trade_fields={"hold_end_date": hold_end, "offer_expires_at": None},
     )
+    trade_events_publish(change)
 
 
 def deposit_completed(*, trade: Trade, items: list[TradeItem], actor: str) -> None:
@@ -60,7 +62,7 @@ def deposit_completed(*, trade: Trade, items: list[TradeItem], actor: str) -> No
     _money(trade, "complete")
     merchant, owner = trade.merchant, trade.client_platform_id
     transaction.on_commit(lambda: inventory_cache_forget(merchant=merchant, platform_id=owner))
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
@@ -68,12 +70,13 @@ def deposit_completed(*, trade: Trade, items: list[TradeItem], actor: str) -> No
         moves=[Move(item, Status.COMPLETED) for item in items],
         trade_fields={"pending_credit": Decimal("0.00")},
     )
+    trade_events_publish(change)
 
 
 def deposit_reversed(*, trade: Trade, items: list[TradeItem], actor: str) -> None:
     """The platform rolled the trade back during the hold: the clawback."""
     _money(trade, "reverse")
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
@@ -81,6 +84,7 @@ def deposit_reversed(*, trade: Trade, items: list[TradeItem], actor: str) -> Non
         moves=[Move(item, Status.REVERTED) for item in items],
         trade_fields={"reverted_by": "user", "pending_credit": Decimal("0.00")},
     )
+    trade_events_publish(change)
 
 
 def deposit_ended(
@@ -88,7 +92,7 @@ def deposit_ended(
 ) -> None:
     """Declined, expired, canceled or failed before acceptance: no money had moved."""
     fields = {"error": error} if error else {}
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
@@ -96,6 +100,7 @@ def deposit_ended(
         moves=[Move(item, to, dict(fields)) for item in items],
         trade_fields={**fields, "pending_credit": Decimal("0.00"), "offer_expires_at": None},
     )
+    trade_events_publish(change)
 
 
 def deposit_cancel_by_staff(*, trade_id: str, staff: Staff) -> int:

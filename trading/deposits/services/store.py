@@ -22,11 +22,12 @@ from trading.deposits.services.guard import (
 from trading.deposits.services.order import Depositor, DepositOrder
 from trading.deposits.services.pricing import deposit_credit_plan, deposit_items_price
 from trading.models import Trade, TradeItem
+from trading.trades.channels import trade_events_publish
 from trading.trades.services import (
     external_id_unused_check,
     items_listed_once_check,
     trade_draft,
-    trade_emit,
+    trade_insert,
     trade_store,
     trade_total,
 )
@@ -157,6 +158,13 @@ def _deposit_store(
         for row in rows:
             row.asset_owner = depositor.platform_id
             row.asset_unit = free[row.public_id]
+        credit = deposit_credit_plan(
+            merchant=merchant,
+            source=source,
+            client=depositor.client,
+            is_instant=is_instant,
+            value=total,
+        )
         trade = trade_draft(
             merchant=merchant,
             type=Trade.Type.DEPOSIT,
@@ -171,17 +179,10 @@ def _deposit_store(
             total=total,
             now=now,
             is_instant=is_instant,
-            **deposit_credit_plan(
-                merchant=merchant,
-                source=source,
-                client=depositor.client,
-                is_instant=is_instant,
-                value=total,
-            ),
+            **credit,
         )
-        # Inserted by ``trade_emit``'s save with its first sequence number, as a withdrawal is.
-        trade_emit(trade=trade, items=rows, before=None)
-        TradeItem.objects.bulk_create(rows)
+        created = trade_insert(trade=trade, items=rows)
+        trade_events_publish(created)
         return trade
 
     return trade_store(write)

@@ -18,12 +18,12 @@ from trading.marketplace.base import Listing
 from trading.models import CatalogItem, Trade, TradeItem
 from trading.platform.base import STATE_MESSAGES, TradeUrlState
 from trading.pricing import CENT, fee_inclusive
+from trading.trades.channels import trade_events_publish
 from trading.trades.services import (
     external_id_unused_check,
-    items_known,
     items_listed_once_check,
     trade_draft,
-    trade_emit,
+    trade_insert,
     trade_store,
     trade_total,
 )
@@ -197,12 +197,9 @@ def withdrawal_store(
         )
         for row in rows:
             row.locked = row.price * row.amount
-        # Inserted by ``trade_emit``'s save with its first sequence number: one INSERT, not an
-        # INSERT and then a full-row UPDATE.
-        trade_emit(trade=trade, items=rows, before=None, is_approval=True)
-        TradeItem.objects.bulk_create(rows)
+        created = trade_insert(trade=trade, items=rows, asks_approval=True, items_known=True)
+        trade_events_publish(created)
         wallet_lock(merchant=merchant, amount=total, cause_type="trade", cause_id=str(trade.id))
-        items_known(trade, rows)
         return trade
 
     try:

@@ -9,6 +9,7 @@ from core import clock
 from core.db import ModelRows
 from trading.marketplace import get_marketplace
 from trading.models import Status, Trade, TradeItem
+from trading.trades.channels import trade_events_publish
 from trading.trades.services import Move, trade_apply, trade_lock
 from trading.withdrawals.services.handover import bot_delivery_expect
 from trading.withdrawals.services.lifecycle import refund_item
@@ -97,7 +98,7 @@ def _purchase(*, trade_id: str, trade_url: str, waiting: list[TradeItem]) -> Non
             if current.status != Status.PENDING or current.purchase_ref:
                 continue
             refund_item(trade, current)
-            trade_apply(
+            change = trade_apply(
                 trade=trade,
                 items=items,
                 actor="marketplace",
@@ -105,6 +106,7 @@ def _purchase(*, trade_id: str, trade_url: str, waiting: list[TradeItem]) -> Non
                 moves=[Move(current, Status.FAILED, {"error": result.reason})],
                 trade_fields={"error": result.reason},
             )
+            trade_events_publish(change)
 
 
 def _ordered(*, item: TradeItem, ref: str) -> bool:

@@ -16,6 +16,7 @@ from merchants.webhooks.outbox import Approval
 from trading.accounts.selectors.inventory import inventory_cache_forget
 from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.selectors.switches import game_settings_get
+from trading.trades.channels import trade_events_publish
 from trading.trades.services import Move, trade_apply, trade_lock
 from trading.trades.shapes import BotInfoOut, catalog_details
 from wallet.services import wallet_release, wallet_settle_purchase
@@ -49,7 +50,7 @@ def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> Non
         return
     if outcome == Approval.APPROVED:
         catalog = CatalogItem.objects.in_bulk({item.catalog_id for item in items})
-        trade_apply(
+        change = trade_apply(
             trade=trade,
             items=items,
             actor="merchant",
@@ -61,12 +62,13 @@ def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> Non
                 for item in items
             ],
         )
+        trade_events_publish(change)
         handoff_on_commit(PURCHASE, str(trade.id))
         return
     error = "MERCHANT_REJECTED" if outcome == Approval.REJECTED else "APPROVAL_TIMEOUT"
     for item in items:
         refund_item(trade, item)
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor="merchant",
@@ -75,6 +77,7 @@ def withdrawal_approval_resolve(trade_id: str, outcome: str, reason: str) -> Non
         trade_fields={"error": error},
         detail={"reason": reason} if reason else None,
     )
+    trade_events_publish(change)
 
 
 def withdrawal_items_delivered(
@@ -93,7 +96,7 @@ def withdrawal_items_delivered(
         raise ValueError("a delivered item needs the trade offer's id")
     now = clock.now()
     extra = {"bot_info": bot_info} if bot_info else {}
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
@@ -103,6 +106,7 @@ def withdrawal_items_delivered(
         ],
         trade_fields={"offer_id": offer_id, "active_at": trade.active_at or now, **extra},
     )
+    trade_events_publish(change)
 
 
 def withdrawal_items_accepted(
@@ -119,7 +123,7 @@ def withdrawal_items_accepted(
     hold_end = max(hold_end, hold_until) if hold_until else hold_end
     merchant, recipient = trade.merchant, trade.client_platform_id
     transaction.on_commit(lambda: inventory_cache_forget(merchant=merchant, platform_id=recipient))
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
@@ -127,6 +131,7 @@ def withdrawal_items_accepted(
         moves=[Move(item, Status.HOLD, {"hold_end_date": hold_end}) for item in targets],
         trade_fields={"hold_end_date": hold_end},
     )
+    trade_events_publish(change)
 
 
 def withdrawal_items_completed(
@@ -144,13 +149,14 @@ def withdrawal_items_completed(
                 cause_id=str(item.pk),
             )
             item.locked = Decimal("0.00")
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
         kind="hold_ended",
         moves=[Move(item, Status.COMPLETED) for item in targets],
     )
+    trade_events_publish(change)
 
 
 def withdrawal_items_ended(
@@ -170,7 +176,7 @@ def withdrawal_items_ended(
     fields = {"error": error} if error else {}
     # The trade carries the shared failure cause too, as a failed purchase's does.
     trade_fields = {**fields, **({"reverted_by": reverted_by} if reverted_by else {})}
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor=actor,
@@ -178,6 +184,7 @@ def withdrawal_items_ended(
         moves=[Move(item, to, dict(fields)) for item in targets],
         trade_fields=trade_fields or None,
     )
+    trade_events_publish(change)
 
 
 def trade_force_cancel(*, trade_id: str, staff: Staff) -> int:

@@ -19,6 +19,7 @@ from trading.marketplace.base import (
 )
 from trading.models import CatalogItem, Status, Trade, TradeItem
 from trading.pricing import CENT, fee_inclusive, sourcing_ceiling
+from trading.trades.channels import trade_events_publish
 from trading.trades.services import Move, external_id_unused_check, trade_apply, trade_lock
 from trading.trades.shapes import catalog_details
 from trading.withdrawals.services.create import (
@@ -197,7 +198,7 @@ def quick_fill(*, trade_id: str) -> None:
                 continue
             if result is None or result.listing is None:
                 refund_item(trade, current)
-                trade_apply(
+                change = trade_apply(
                     trade=trade,
                     items=items,
                     actor="marketplace",
@@ -208,6 +209,7 @@ def quick_fill(*, trade_id: str) -> None:
                         "error": "NO_LISTING_AT_PRICE",
                     },
                 )
+                trade_events_publish(change)
                 continue
             _bind(trade, items, current, result, catalog)
 
@@ -247,7 +249,7 @@ def _bind(
     row.sourcing_price = result.price
     row.purchase_ref = result.ref
     row.details = catalog_details(catalog)
-    trade_apply(
+    change = trade_apply(
         trade=trade,
         items=items,
         actor="marketplace",
@@ -256,5 +258,6 @@ def _bind(
         trade_fields={"total_price": _spend(items)},
         changed=[row],
     )
+    trade_events_publish(change)
     if result.held is not None:
         bot_delivery_expect(item=row, held=result.held, listing=listing)
