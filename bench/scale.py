@@ -23,6 +23,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -196,30 +197,60 @@ def endpoints(probe: Probe) -> dict[str, Callable[[int], tuple[str, dict[str, st
     }
 
 
-def endpoints_time(probe: Probe, repeat: int, first: int = 0) -> dict[str, tuple[float, float]]:
-    """Each endpoint's median and 90th percentile in ms, over ``repeat`` requests (its requests
-    from the ``first``-th on: another pass asks other market pages)."""
-    from django.db import connection
+@dataclass(frozen=True)
+class Timed:
+    median: float  # ms, the whole request in this process
+    p90: float
+    sql: float  # ms, the median request's statements
+
+
+def endpoints_time(probe: Probe, repeat: int, first: int = 0) -> dict[str, Timed]:
+    """Each endpoint over ``repeat`` requests (its requests from the ``first``-th on: another
+    pass asks other market pages): the whole request's median and 90th percentile, and the
+    median of the time its SQL statements took, on every connection (as the cursor saw them:
+    the part of a request a bigger table can slow; the rest is Python, which this shared
+    machine's load slows)."""
+    from django.db import connection, connections
     from django.test import Client
     from suite import rate_limits_lift
 
+    spent: list[float] = []
+
+    def clocked(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            spent.append(time.perf_counter() - started)
+
     client = Client()
-    timed: dict[str, tuple[float, float]] = {}
+    timed: dict[str, Timed] = {}
     for label, request in endpoints(probe).items():
         rate_limits_lift([probe.merchant_id])
-        times = []
+        times, sql_times = [], []
         for n in range(WARMUP + repeat):
             path, headers = request(first + n)
-            started = time.perf_counter()
-            answer = client.get(path, **headers)  # type: ignore[arg-type]
-            elapsed = (time.perf_counter() - started) * 1000
+            spent.clear()
+            with ExitStack() as stack:  # every alias: the ledger reads through its own
+                for alias in connections:
+                    stack.enter_context(connections[alias].execute_wrapper(clocked))
+                started = time.perf_counter()
+                answer = client.get(path, **headers)  # type: ignore[arg-type]
+                elapsed = (time.perf_counter() - started) * 1000
             if answer.status_code != 200:  # measured still, but said: not what a reader gets
                 print(f"  {label}: answered {answer.status_code} {answer.content[:200]!r}")
             if n >= WARMUP:
                 times.append(elapsed)
+                sql_times.append(sum(spent) * 1000)
         times.sort()
-        timed[label] = (statistics.median(times), times[int(len(times) * 0.9)])
-        print(f"  {label}: median {timed[label][0]:.1f} ms, p90 {timed[label][1]:.1f} ms")
+        timed[label] = Timed(
+            statistics.median(times), times[int(len(times) * 0.9)], statistics.median(sql_times)
+        )
+        print(
+            f"  {label}: median {timed[label].median:.1f} ms, p90 {timed[label].p90:.1f} ms,"
+            f" SQL {timed[label].sql:.1f} ms",
+            flush=True,
+        )
     connection.close()
     return timed
 
@@ -305,7 +336,7 @@ def wallet_check_time() -> tuple[float, float, str]:
 class Run:
     trades: int
     fill_seconds: float
-    endpoints: dict[str, tuple[float, float]]
+    endpoints: dict[str, Timed]
     sweeps: list[SweepPlan]
     wallet: tuple[float, float, str]
 
@@ -331,15 +362,19 @@ def run_at(trades: int, merchants: list[str], accounts: dict[str, int], repeat: 
 def report(empty: Run, full: Run) -> float:
     """The comparison table; returns the largest ratio of an endpoint's median to its own
     near empty."""
-    print(f"\n| endpoint | {empty.trades:,} trades: median / p90 | {full.trades:,} trades | x |")
+    print(
+        f"\n| endpoint | {empty.trades:,} trades: median / p90 (SQL) | {full.trades:,} trades |"
+        " x (SQL x) |"
+    )
     print("|---|---:|---:|---:|")
     ratios = {}
-    for label, (median, p90) in full.endpoints.items():
+    for label, now in full.endpoints.items():
         was = empty.endpoints[label]
-        ratios[label] = median / was[0]
+        ratios[label] = now.median / was.median
         print(
-            f"| {label} | {was[0]:.1f} / {was[1]:.1f} ms | {median:.1f} / {p90:.1f} ms"
-            f" | {ratios[label]:.2f} |"
+            f"| {label} | {was.median:.1f} / {was.p90:.1f} ms ({was.sql:.1f})"
+            f" | {now.median:.1f} / {now.p90:.1f} ms ({now.sql:.1f})"
+            f" | {ratios[label]:.2f} ({now.sql / max(was.sql, 0.01):.2f}) |"
         )
     print(
         f"\n| sweep's query | reads ({full.trades:,} trades) | looked at / due, empty |"

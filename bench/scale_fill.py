@@ -234,7 +234,7 @@ def _trades(trades: int, merchants: list[str], now: datetime) -> None:
         if kind == "withdraw":  # one in five past its autoCancel deadline
             times["cancel_at"] = now - hour if g % 5 == 0 else now + day
         if kind == "deposit" and status == "active":  # one in three left unanswered
-            times["expires"] = now - hour if g % 3 == 0 else now + hour
+            times["expires"] = now - hour if (g // len(LIVE)) % 3 == 0 else now + hour
         # Deposits waiting for their offer moved just now, but one in eleven stuck.
         times["moved"] = made if kind == "withdraw" or g % 11 == 0 else now
         return kind, status, item_status, made, times
