@@ -159,7 +159,9 @@ def _claimed(
         in_flight = int(merchant[-1])
         if in_flight > share:
             # Let go at once, so the event reads as waiting to whichever delivery ends next.
-            cursor.execute(_LET_GO, [_EVENTS.param("lease_until", real_now), event_id])
+            cursor.execute(
+                _LET_GO, [_EVENTS.param("lease_until", real_now), _EVENTS.param("id", event_id)]
+            )
     return event, in_flight
 
 
