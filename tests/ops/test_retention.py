@@ -106,10 +106,10 @@ class TestWebhookEvents:
         assert purge_ended_webhooks.apply().get() == 2
 
         assert remaining(WebhookEvent, gone + kept) == {uuid.UUID(e) for e in kept}
-        assert set(WebhookDelivery.objects.values_list("event_id", flat=True)) == {
-            uuid.UUID(e) for e in kept
-        }
-        assert WebhookDelivery.objects.count() == 5 + 1 + 1
+        # Only this test's attempts: the quick start's suite keeps a world of its own committed.
+        attempts = WebhookDelivery.objects.filter(event_id__in=gone + kept)
+        assert set(attempts.values_list("event_id", flat=True)) == {uuid.UUID(e) for e in kept}
+        assert attempts.count() == 5 + 1 + 1
 
     def test_a_run_goes_on_batch_after_batch_until_nothing_is_left(self, settings):
         """Each batch goes on from the newest time the one before deleted: rows of that same
@@ -227,7 +227,8 @@ def test_ended_rate_limit_windows_go_open_ones_stay(settings):
     ]
     kept = [RateLimitWindow.objects.create(key="k", slot=9, expires_at=now + 60).pk]
 
-    assert rate_limit_windows_prune() == 3
+    # At least these three: the quick start's suite keeps windows of its own world committed.
+    assert rate_limit_windows_prune() >= 3
     assert remaining(RateLimitWindow, gone + kept) == set(kept)
 
 
