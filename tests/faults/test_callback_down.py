@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from standardwebhooks.webhooks import Webhook
 
 from core import clock
-from merchants.webhooks.delivery import APPROVAL_DELAYS, RETRY_DELAYS
+from merchants.webhooks.attempts import APPROVAL_DELAYS, RETRY_DELAYS
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.tasks import sweep_webhooks
 from tests.factories import Actor, assert_error, make_actor

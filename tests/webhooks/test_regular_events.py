@@ -11,8 +11,9 @@ from standardwebhooks.webhooks import Webhook
 from core import clock
 from core.errors import DomainError
 from merchants.models import Merchant
+from merchants.webhooks.attempts import RETRY_DELAYS
 from merchants.webhooks.callbacks import merchant_callback_url_set
-from merchants.webhooks.delivery import RETRY_DELAYS, webhook_event_deliver, webhook_events_due
+from merchants.webhooks.delivery import webhook_event_deliver, webhook_events_due
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from tests.factories import assert_error, make_actor
 from tests.webhooks.conftest import (

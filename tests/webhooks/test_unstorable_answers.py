@@ -18,7 +18,7 @@ from django.db import DataError
 
 from core.ports import APPROVAL_SUBJECTS, ApprovalSubject
 from merchants.models import Merchant
-from merchants.webhooks import delivery
+from merchants.webhooks import attempts, delivery
 from merchants.webhooks.delivery import LEASE, webhook_events_due
 from merchants.webhooks.models import WebhookDelivery, WebhookEvent
 from merchants.webhooks.outbox import webhook_event_emit
@@ -165,13 +165,13 @@ def test_an_approval_that_cannot_be_recorded_ends_instead_of_looping(
         body={"id": "b-1"},
         is_approval=True,
     )
-    for _ in range(delivery.APPROVAL_ATTEMPTS + 2):
+    for _ in range(attempts.APPROVAL_ATTEMPTS + 2):
         time_passes(int(LEASE.total_seconds()) + 10)
         deliver()
 
     event.refresh_from_db()
     assert (event.status, event.next_attempt_at, event.lease_until) == ("failed", None, None)
-    assert len(hooks.received) == delivery.APPROVAL_ATTEMPTS
+    assert len(hooks.received) == attempts.APPROVAL_ATTEMPTS
     rows = list(WebhookDelivery.objects.filter(event=event))
     assert [r.attempt for r in rows] == [1, 2, 3]
     assert all(r.status_code is None and "could not be recorded" in r.error for r in rows)
