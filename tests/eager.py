@@ -11,6 +11,7 @@ from config.celery import app as celery_app
 
 @pytest.fixture(autouse=True)
 def _eager_celery() -> Iterator[None]:
+    was = celery_app.conf.task_always_eager
     celery_app.conf.task_always_eager = True
     yield
-    celery_app.conf.task_always_eager = False
+    celery_app.conf.task_always_eager = was

@@ -49,9 +49,11 @@ def outbox(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Event ids handed to a worker after commit, in order; nothing is delivered by itself."""
     scheduled: list[str] = []
     monkeypatch.setitem(HANDOFFS.bindings, WEBHOOK_DELIVERY, scheduled.append)
+    # Restored as it was: a suite collecting these tests (the quick start's) runs eagerly.
+    was = celery_app.conf.task_always_eager
     celery_app.conf.task_always_eager = True
     yield scheduled
-    celery_app.conf.task_always_eager = False
+    celery_app.conf.task_always_eager = was
 
 
 @pytest.fixture
